@@ -1,0 +1,85 @@
+import type { Value } from '../values/type-node.js';
+
+/** Every test ends with exactly one of these. */
+export type TestStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'memory';
+
+/** One test's verdict as recorded in the scorecard. */
+export type TestResult = {
+  index: number;
+  /** Which suite the test came from: `correctness`, or `sample:<prompt_id>`. */
+  suite: string;
+  /** JSON path of the test in its problem file. */
+  source: string;
+  input: Record<string, unknown>;
+  expected: Value;
+  duration_ms: number | null;
+} & (
+  | { status: 'pass'; actual: Value; error: null }
+  | { status: 'fail'; actual: Value; error: string }
+  | { status: 'error'; actual: null; error: string }
+  | { status: 'timeout'; actual: null; error: string }
+  | { status: 'memory'; actual: null; error: string }
+);
+
+/**
+ * How a candidate as a whole ended. `ran` means its tests have verdicts;
+ * the others say why none of its tests could pass.
+ */
+export type CandidateStatus = 'passed' | 'failed' | 'load-error' | 'unsupported' | 'no-tests';
+
+export interface CandidateResult {
+  problem_id: string;
+  model_id: string;
+  prompt_id: string | null;
+  /** Sample index when several samples exist for one (problem, prompt, model). */
+  sample_id: string | null;
+  language: string;
+  /** Where the candidate came from: a solution file, or `optimal_solution` of the problem file. */
+  source: string;
+  status: CandidateStatus;
+  /** Why the candidate could not run, for load errors. */
+  error: string | null;
+  /** Which rule chose the function that was called. */
+  entry_point: string | null;
+  passed: number;
+  total: number;
+  /** passed / total, 0 when there are no tests. */
+  score: number;
+  duration_ms: number;
+  tests: TestResult[];
+}
+
+export interface ProblemReport {
+  problem_id: string | null;
+  file: string;
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+}
+
+export interface Summary {
+  problems: number;
+  candidates: number;
+  tests: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  timed_out: number;
+  memory_exceeded: number;
+  invalid_problems: number;
+  /** passed / tests, 0 when there are no tests. */
+  pass_rate: number;
+}
+
+export interface Scorecard {
+  evalrun_version: string;
+  mode: 'self-check' | 'grade';
+  started_at: string;
+  finished_at: string;
+  /** False when the run was interrupted before every candidate finished. */
+  complete: boolean;
+  options: Record<string, unknown>;
+  summary: Summary;
+  candidates: CandidateResult[];
+  problems: ProblemReport[];
+}

@@ -1,0 +1,47 @@
+/**
+ * What crosses between the runner and a sandbox engine (JavaScript in an
+ * isolate, or Python in Pyodide inside an isolate). Values travel as "wire"
+ * JSON text (see src/values/wire.ts) so nothing but strings and numbers ever
+ * crosses an isolate boundary.
+ */
+
+export type Language = 'javascript' | 'python';
+
+export interface SandboxLimits {
+  /** Heap limit of the isolate, in MB. */
+  memoryMb: number;
+  /** Wall-clock limit of one test, in ms. */
+  timeoutMs: number;
+  /** Seed for Math.random / random and the fixed clock inside the sandbox. */
+  seed: number;
+}
+
+export interface CandidateJob {
+  language: Language;
+  /** Code as it will run (already unwrapped/transpiled). */
+  code: string;
+  /** Name to call; engines may apply further entry-point rules. */
+  functionName: string;
+  /** Parameter count, used to pick between same-named candidates. */
+  arity: number;
+  /** One wire-JSON array of arguments per test, in test order. */
+  tests: string[];
+  limits: SandboxLimits;
+}
+
+/** How one test ended inside the sandbox, before comparison. */
+export type TestOutcome =
+  /** The function returned; `json` is the wire encoding of the value. */
+  | { kind: 'returned'; json: string; durationMs: number }
+  /** The function threw (or its promise rejected). */
+  | { kind: 'threw'; message: string; durationMs: number }
+  /** It returned something that has no comparable encoding (function, symbol, cycle...). */
+  | { kind: 'unserializable'; message: string; durationMs: number }
+  | { kind: 'timeout'; durationMs: number }
+  | { kind: 'memory'; message: string };
+
+export type CandidateOutcome =
+  /** The code ran; one outcome per test, in order. */
+  | { kind: 'ran'; tests: TestOutcome[]; entryPoint: string }
+  /** The code never got to run a test: syntax error, missing entry point, unsupported language. */
+  | { kind: 'load-error'; message: string };
