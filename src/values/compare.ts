@@ -1,0 +1,713 @@
+/**
+ * Type-guided deep equality between an expected value and what a candidate
+ * returned. The declared type decides what "equal" means: floats within a
+ * tolerance, sets unordered, dicts by key, bools never equal to numbers.
+ * `Any` and unknown types fall back to structural equality.
+ *
+ * This runs once per test case, so equal values take the cheap route: no
+ * paths are built and no messages formatted until a difference is found.
+ */
+
+import { formatValue } from './format.js';
+import { pythonFloat } from './python-literal.js';
+import { formatType } from './type-grammar.js';
+import type { TypeNode, Value } from './type-node.js';
+
+export interface Tolerance {
+  relative: number;
+  absolute: number;
+}
+
+export const DEFAULT_TOLERANCE: Tolerance = Object.freeze({ relative: 1e-9, absolute: 1e-9 });
+
+export type Comparison = { equal: true } | { equal: false; path: string; reason: string };
+
+/**
+ * Compares `actual` with `expected` as values of `type`. On a difference,
+ * `path` locates the first one (`$`, `$[2]`, `$.key`, `$["odd key"][0]`)
+ * and `reason` says what it is (`expected 3, got 4`, `missing key "b"`).
+ */
+export function compareValues(
+  expected: Value,
+  actual: Value,
+  type: TypeNode,
+  tolerance: Tolerance = DEFAULT_TOLERANCE,
+): Comparison {
+  const mismatch = new Comparer(tolerance).compare(expected, actual, type, 0);
+  if (mismatch === undefined) return { equal: true };
+  return { equal: false, path: renderPath(mismatch.segments), reason: mismatch.reason() };
+}
+
+type Segment = string | number;
+
+/**
+ * Segments run innermost first: they are collected while unwinding. The
+ * reason is only rendered for the mismatch that is reported: set matching
+ * meets thousands of unequal pairs and must not format each of them.
+ */
+interface Mismatch {
+  segments: Segment[];
+  reason: () => string;
+}
+
+type Outcome = Mismatch | undefined;
+
+/** Typed recursion follows the type, which is shallow unless built cyclic in code. */
+const MAX_TYPED_DEPTH = 500;
+/** Sets up to this size get an exact matching when the greedy one fails. */
+const MAX_EXACT_MATCHING = 1000;
+/** Display length of values inside reasons. */
+const SHOWN = 40;
+
+const ANY: TypeNode = Object.freeze({ kind: 'any' });
+
+function differ(reason: () => string): Mismatch {
+  return { segments: [], reason };
+}
+
+function at(mismatch: Mismatch, segment: Segment): Mismatch {
+  mismatch.segments.push(segment);
+  return mismatch;
+}
+
+function show(value: unknown): string {
+  return formatValue(value, SHOWN);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** `expected int, got string "3"`. */
+function wrongKind(expected: string | TypeNode, actual: unknown): Mismatch {
+  return differ(() => {
+    const kind = kindOf(actual);
+    const shown = kind === 'null' || kind === 'undefined' ? kind : `${kind} ${show(actual)}`;
+    return `expected ${typeof expected === 'string' ? expected : formatType(expected)}, got ${shown}`;
+  });
+}
+
+function isNull(value: unknown): boolean {
+  return value === null || value === undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+
+class Comparer {
+  constructor(private readonly tolerance: Tolerance) {}
+
+  compare(expected: unknown, actual: unknown, type: TypeNode, depth: number): Outcome {
+    if (depth > MAX_TYPED_DEPTH) return this.structural(expected, actual);
+    switch (type.kind) {
+      case 'int':
+        if (typeof expected !== 'number') return this.structural(expected, actual);
+        if (actual === expected) return undefined;
+        if (typeof actual !== 'number') return wrongKind('int', actual);
+        return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
+      case 'float':
+        if (typeof expected !== 'number') return this.structural(expected, actual);
+        if (typeof actual !== 'number') return wrongKind('float', actual);
+        if (this.close(expected, actual)) return undefined;
+        return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
+      case 'bool':
+        if (typeof expected !== 'boolean') return this.structural(expected, actual);
+        if (typeof actual !== 'boolean') return wrongKind('bool', actual);
+        return actual === expected ? undefined : differ(() => `expected ${expected}, got ${actual}`);
+      case 'str':
+        if (typeof expected !== 'string') return this.structural(expected, actual);
+        if (typeof actual !== 'string') return wrongKind('str', actual);
+        return actual === expected ? undefined : differ(() => stringDifference(expected, actual));
+      case 'none':
+        if (!isNull(expected)) return this.structural(expected, actual);
+        return isNull(actual) ? undefined : wrongKind('None', actual);
+      case 'optional':
+        if (isNull(expected)) return isNull(actual) ? undefined : wrongKind('None', actual);
+        if (isNull(actual)) return differ(() => `expected ${show(expected)}, got null`);
+        return this.compare(expected, actual, type.inner, depth + 1);
+      case 'union':
+        return this.union(expected, actual, type, depth);
+      case 'list':
+        return this.list(expected, actual, type, depth);
+      case 'tuple':
+        return this.tuple(expected, actual, type, depth);
+      case 'set':
+        return this.set(expected, actual, type, depth);
+      case 'dict':
+        return this.dict(expected, actual, type, depth);
+      case 'any':
+      case 'unknown':
+        return this.structural(expected, actual);
+    }
+  }
+
+  /** NaN equals NaN and infinities equal themselves: a float result may legitimately be either. */
+  close(expected: number, actual: number): boolean {
+    if (expected === actual) return true;
+    if (Number.isNaN(expected) || Number.isNaN(actual)) return Number.isNaN(expected) && Number.isNaN(actual);
+    if (!Number.isFinite(expected) || !Number.isFinite(actual)) return false;
+    const { relative, absolute } = this.tolerance;
+    const scale = Math.max(Math.abs(expected), Math.abs(actual));
+    return Math.abs(actual - expected) <= Math.max(absolute, relative * scale);
+  }
+
+  // -- containers -----------------------------------------------------------
+
+  private list(expected: unknown, actual: unknown, type: TypeNode & { kind: 'list' }, depth: number): Outcome {
+    if (!Array.isArray(expected)) return this.structural(expected, actual);
+    if (!Array.isArray(actual)) return wrongKind(type, actual);
+    if (actual.length !== expected.length) {
+      return differ(() => `expected list of length ${expected.length}, got length ${actual.length}`);
+    }
+    const item = type.item;
+    // Lists of numbers are the common big case: skip the generic dispatch per element.
+    if (item.kind === 'int') {
+      for (let i = 0; i < expected.length; i++) {
+        if (actual[i] !== expected[i]) {
+          const mismatch = this.compare(expected[i], actual[i], item, depth + 1);
+          if (mismatch) return at(mismatch, i);
+        }
+      }
+      return undefined;
+    }
+    if (item.kind === 'float') {
+      for (let i = 0; i < expected.length; i++) {
+        const e: unknown = expected[i];
+        const a: unknown = actual[i];
+        if (typeof e === 'number' && typeof a === 'number' && this.close(e, a)) continue;
+        const mismatch = this.compare(e, a, item, depth + 1);
+        if (mismatch) return at(mismatch, i);
+      }
+      return undefined;
+    }
+    for (let i = 0; i < expected.length; i++) {
+      const mismatch = this.compare(expected[i], actual[i], item, depth + 1);
+      if (mismatch) return at(mismatch, i);
+    }
+    return undefined;
+  }
+
+  /** Any array will do for a tuple: JSON has no tuples. */
+  private tuple(expected: unknown, actual: unknown, type: TypeNode & { kind: 'tuple' }, depth: number): Outcome {
+    if (!Array.isArray(expected)) return this.structural(expected, actual);
+    if (!Array.isArray(actual)) return wrongKind(type, actual);
+    if (actual.length !== expected.length) {
+      return differ(() => `expected tuple of length ${expected.length}, got length ${actual.length}`);
+    }
+    for (let i = 0; i < expected.length; i++) {
+      const itemType = type.items[i] ?? type.rest ?? ANY;
+      const mismatch = this.compare(expected[i], actual[i], itemType, depth + 1);
+      if (mismatch) return at(mismatch, i);
+    }
+    return undefined;
+  }
+
+  private dict(expected: unknown, actual: unknown, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
+    if (!isRecord(expected)) return this.structural(expected, actual);
+    if (!isRecord(actual)) return wrongKind(type, actual);
+    const canonical = keyCanonicaliser(type.key);
+    const expectedKeys = Object.keys(expected);
+    const actualKeys = Object.keys(actual);
+    // Canonical key -> key as written in `actual`.
+    const actualByKey = new Map<string, string>();
+    for (const key of actualKeys) actualByKey.set(canonical(key), key);
+    const expectedSet = new Set<string>();
+    for (const key of expectedKeys) {
+      const canon = canonical(key);
+      expectedSet.add(canon);
+      if (!actualByKey.has(canon)) return differ(() => `missing key ${JSON.stringify(key)}`);
+    }
+    for (const key of actualKeys) {
+      if (!expectedSet.has(canonical(key))) return differ(() => `unexpected key ${JSON.stringify(key)}`);
+    }
+    for (const key of expectedKeys) {
+      const actualKey = actualByKey.get(canonical(key))!;
+      const mismatch = this.compare(expected[key], actual[actualKey], type.value, depth + 1);
+      if (mismatch) return at(mismatch, key);
+    }
+    return undefined;
+  }
+
+  /**
+   * Equal under any option. When none fits, the reason comes from the option
+   * the expected value itself belongs to, which is the one the author meant.
+   */
+  private union(expected: unknown, actual: unknown, type: TypeNode & { kind: 'union' }, depth: number): Outcome {
+    const mismatches: Mismatch[] = [];
+    for (const option of type.options) {
+      const mismatch = this.compare(expected, actual, option, depth + 1);
+      if (mismatch === undefined) return undefined;
+      mismatches.push(mismatch);
+    }
+    const meant = type.options.findIndex((option) => conforms(expected, option, 0));
+    return mismatches[Math.max(0, meant)];
+  }
+
+  // -- sets -----------------------------------------------------------------
+
+  private set(expected: unknown, actual: unknown, type: TypeNode & { kind: 'set' }, depth: number): Outcome {
+    if (!Array.isArray(expected)) return this.structural(expected, actual);
+    if (!Array.isArray(actual)) return wrongKind(type, actual);
+    if (actual.length !== expected.length) {
+      return differ(() => `expected set of size ${expected.length}, got size ${actual.length}`);
+    }
+    if (expected.length === 0) return undefined;
+    const item = type.item;
+    if (isKeyExact(item, 0)) {
+      const outcome = this.setByKeys(expected, actual, item);
+      if (outcome !== 'not-applicable') return outcome;
+    }
+    if (item.kind === 'float' && expected.every((e) => typeof e === 'number')) {
+      return this.floatSet(expected as number[], actual, item);
+    }
+    return this.setByMatching(expected, actual, item, depth);
+  }
+
+  /**
+   * Exact item types: equal elements have equal canonical keys, so the sets
+   * are compared as multisets of keys in linear time.
+   */
+  private setByKeys(expected: unknown[], actual: unknown[], item: TypeNode): Outcome | 'not-applicable' {
+    const counts = new Map<Key, number>();
+    const expectedKeys: Key[] = [];
+    for (const element of expected) {
+      const key = exactKey(element, item, 0);
+      // An expected value that does not fit its own type: let matching sort it out.
+      if (key === undefined) return 'not-applicable';
+      expectedKeys.push(key);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    let unexpected: unknown;
+    let anyUnexpected = false;
+    for (let i = 0; i < actual.length; i++) {
+      const key = exactKey(actual[i], item, 0);
+      if (key === undefined) return at(wrongKind(item, actual[i]), i);
+      const count = counts.get(key) ?? 0;
+      if (count > 0) {
+        counts.set(key, count - 1);
+      } else if (!anyUnexpected) {
+        anyUnexpected = true;
+        unexpected = actual[i];
+      }
+    }
+    if (!anyUnexpected) return undefined;
+    const missingIndex = expectedKeys.findIndex((key) => (counts.get(key) ?? 0) > 0);
+    return differ(() => setReason(expected[missingIndex], unexpected));
+  }
+
+  /**
+   * Sorted order pairs numbers within tolerance whenever any pairing does
+   * (closeness is monotone along the number line), in O(n log n).
+   */
+  private floatSet(expected: number[], actual: unknown[], item: TypeNode): Outcome {
+    for (let i = 0; i < actual.length; i++) {
+      if (typeof actual[i] !== 'number') return at(wrongKind(item, actual[i]), i);
+    }
+    const sortedExpected = [...expected].sort(numberOrder);
+    const sortedActual = [...(actual as number[])].sort(numberOrder);
+    let missing: number | undefined;
+    let unexpected: number | undefined;
+    let i = 0;
+    let j = 0;
+    while (i < sortedExpected.length && j < sortedActual.length) {
+      const e = sortedExpected[i]!;
+      const a = sortedActual[j]!;
+      if (this.close(e, a)) {
+        i++;
+        j++;
+      } else if (numberOrder(e, a) < 0) {
+        missing ??= e;
+        i++;
+      } else {
+        unexpected ??= a;
+        j++;
+      }
+    }
+    if (i < sortedExpected.length) missing ??= sortedExpected[i];
+    if (j < sortedActual.length) unexpected ??= sortedActual[j];
+    if (missing === undefined && unexpected === undefined) return undefined;
+    return differ(() => setReason(missing, unexpected));
+  }
+
+  /**
+   * Items equal only up to tolerance (floats inside containers, Any): a
+   * greedy pairing, confirmed by a maximum matching when greedy is stuck,
+   * since tolerance is not transitive and greedy can choose badly.
+   */
+  private setByMatching(expected: unknown[], actual: unknown[], item: TypeNode, depth: number): Outcome {
+    const n = expected.length;
+    const cache = n <= MAX_EXACT_MATCHING ? new Int8Array(n * n) : undefined;
+    const equal = (i: number, j: number): boolean => {
+      if (cache === undefined) return this.compare(expected[i], actual[j], item, depth + 1) === undefined;
+      const index = i * n + j;
+      if (cache[index] === 0) cache[index] = this.compare(expected[i], actual[j], item, depth + 1) ? 2 : 1;
+      return cache[index] === 1;
+    };
+    const owner = new Int32Array(n).fill(-1);
+    const unmatched: number[] = [];
+    let firstFree = 0;
+    for (let i = 0; i < n; i++) {
+      while (firstFree < n && owner[firstFree]! >= 0) firstFree++;
+      let found = false;
+      for (let j = firstFree; j < n; j++) {
+        if (owner[j]! < 0 && equal(i, j)) {
+          owner[j] = i;
+          found = true;
+          break;
+        }
+      }
+      if (!found) unmatched.push(i);
+    }
+    if (unmatched.length === 0) return undefined;
+    if (cache !== undefined && completeMatching(n, owner, unmatched, equal)) return undefined;
+    const freeActual = owner.findIndex((claimedBy) => claimedBy < 0);
+    return differ(() => setReason(expected[unmatched[0]!], actual[freeActual]));
+  }
+
+  // -- structural (Any) -------------------------------------------------------
+
+  /**
+   * Deep equality without a type, iterative so that values nested thousands
+   * of levels deep cannot exhaust the stack. Numbers compare exactly when both
+   * are integers and within tolerance otherwise; dict key order is ignored.
+   */
+  structural(expected: unknown, actual: unknown): Outcome {
+    const first = this.step(expected, actual, undefined, undefined);
+    if (!(first instanceof Frame)) return first;
+    const stack: Frame[] = [first];
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.next >= frame.size) {
+        stack.pop();
+        continue;
+      }
+      const index = frame.next++;
+      const segment: Segment = frame.keys ? frame.keys[index]! : index;
+      const e = frame.expectedAt(segment);
+      const a = frame.actualAt(segment);
+      const outcome = this.step(e, a, frame, segment);
+      if (outcome instanceof Frame) stack.push(outcome);
+      else if (outcome !== undefined) return outcome;
+    }
+    return undefined;
+  }
+
+  /** Compares one pair: a mismatch, undefined when equal, or a Frame to descend into. */
+  private step(expected: unknown, actual: unknown, parent: Frame | undefined, segment: Segment | undefined): Outcome | Frame {
+    const fail = (reason: () => string): Mismatch => ({ segments: pathOf(parent, segment), reason });
+    if (expected === actual) return undefined;
+    if (isNull(expected) && isNull(actual)) return undefined;
+    const kind = kindOf(expected);
+    if (kind !== kindOf(actual)) return fail(() => `expected ${show(expected)}, got ${kindOf(actual)} ${show(actual)}`);
+    switch (kind) {
+      case 'number': {
+        const e = expected as number;
+        const a = actual as number;
+        const equal = Number.isInteger(e) && Number.isInteger(a) ? e === a : this.close(e, a);
+        return equal ? undefined : fail(() => `expected ${show(e)}, got ${show(a)}`);
+      }
+      case 'string':
+        return fail(() => stringDifference(expected as string, actual as string));
+      case 'array': {
+        const e = expected as unknown[];
+        const a = actual as unknown[];
+        if (e.length !== a.length) return fail(() => `expected list of length ${e.length}, got length ${a.length}`);
+        return e.length === 0 ? undefined : new Frame(e, a, undefined, parent, segment);
+      }
+      case 'object': {
+        const e = expected as Record<string, unknown>;
+        const a = actual as Record<string, unknown>;
+        const keys = Object.keys(e);
+        for (const key of keys) if (!hasOwn(a, key)) return fail(() => `missing key ${JSON.stringify(key)}`);
+        if (Object.keys(a).length !== keys.length) {
+          const extra = Object.keys(a).find((key) => !hasOwn(e, key))!;
+          return fail(() => `unexpected key ${JSON.stringify(extra)}`);
+        }
+        return keys.length === 0 ? undefined : new Frame(e, a, keys, parent, segment);
+      }
+      default:
+        // Booleans, and anything exotic that is not identical.
+        return fail(() => `expected ${show(expected)}, got ${show(actual)}`);
+    }
+  }
+}
+
+/** One container being walked by {@link Comparer.structural}. */
+class Frame {
+  next = 0;
+  readonly size: number;
+
+  constructor(
+    private readonly expected: unknown[] | Record<string, unknown>,
+    private readonly actual: unknown[] | Record<string, unknown>,
+    readonly keys: string[] | undefined,
+    readonly parent: Frame | undefined,
+    readonly segment: Segment | undefined,
+  ) {
+    this.size = keys ? keys.length : (expected as unknown[]).length;
+  }
+
+  expectedAt(segment: Segment): unknown {
+    return (this.expected as Record<string | number, unknown>)[segment];
+  }
+
+  actualAt(segment: Segment): unknown {
+    return (this.actual as Record<string | number, unknown>)[segment];
+  }
+}
+
+function pathOf(parent: Frame | undefined, segment: Segment | undefined): Segment[] {
+  const segments: Segment[] = [];
+  if (segment !== undefined) segments.push(segment);
+  for (let frame = parent; frame !== undefined; frame = frame.parent) {
+    if (frame.segment !== undefined) segments.push(frame.segment);
+  }
+  return segments;
+}
+
+/** Kuhn's augmenting paths from each element greedy left unmatched. */
+function completeMatching(
+  n: number,
+  owner: Int32Array,
+  unmatched: number[],
+  equal: (i: number, j: number) => boolean,
+): boolean {
+  const visited = new Uint8Array(n);
+  const augment = (i: number): boolean => {
+    for (let j = 0; j < n; j++) {
+      if (visited[j] || !equal(i, j)) continue;
+      visited[j] = 1;
+      if (owner[j]! < 0 || augment(owner[j]!)) {
+        owner[j] = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const i of unmatched) {
+    visited.fill(0);
+    if (!augment(i)) return false;
+  }
+  return true;
+}
+
+function setReason(missing: unknown, unexpected: unknown): string {
+  const parts: string[] = [];
+  if (missing !== undefined) parts.push(`missing element ${show(missing)}`);
+  if (unexpected !== undefined) parts.push(`unexpected element ${show(unexpected)}`);
+  return parts.join(', ');
+}
+
+/** Ascending with NaN last; infinities compare as themselves. */
+function numberOrder(x: number, y: number): number {
+  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : 1;
+  if (Number.isNaN(y)) return -1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Whether a value has the shape of a type; says which union option a value belongs to. */
+function conforms(value: unknown, type: TypeNode, depth: number): boolean {
+  if (depth > MAX_TYPED_DEPTH) return true;
+  const fits = (item: unknown, itemType: TypeNode): boolean => conforms(item, itemType, depth + 1);
+  switch (type.kind) {
+    case 'int':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'float':
+      return typeof value === 'number';
+    case 'str':
+      return typeof value === 'string';
+    case 'bool':
+      return typeof value === 'boolean';
+    case 'none':
+      return isNull(value);
+    case 'optional':
+      return isNull(value) || fits(value, type.inner);
+    case 'union':
+      return type.options.some((option) => fits(value, option));
+    case 'list':
+    case 'set':
+      return Array.isArray(value) && value.every((item) => fits(item, type.item));
+    case 'tuple':
+      return (
+        Array.isArray(value) &&
+        (type.rest === undefined ? value.length === type.items.length : value.length >= type.items.length) &&
+        value.every((item, i) => fits(item, type.items[i] ?? type.rest ?? ANY))
+      );
+    case 'dict':
+      return isRecord(value) && Object.values(value).every((item) => fits(item, type.value));
+    case 'any':
+    case 'unknown':
+      return true;
+  }
+}
+
+// -- exact keys ----------------------------------------------------------------
+
+/** Types whose equality is exact, so that a canonical string decides it. */
+function isKeyExact(type: TypeNode, depth: number): boolean {
+  if (depth > 50) return false;
+  switch (type.kind) {
+    case 'int':
+    case 'str':
+    case 'bool':
+    case 'none':
+      return true;
+    case 'optional':
+      return isKeyExact(type.inner, depth + 1);
+    case 'union':
+      // Containers under a union could be equal under one option and not another.
+      return type.options.every((option) => option.kind === 'int' || option.kind === 'str' || option.kind === 'bool');
+    case 'list':
+    case 'set':
+      return isKeyExact(type.item, depth + 1);
+    case 'tuple':
+      return type.items.every((t) => isKeyExact(t, depth + 1)) && (type.rest === undefined || isKeyExact(type.rest, depth + 1));
+    case 'dict':
+      return isKeyExact(type.value, depth + 1);
+    default:
+      return false;
+  }
+}
+
+/**
+ * A Map key standing for a value of an exact type: primitives stand for
+ * themselves (Map keys compare by SameValueZero, so -0 is 0 and 1 is not
+ * "1" or true), containers for a canonical string. Never mixed within one
+ * set, since unions of containers are not exact.
+ */
+type Key = string | number | boolean | null;
+
+/** The key of a value of an exact type; undefined when the value does not have that type. */
+function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefined {
+  switch (type.kind) {
+    case 'int':
+      return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+    case 'str':
+      return typeof value === 'string' ? value : undefined;
+    case 'bool':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'none':
+      return isNull(value) ? null : undefined;
+    case 'optional':
+      return isNull(value) ? null : exactKey(value, type.inner, depth + 1);
+    case 'union':
+      for (const option of type.options) {
+        const key = exactKey(value, option, depth + 1);
+        if (key !== undefined) return key;
+      }
+      return undefined;
+    case 'list':
+    case 'tuple': {
+      if (!Array.isArray(value)) return undefined;
+      if (type.kind === 'tuple' && type.rest === undefined && value.length !== type.items.length) return undefined;
+      const parts: string[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const itemType = type.kind === 'list' ? type.item : (type.items[i] ?? type.rest ?? ANY);
+        const key = exactKey(value[i], itemType, depth + 1);
+        if (key === undefined) return undefined;
+        parts.push(keyText(key));
+      }
+      return `[${parts.join(',')}]`;
+    }
+    case 'set': {
+      if (!Array.isArray(value)) return undefined;
+      const parts: string[] = [];
+      for (const element of value) {
+        const key = exactKey(element, type.item, depth + 1);
+        if (key === undefined) return undefined;
+        parts.push(keyText(key));
+      }
+      return `S{${parts.sort().join(',')}}`;
+    }
+    case 'dict': {
+      if (!isRecord(value)) return undefined;
+      const canonical = keyCanonicaliser(type.key);
+      const parts: string[] = [];
+      for (const key of Object.keys(value)) {
+        const valueKey = exactKey(value[key], type.value, depth + 1);
+        if (valueKey === undefined) return undefined;
+        parts.push(`${JSON.stringify(canonical(key))}:${keyText(valueKey)}`);
+      }
+      return `D{${parts.sort().join(',')}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Unambiguous text for a key inside a container key: strings quoted, numbers tagged. */
+function keyText(key: Key): string {
+  if (typeof key === 'string') return JSON.stringify(key);
+  if (typeof key === 'number') return `n${String(key)}`;
+  if (key === null) return 'N';
+  return key ? 'T' : 'F';
+}
+
+// -- dict keys -------------------------------------------------------------------
+
+const identity = (key: string): string => key;
+
+/**
+ * Keys are compared as strings, but a candidate's `{1.0: x}` arrives as
+ * `"1.0"` and a `{True: x}` as `"True"` or `"true"`, depending on who
+ * serialised it: for number, bool and None key types, spell keys as JSON does.
+ */
+function keyCanonicaliser(keyType: TypeNode): (key: string) => string {
+  switch (keyType.kind) {
+    case 'int':
+    case 'float':
+      return canonicalNumberKey;
+    case 'bool':
+      return (key) => (key === 'True' ? 'true' : key === 'False' ? 'false' : key);
+    case 'none':
+      return (key) => (key === 'None' ? 'null' : key);
+    default:
+      return identity;
+  }
+}
+
+function canonicalNumberKey(key: string): string {
+  if (key.trim() === '') return key;
+  const number = Number(key);
+  if (!Number.isNaN(number)) return String(number);
+  const python = pythonFloat(key);
+  return python === undefined ? key : String(python);
+}
+
+// -- messages ----------------------------------------------------------------------
+
+const STRING_CONTEXT = 12;
+
+/**
+ * Short strings are shown whole; for long ones, where they first differ,
+ * since two truncated displays could look identical.
+ */
+function stringDifference(expected: string, actual: string): string {
+  const whole = `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+  if (whole.length <= 2 * SHOWN + 16) return whole;
+  let index = 0;
+  while (index < expected.length && index < actual.length && expected[index] === actual[index]) index++;
+  const excerpt = (text: string): string => {
+    const start = Math.max(0, index - STRING_CONTEXT);
+    const end = Math.min(text.length, index + STRING_CONTEXT);
+    return `${start > 0 ? '…' : ''}${JSON.stringify(text.slice(start, end))}${end < text.length ? '…' : ''}`;
+  };
+  const lengths = expected.length === actual.length ? '' : ` (length ${expected.length} vs ${actual.length})`;
+  return `strings differ at index ${index}: expected ${excerpt(expected)}, got ${excerpt(actual)}${lengths}`;
+}
+
+function renderPath(innermostFirst: Segment[]): string {
+  let path = '$';
+  for (let i = innermostFirst.length - 1; i >= 0; i--) {
+    const segment = innermostFirst[i]!;
+    if (typeof segment === 'number') path += `[${segment}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) path += `.${segment}`;
+    else path += `[${JSON.stringify(segment)}]`;
+  }
+  return path;
+}

@@ -1,0 +1,270 @@
+/**
+ * Turns a value as written in a problem file into the value its declared type
+ * describes, the way the reference Python framework converts inputs and
+ * expected outputs before calling and comparing, but checked:
+ *
+ * - a value already of the right JSON shape is used as is (checked item by item);
+ * - a string for a non-`str` type is read as a Python literal and decoded
+ *   again, so `"7"` is 7, `"[1, 2]"` a list and `"\"[1, 2]\""` a list too;
+ * - a `str` written as a quoted literal (`"'Hi '"`) is unquoted, any other
+ *   string is taken literally;
+ * - `Any` and unknown types take the value exactly as given.
+ */
+
+import { formatValue, isValue, valueKey } from './format.js';
+import { type LiteralResult, parsePythonLiteral, pythonFloat, setOwn } from './python-literal.js';
+import { formatType } from './type-grammar.js';
+import type { TypeNode, Value } from './type-node.js';
+
+export type DecodeResult = { ok: true; value: Value } | { ok: false; expected: string; got: string };
+
+/** A string holding a string holding a list is in the corpus; five layers is plenty. */
+const MAX_STRING_LAYERS = 5;
+/** Only a cyclic TypeNode built in code can be this deep; stop rather than overflow. */
+const MAX_TYPE_DEPTH = 1000;
+
+/**
+ * Decodes `raw` by `type`. On failure `expected` describes what was wanted,
+ * with the place inside the value when it is not the value itself
+ * (`int at [2]`, `int at ["a"][0]`, `int key` for a bad dict key) and `got`
+ * is a short display of the offending part of the value.
+ */
+export function decodeValue(raw: unknown, type: TypeNode): DecodeResult {
+  const result = decode(raw, type, { strings: 0, depth: 0 });
+  if (result.ok) return result;
+  const where = result.segments.length > 0 ? ` at ${renderSegments(result.segments)}` : '';
+  return { ok: false, expected: result.expected + where, got: result.got };
+}
+
+type Segment = string | number;
+
+/** Segments run innermost first: a failure collects them while unwinding. */
+interface Failure {
+  ok: false;
+  expected: string;
+  got: string;
+  segments: Segment[];
+}
+
+type Decoded = { ok: true; value: Value } | Failure;
+
+interface Context {
+  /** How many string layers have been unwrapped on the way here. */
+  strings: number;
+  depth: number;
+}
+
+function ok(value: Value): Decoded {
+  return { ok: true, value };
+}
+
+function failure(expected: string, raw: unknown): Failure {
+  return { ok: false, expected, got: formatValue(raw), segments: [] };
+}
+
+function within(result: Failure, segment: Segment): Failure {
+  result.segments.push(segment);
+  return result;
+}
+
+function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
+  if (context.depth > MAX_TYPE_DEPTH) return failure(`a value nested less than ${MAX_TYPE_DEPTH} levels deep`, raw);
+  const inner: Context = { strings: context.strings, depth: context.depth + 1 };
+  switch (type.kind) {
+    case 'any':
+    case 'unknown':
+      return isValue(raw) ? ok(raw) : failure('a JSON value', raw);
+    case 'str':
+      return decodeStr(raw);
+    case 'int':
+      if (typeof raw === 'number') return Number.isInteger(raw) ? ok(raw) : failure('int', raw);
+      return fromString(raw, type, context);
+    case 'float':
+      return typeof raw === 'number' ? ok(raw) : fromString(raw, type, context);
+    case 'bool':
+      return typeof raw === 'boolean' ? ok(raw) : fromString(raw, type, context);
+    case 'none':
+      return raw === null ? ok(null) : fromString(raw, type, context);
+    case 'optional':
+      return decodeOptional(raw, type, inner);
+    case 'union':
+      return decodeUnion(raw, type, inner);
+    case 'list':
+      return Array.isArray(raw) ? decodeItems(raw, () => type.item, inner) : fromString(raw, type, context);
+    case 'tuple':
+      return Array.isArray(raw) ? decodeTuple(raw, type, inner) : fromString(raw, type, context);
+    case 'set':
+      return decodeSet(raw, type, context);
+    case 'dict':
+      return isPlainObject(raw) ? decodeDict(raw, type, inner) : fromString(raw, type, context);
+  }
+}
+
+/**
+ * A string where another type is declared: read it as a Python literal and
+ * decode the result by the same type. When it is not a literal at all, the
+ * scalars still accept what Python's int()/float() accept (`007`, `INF`).
+ */
+function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
+  const expected = formatType(type);
+  if (typeof raw !== 'string' || context.strings >= MAX_STRING_LAYERS) return failure(expected, raw);
+  const literal = readLiteral(raw);
+  if (!literal.ok) {
+    const scalar = scalarFromText(raw, type);
+    return scalar !== undefined ? ok(scalar) : failure(expected, raw);
+  }
+  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth });
+  // A failure of the value as a whole is reported against the text as written.
+  if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
+  return result;
+}
+
+/**
+ * Most encoded values are JSON, which JSON.parse reads many times faster and
+ * to the same value (every JSON text means the same as a Python literal
+ * here); anything else goes to the Python literal parser.
+ */
+function readLiteral(text: string): LiteralResult {
+  try {
+    return { ok: true, value: JSON.parse(text) as Value };
+  } catch {
+    return parsePythonLiteral(text);
+  }
+}
+
+function scalarFromText(text: string, type: TypeNode): Value | undefined {
+  const trimmed = text.trim();
+  switch (type.kind) {
+    case 'int':
+      return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? Number(trimmed.replace(/_/g, '')) : undefined;
+    case 'float':
+      return pythonFloat(trimmed);
+    case 'bool': {
+      const lower = trimmed.toLowerCase();
+      return lower === 'true' ? true : lower === 'false' ? false : undefined;
+    }
+    case 'none':
+      return /^(none|null)$/i.test(trimmed) ? null : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `"'Hi '"` and `"\"x\""` are quoted literals and lose their quotes, exactly once. */
+function decodeStr(raw: unknown): Decoded {
+  if (typeof raw !== 'string') return failure('str', raw);
+  return ok(quotedString(raw) ?? raw);
+}
+
+/** The contents of a string that is one quoted Python/JSON string literal. */
+function quotedString(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !/^\s*[uUrR]?["']/.test(raw)) return undefined;
+  const literal = readLiteral(raw);
+  return literal.ok && typeof literal.value === 'string' ? literal.value : undefined;
+}
+
+const NONE_TEXT = /^\s*(None|null)\s*$/;
+
+function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, context: Context): Decoded {
+  if (raw === null || (typeof raw === 'string' && NONE_TEXT.test(raw))) return ok(null);
+  const result = decode(raw, type.inner, context);
+  if (!result.ok && result.segments.length === 0) return failure(formatType(type), raw);
+  return result;
+}
+
+/**
+ * `str` accepts any string, so it is tried last: `"7"` for `Union[int, str]`
+ * is 7. A quoted literal (`"'7'"`) was written as a string on purpose, so
+ * there `str` goes first.
+ */
+function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: Context): Decoded {
+  if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
+    return decodeStr(raw);
+  }
+  const ordered = [
+    ...type.options.filter((option) => option.kind !== 'str'),
+    ...type.options.filter((option) => option.kind === 'str'),
+  ];
+  for (const option of ordered) {
+    const result = decode(raw, option, context);
+    if (result.ok) return result;
+  }
+  return failure(formatType(type), raw);
+}
+
+function decodeItems(raw: unknown[], typeAt: (index: number) => TypeNode, context: Context): Decoded {
+  const values: Value[] = new Array<Value>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const result = decode(raw[i], typeAt(i), context);
+    if (!result.ok) return within(result, i);
+    values[i] = result.value;
+  }
+  return ok(values);
+}
+
+function decodeTuple(raw: unknown[], type: TypeNode & { kind: 'tuple' }, context: Context): Decoded {
+  const { items, rest } = type;
+  const lengthOk = rest === undefined ? raw.length === items.length : raw.length >= items.length;
+  if (!lengthOk) return failure(formatType(type), raw);
+  return decodeItems(raw, (i) => items[i] ?? rest ?? { kind: 'any' }, context);
+}
+
+/** Items decoded, then duplicates dropped (first kept), as building a Python set would. */
+function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Context): Decoded {
+  // `{}` is an empty dict in Python, but written for a set it can only mean an empty set.
+  if (isPlainObject(raw) && Object.keys(raw).length === 0) return ok([]);
+  if (!Array.isArray(raw)) return fromString(raw, type, context);
+  const decoded = decodeItems(raw, () => type.item, { strings: context.strings, depth: context.depth + 1 });
+  if (!decoded.ok || !Array.isArray(decoded.value)) return decoded;
+  const seen = new Set<string>();
+  const unique: Value[] = [];
+  for (const item of decoded.value) {
+    const key = valueKey(item);
+    if (key !== undefined) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    unique.push(item);
+  }
+  return ok(unique);
+}
+
+/**
+ * Keys stay strings, but for int, float, bool and None key types they must
+ * decode as such and are rewritten the way JSON writes them (`"01"` -> `"1"`,
+ * `"True"` -> `"true"`), so that comparing keys as strings is sound.
+ */
+function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
+  const values: { [key: string]: Value } = {};
+  for (const rawKey of Object.keys(raw)) {
+    const key = decodeKey(rawKey, type.key, context);
+    if (key === undefined) return failure(`${formatType(type.key)} key`, rawKey);
+    const result = decode(raw[rawKey], type.value, context);
+    if (!result.ok) return within(result, rawKey);
+    setOwn(values, key, result.value);
+  }
+  return ok(values);
+}
+
+function decodeKey(rawKey: string, keyType: TypeNode, context: Context): string | undefined {
+  const kind = keyType.kind;
+  if (kind !== 'int' && kind !== 'float' && kind !== 'bool' && kind !== 'none') return rawKey;
+  const result = decode(rawKey, keyType, context);
+  return result.ok ? String(result.value) : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `[2]["key"][0]`: bracket form throughout, so it can follow any JSON path. */
+function renderSegments(innermostFirst: Segment[]): string {
+  let path = '';
+  for (let i = innermostFirst.length - 1; i >= 0; i--) {
+    const segment = innermostFirst[i]!;
+    path += typeof segment === 'number' ? `[${segment}]` : `[${JSON.stringify(segment)}]`;
+  }
+  return path;
+}

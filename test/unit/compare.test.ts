@@ -1,0 +1,359 @@
+import { describe, expect, it } from 'vitest';
+import { type Comparison, compareValues, DEFAULT_TOLERANCE } from '../../src/values/compare.js';
+import { parseType } from '../../src/values/type-grammar.js';
+import type { TypeNode, Value } from '../../src/values/type-node.js';
+
+function compare(expected: Value, actual: Value, type: string, tolerance = DEFAULT_TOLERANCE): Comparison {
+  return compareValues(expected, actual, parseType(type), tolerance);
+}
+
+const equal: Comparison = { equal: true };
+const differs = (path: string, reason: string): Comparison => ({ equal: false, path, reason });
+
+describe('compareValues: defaults', () => {
+  it('has the documented default tolerance', () => {
+    expect(DEFAULT_TOLERANCE).toEqual({ relative: 1e-9, absolute: 1e-9 });
+  });
+});
+
+describe('compareValues: int', () => {
+  it.each<[Value, Value, Comparison]>([
+    [3, 3, equal],
+    [0, -0, equal],
+    [3, 3.0, equal],
+    [-7, -7, equal],
+    [3, 4, differs('$', 'expected 3, got 4')],
+    [3, 3.5, differs('$', 'expected 3, got 3.5')],
+    [3, 3 + 1e-12, differs('$', 'expected 3, got 3.000000000001')],
+    [3, '3', differs('$', 'expected int, got string "3"')],
+    [1, true, differs('$', 'expected int, got boolean true')],
+    [0, null, differs('$', 'expected int, got null')],
+    [3, [3], differs('$', 'expected int, got array [3]')],
+    [2 ** 53, 2 ** 53 + 2, differs('$', 'expected 9007199254740992, got 9007199254740994')],
+  ])('%j vs %j', (expected, actual, result) => {
+    expect(compare(expected, actual, 'int')).toEqual(result);
+  });
+});
+
+describe('compareValues: float', () => {
+  it.each<[Value, Value, boolean]>([
+    [0.3, 0.1 + 0.2, true],
+    [1, 1, true],
+    [2, 2.0, true],
+    [0, 1e-10, true],
+    [0, -1e-10, true],
+    [0, 5e-9, false],
+    [1e6, 1e6 + 1e-4, true],
+    [1e6, 1e6 + 1e-2, false],
+    [1e20, 1e20 * (1 + 5e-10), true],
+    [1e20, 1e20 * (1 + 5e-9), false],
+    [-1.5, -1.5000000000001, true],
+    [-1.5, 1.5, false],
+    [NaN, NaN, true],
+    [NaN, 0, false],
+    [0, NaN, false],
+    [Infinity, Infinity, true],
+    [-Infinity, -Infinity, true],
+    [Infinity, -Infinity, false],
+    [Infinity, Number.MAX_VALUE, false],
+    [Number.MAX_VALUE, Infinity, false],
+  ])('%d vs %d: equal=%s', (expected, actual, isEqual) => {
+    expect(compare(expected, actual, 'float').equal).toBe(isEqual);
+  });
+
+  it('is symmetric around the boundary and honours a custom tolerance', () => {
+    const loose = { relative: 1e-3, absolute: 0 };
+    expect(compare(100, 100.09, 'float', loose).equal).toBe(true);
+    expect(compare(100, 100.2, 'float', loose).equal).toBe(false);
+    expect(compare(100.09, 100, 'float', loose).equal).toBe(true);
+    const absolute = { relative: 0, absolute: 0.5 };
+    expect(compare(1, 1.4, 'float', absolute).equal).toBe(true);
+    expect(compare(1, 1.6, 'float', absolute).equal).toBe(false);
+    const exact = { relative: 0, absolute: 0 };
+    expect(compare(0.3, 0.1 + 0.2, 'float', exact).equal).toBe(false);
+  });
+
+  it('explains a difference', () => {
+    expect(compare(0.5, 0.25, 'float')).toEqual(differs('$', 'expected 0.5, got 0.25'));
+    expect(compare(0.5, '0.5', 'float')).toEqual(differs('$', 'expected float, got string "0.5"'));
+    expect(compare(1, false, 'float')).toEqual(differs('$', 'expected float, got boolean false'));
+  });
+});
+
+describe('compareValues: bool, str, None', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [true, true, 'bool', equal],
+    [true, false, 'bool', differs('$', 'expected true, got false')],
+    [true, 1, 'bool', differs('$', 'expected bool, got number 1')],
+    [false, 0, 'bool', differs('$', 'expected bool, got number 0')],
+    [false, null, 'bool', differs('$', 'expected bool, got null')],
+    ['abc', 'abc', 'str', equal],
+    ['', '', 'str', equal],
+    ['abc', 'abd', 'str', differs('$', 'expected "abc", got "abd"')],
+    ['abc', 'ABC', 'str', differs('$', 'expected "abc", got "ABC"')],
+    ['Hi ', 'Hi', 'str', differs('$', 'expected "Hi ", got "Hi"')],
+    ['1', 1, 'str', differs('$', 'expected str, got number 1')],
+    [null, null, 'None', equal],
+    [null, 0, 'None', differs('$', 'expected None, got number 0')],
+    [null, 'None', 'None', differs('$', 'expected None, got string "None"')],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+
+  it('treats undefined as None', () => {
+    expect(compareValues(null, undefined as unknown as Value, parseType('None'))).toEqual(equal);
+    expect(compareValues(null, undefined as unknown as Value, parseType('Optional[int]'))).toEqual(equal);
+    expect(compareValues(null, undefined as unknown as Value, parseType('Any'))).toEqual(equal);
+  });
+
+  it('points at the first difference of long strings', () => {
+    const expected = 'a'.repeat(100) + 'X' + 'b'.repeat(100);
+    const actual = 'a'.repeat(100) + 'Y' + 'b'.repeat(100);
+    const result = compare(expected, actual, 'str');
+    expect(result).toEqual(
+      differs('$', 'strings differ at index 100: expected …"aaaaaaaaaaaaXbbbbbbbbbbb"…, got …"aaaaaaaaaaaaYbbbbbbbbbbb"…'),
+    );
+    const shorter = compare('x'.repeat(80), 'x'.repeat(79), 'str');
+    expect(shorter.equal === false && shorter.reason).toBe(
+      'strings differ at index 79: expected …"xxxxxxxxxxxxx", got …"xxxxxxxxxxxx" (length 80 vs 79)',
+    );
+  });
+});
+
+describe('compareValues: lists', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [[1, 2, 3], [1, 2, 3], 'List[int]', equal],
+    [[], [], 'List[int]', equal],
+    [[1, 2, 3], [1, 2], 'List[int]', differs('$', 'expected list of length 3, got length 2')],
+    [[1, 2], [1, 2, 3], 'List[int]', differs('$', 'expected list of length 2, got length 3')],
+    [[1, 2, 3], [1, 5, 3], 'List[int]', differs('$[1]', 'expected 2, got 5')],
+    [[1, 2, 3], [3, 2, 1], 'List[int]', differs('$[0]', 'expected 1, got 3')],
+    [[1, 2], [1, '2'], 'List[int]', differs('$[1]', 'expected int, got string "2"')],
+    [[1, 2], '[1, 2]', 'List[int]', differs('$', 'expected List[int], got string "[1, 2]"')],
+    [[1, 2], { 0: 1, 1: 2 }, 'List[int]', differs('$', 'expected List[int], got object {"0": 1, "1": 2}')],
+    [[[1, 2], [3, 4]], [[1, 2], [3, 5]], 'List[List[int]]', differs('$[1][1]', 'expected 4, got 5')],
+    [[[1, 2], [3]], [[1, 2], [3, 4]], 'List[List[int]]', differs('$[1]', 'expected list of length 1, got length 2')],
+    [[0.1, 0.2], [0.1, 0.2 + 1e-12], 'List[float]', equal],
+    [[0.1, 0.2], [0.1, 0.3], 'List[float]', differs('$[1]', 'expected 0.2, got 0.3')],
+    [[0.1, 0.2], [0.1, null], 'List[float]', differs('$[1]', 'expected float, got null')],
+    [['a', 'b'], ['a', 'c'], 'List[str]', differs('$[1]', 'expected "b", got "c"')],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+
+  it('compares a million integers quickly', () => {
+    const expected = Array.from({ length: 1_000_000 }, (_, i) => i);
+    const actual = [...expected];
+    const started = performance.now();
+    expect(compare(expected, actual, 'List[int]')).toEqual(equal);
+    actual[999_999] = -1;
+    expect(compare(expected, actual, 'List[int]')).toEqual(differs('$[999999]', 'expected 999999, got -1'));
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('compares a million floats quickly', () => {
+    const expected = Array.from({ length: 1_000_000 }, (_, i) => i / 7);
+    const actual = expected.map((x) => x * (1 + 1e-12));
+    const started = performance.now();
+    expect(compare(expected, actual, 'List[float]')).toEqual(equal);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('runs many small comparisons quickly', () => {
+    const type = parseType('List[List[int]]');
+    const started = performance.now();
+    for (let i = 0; i < 50_000; i++) {
+      expect(compareValues([[1, 2], [3, i]], [[1, 2], [3, i]], type).equal).toBe(true);
+    }
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('compareValues: tuples', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [[1, 'a'], [1, 'a'], 'Tuple[int, str]', equal],
+    [[1, 'a'], [1, 'b'], 'Tuple[int, str]', differs('$[1]', 'expected "a", got "b"')],
+    [[1, 2], [1, 2, 3], 'Tuple[int, int]', differs('$', 'expected tuple of length 2, got length 3')],
+    [[1, 2], 5, 'Tuple[int, int]', differs('$', 'expected Tuple[int, int], got number 5')],
+    [[1.5, 2], [1.5 + 1e-12, 2], 'Tuple[float, int]', equal],
+    [[1, 2], [1, 2.5], 'Tuple[float, int]', differs('$[1]', 'expected 2, got 2.5')],
+    [[1, 2, 3], [1, 2, 3], 'Tuple[int, ...]', equal],
+    [[1, 2, 3], [1, 2, 4], 'Tuple[int, ...]', differs('$[2]', 'expected 3, got 4')],
+    [['x', 0.5, 0.25], ['x', 0.5, 0.25 + 1e-13], 'Tuple[str, float, ...]', equal],
+    [[1, 'x'], [1, 'x'], 'tuple', equal],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+});
+
+describe('compareValues: sets', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [[1, 2, 3], [3, 1, 2], 'Set[int]', equal],
+    [[], [], 'Set[int]', equal],
+    [[1, 2, 2], [2, 1, 2], 'Set[int]', equal],
+    [[1, 2, 2], [2, 1, 1], 'Set[int]', differs('$', 'missing element 2, unexpected element 1')],
+    [[1, 2, 3], [1, 2, 4], 'Set[int]', differs('$', 'missing element 3, unexpected element 4')],
+    [[1, 2, 3], [1, 2], 'Set[int]', differs('$', 'expected set of size 3, got size 2')],
+    [[1, 2], [1, '2'], 'Set[int]', differs('$[1]', 'expected int, got string "2"')],
+    [[1], [true], 'Set[int]', differs('$[0]', 'expected int, got boolean true')],
+    [[0], [-0], 'Set[int]', equal],
+    [['a', 'b'], ['b', 'a'], 'Set[str]', equal],
+    [['1'], [1], 'Set[str]', differs('$[0]', 'expected str, got number 1')],
+    [[true, false], [false, true], 'Set[bool]', equal],
+    [[1, null], [null, 1], 'Set[Optional[int]]', equal],
+    [[1, 'a'], ['a', 1], 'Set[Union[int, str]]', equal],
+    [[1, 'a'], ['1', 'a'], 'Set[Union[int, str]]', differs('$', 'missing element 1, unexpected element "1"')],
+    [[[1, 2], [3, 4]], [[3, 4], [1, 2]], 'Set[Tuple[int, int]]', equal],
+    [[[1, 2], [3, 4]], [[4, 3], [1, 2]], 'Set[Tuple[int, int]]', differs('$', 'missing element [3, 4], unexpected element [4, 3]')],
+    [[[1, 2], [3]], [[2, 1], [3]], 'Set[FrozenSet[int]]', equal],
+    [[{ a: 1, b: 2 }], [{ b: 2, a: 1 }], 'Set[Dict[str, int]]', equal],
+    [[['a', 'b']], [['a,b']], 'Set[List[str]]', differs('$', 'missing element ["a", "b"], unexpected element ["a,b"]')],
+    [[0.1, 0.2], [0.2, 0.1 + 1e-12], 'Set[float]', equal],
+    [[0.1, 0.2, 0.2], [0.2, 0.1, 0.1], 'Set[float]', differs('$', 'missing element 0.2, unexpected element 0.1')],
+    [[NaN, Infinity, 1], [1, NaN, Infinity], 'Set[float]', equal],
+    [[0.1], ['0.1'], 'Set[float]', differs('$[0]', 'expected float, got string "0.1"')],
+    [[[0.1], [0.2]], [[0.2], [0.1 + 1e-12]], 'Set[List[float]]', equal],
+    [[[0.1], [0.2]], [[0.2], [0.3]], 'Set[List[float]]', differs('$', 'missing element [0.1], unexpected element [0.3]')],
+    [[1, 'a', [1]], [[1], 1, 'a'], 'set', equal],
+    [[1], [1], 'Set[Any]', equal],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+
+  it('finds a pairing that greedy matching misses when tolerance is not transitive', () => {
+    const tolerance = { relative: 0, absolute: 1e-9 };
+    // [0.45e-9] is close to both actual items, [-0.9e-9] only to [0]: greedy pairs [0.45e-9] with [0] first.
+    const expected = [[0.45e-9], [-0.9e-9]];
+    const actual = [[0], [0.9e-9]];
+    expect(compare(expected, actual, 'Set[List[float]]', tolerance)).toEqual(equal);
+    expect(compare(expected.flat(), actual.flat(), 'Set[float]', tolerance)).toEqual(equal);
+    expect(compare([[-0.9e-9], [-0.9e-9]], actual, 'Set[List[float]]', tolerance).equal).toBe(false);
+  });
+
+  it('compares large sets of primitives in about linear time', () => {
+    const expected = Array.from({ length: 200_000 }, (_, i) => i);
+    const actual = [...expected].reverse();
+    const started = performance.now();
+    expect(compare(expected, actual, 'Set[int]')).toEqual(equal);
+    actual[5] = -1;
+    expect(compare(expected, actual, 'Set[int]')).toEqual(differs('$', 'missing element 199994, unexpected element -1'));
+    const floats = expected.map((x) => x / 3);
+    expect(compare(floats, [...floats].reverse(), 'Set[float]')).toEqual(equal);
+    const pairs = expected.slice(0, 50_000).map((x) => [x, -x]);
+    expect(compare(pairs, [...pairs].reverse(), 'Set[Tuple[int, int]]')).toEqual(equal);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('compareValues: dicts', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [{ a: 1, b: 2 }, { b: 2, a: 1 }, 'Dict[str, int]', equal],
+    [{}, {}, 'Dict[str, int]', equal],
+    [{ a: 1, b: 2 }, { a: 1 }, 'Dict[str, int]', differs('$', 'missing key "b"')],
+    [{ a: 1 }, { a: 1, c: 3 }, 'Dict[str, int]', differs('$', 'unexpected key "c"')],
+    [{ a: 1, b: 2 }, { a: 1, b: 3 }, 'Dict[str, int]', differs('$.b', 'expected 2, got 3')],
+    [{ 'odd key': 1 }, { 'odd key': 2 }, 'Dict[str, int]', differs('$["odd key"]', 'expected 1, got 2')],
+    [{ '1': 1 }, { '1': 2 }, 'Dict[int, int]', differs('$["1"]', 'expected 1, got 2')],
+    [{ a: [1, 2] }, { a: [1, 3] }, 'Dict[str, List[int]]', differs('$.a[1]', 'expected 2, got 3')],
+    [{ a: 0.1 }, { a: 0.1 + 1e-12 }, 'Dict[str, float]', equal],
+    [{ a: 1 }, [1], 'Dict[str, int]', differs('$', 'expected Dict[str, int], got array [1]')],
+    [{ a: 1 }, null, 'Dict[str, int]', differs('$', 'expected Dict[str, int], got null')],
+    [{ '1': 'x' }, { '1.0': 'x' }, 'Dict[int, str]', equal],
+    [{ '1': 'x' }, { '1.5': 'x' }, 'Dict[int, str]', differs('$', 'missing key "1"')],
+    [{ '0.5': 1 }, { '.5': 1 }, 'Dict[float, int]', equal],
+    [{ Infinity: 1 }, { inf: 1 }, 'Dict[float, int]', equal],
+    [{ true: 1 }, { True: 1 }, 'Dict[bool, int]', equal],
+    [{ null: 1 }, { None: 1 }, 'Dict[None, int]', equal],
+    [{ '1': 'x' }, { '1.0': 'x' }, 'Dict[str, str]', differs('$', 'missing key "1"')],
+    [{ a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }, 'Dict[str, Dict[str, Dict[str, int]]]', differs('$.a.b.c', 'expected 1, got 2')],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+});
+
+describe('compareValues: Optional and Union', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [null, null, 'Optional[int]', equal],
+    [3, 3, 'Optional[int]', equal],
+    [null, 3, 'Optional[int]', differs('$', 'expected None, got number 3')],
+    [3, null, 'Optional[int]', differs('$', 'expected 3, got null')],
+    [3, 4, 'Optional[int]', differs('$', 'expected 3, got 4')],
+    [[1, null], [1, null], 'List[Optional[int]]', equal],
+    [[1, null], [1, 0], 'List[Optional[int]]', differs('$[1]', 'expected None, got number 0')],
+    [7, 7, 'Union[int, str]', equal],
+    ['7', '7', 'Union[int, str]', equal],
+    [7, '7', 'Union[int, str]', differs('$', 'expected int, got string "7"')],
+    ['7', 7, 'Union[int, str]', differs('$', 'expected str, got number 7')],
+    [0.5, 0.5 + 1e-12, 'Union[int, float]', equal],
+    [[1, 2], [2, 1], 'Union[List[int], Set[int]]', equal],
+    [['a', 'b'], ['a', 'c'], 'Union[List[int], List[str]]', differs('$[1]', 'expected "b", got "c"')],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+});
+
+describe('compareValues: Any and unknown types', () => {
+  it.each<[Value, Value, string, Comparison]>([
+    [1, 1, 'Any', equal],
+    [[1, 'a', null, true], [1, 'a', null, true], 'Any', equal],
+    [{ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }, 'Any', equal],
+    [{ a: 1, b: 2 }, { b: 2, a: 1 }, 'Any', equal],
+    [0.3, 0.1 + 0.2, 'Any', equal],
+    [3, 3.0000000001, 'Any', equal],
+    [1e17, 1e17 + 16, 'Any', differs('$', 'expected 100000000000000000, got 100000000000000020')],
+    [[1, 2], [2, 1], 'Any', differs('$[0]', 'expected 1, got 2')],
+    [1, true, 'Any', differs('$', 'expected 1, got boolean true')],
+    [1, '1', 'Any', differs('$', 'expected 1, got string "1"')],
+    [[1], { 0: 1 }, 'Any', differs('$', 'expected [1], got object {"0": 1}')],
+    [{ a: 1 }, { a: 1, b: 2 }, 'Any', differs('$', 'unexpected key "b"')],
+    [{ a: 1, b: 2 }, { a: 1 }, 'Any', differs('$', 'missing key "b"')],
+    [{ x: [{ 'y z': [1, 2] }] }, { x: [{ 'y z': [1, 3] }] }, 'Any', differs('$.x[0]["y z"][1]', 'expected 2, got 3')],
+    [[[1], [2, [3, 4]]], [[1], [2, [3, 5]]], 'Foo', differs('$[1][1][1]', 'expected 4, got 5')],
+    [[[1, 2], 9], [[1, 3], 8], 'Any', differs('$[0][1]', 'expected 2, got 3')],
+    [[NaN], [NaN], 'Any', equal],
+    [true, false, 'Any', differs('$', 'expected true, got false')],
+    ['a', 'b', 'Any', differs('$', 'expected "a", got "b"')],
+    [[1, 2], [1, 2, 3], 'List[Any]', differs('$', 'expected list of length 2, got length 3')],
+  ])('%j vs %j as %s', (expected, actual, type, result) => {
+    expect(compare(expected, actual, type)).toEqual(result);
+  });
+
+  it('handles 10,000 levels of nesting without overflowing the stack', () => {
+    const nest = (depth: number, leaf: Value): Value => {
+      let value: Value = leaf;
+      for (let i = 0; i < depth; i++) value = { k: [value] };
+      return value;
+    };
+    expect(compare(nest(10_000, 1), nest(10_000, 1), 'Any')).toEqual(equal);
+    const result = compare(nest(10_000, 1), nest(10_000, 2), 'Any');
+    expect(result.equal).toBe(false);
+    if (!result.equal) {
+      expect(result.reason).toBe('expected 1, got 2');
+      expect(result.path).toBe('$' + '.k[0]'.repeat(10_000));
+    }
+    expect(compare([nest(10_000, 1)], [nest(10_000, 1)], 'List[Any]')).toEqual(equal);
+  });
+
+  it('falls back to structural equality for a cyclic type built in code', () => {
+    const recursive = { kind: 'list', item: { kind: 'int' } } as { kind: 'list'; item: TypeNode };
+    recursive.item = recursive;
+    let expected: Value = [];
+    let actual: Value = [7];
+    for (let i = 0; i < 10_000; i++) {
+      expected = [expected];
+      actual = [actual];
+    }
+    const result = compareValues(expected, actual, recursive);
+    expect(result.equal).toBe(false);
+    if (!result.equal) {
+      expect(result.reason).toBe('expected list of length 0, got length 1');
+      expect(result.path).toBe('$' + '[0]'.repeat(10_000));
+    }
+  });
+
+  it('falls back to structural equality when the expected value does not fit its type', () => {
+    expect(compare('7', '7', 'int')).toEqual(equal);
+    expect(compare('7', '8', 'int')).toEqual(differs('$', 'expected "7", got "8"'));
+    expect(compare({ a: 1 }, { a: 1 }, 'List[int]')).toEqual(equal);
+  });
+});

@@ -1,0 +1,523 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type DecodeResult, decodeValue } from '../../src/values/decode.js';
+import { parseType } from '../../src/values/type-grammar.js';
+import type { Value } from '../../src/values/type-node.js';
+
+function decoded(raw: unknown, type: string): Value {
+  const result = decodeValue(raw, parseType(type));
+  if (!result.ok) throw new Error(`expected to decode, got: expected ${result.expected}, got ${result.got}`);
+  return result.value;
+}
+
+function failure(raw: unknown, type: string): { expected: string; got: string } {
+  const result: DecodeResult = decodeValue(raw, parseType(type));
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
+  return { expected: result.expected, got: result.got };
+}
+
+describe('decodeValue: int', () => {
+  it.each<[unknown, number]>([
+    [7, 7],
+    [-3, -3],
+    [3.0, 3],
+    ['7', 7],
+    ['-12', -12],
+    [' 7 ', 7],
+    ['1_000', 1000],
+    ['007', 7],
+    ['0x10', 16],
+    ['"8"', 8],
+    ['3.0', 3],
+  ])('%j -> %d', (raw, expected) => {
+    expect(decoded(raw, 'int')).toBe(expected);
+  });
+
+  it.each<[unknown, string]>([
+    [3.5, '3.5'],
+    ['3.5', '"3.5"'],
+    ['abc', '"abc"'],
+    ['', '""'],
+    [true, 'true'],
+    ['True', '"True"'],
+    [null, 'null'],
+    [[1], '[1]'],
+    [{}, '{}'],
+    [Infinity, 'Infinity'],
+    ['inf', '"inf"'],
+    ["'abc'", `"'abc'"`],
+    [undefined, 'undefined'],
+  ])('%j fails', (raw, got) => {
+    expect(failure(raw, 'int')).toEqual({ expected: 'int', got });
+  });
+});
+
+describe('decodeValue: float', () => {
+  it.each<[unknown, number]>([
+    [1.5, 1.5],
+    [2, 2],
+    ['3.5', 3.5],
+    ['1e-3', 0.001],
+    ['.5', 0.5],
+    ['-2', -2],
+    ['inf', Infinity],
+    ['-inf', -Infinity],
+    ['+inf', Infinity],
+    ['Infinity', Infinity],
+    ['-Infinity', -Infinity],
+    ['INF', Infinity],
+    ['infinity', Infinity],
+    ["float('inf')", Infinity],
+    ['1_000.5', 1000.5],
+  ])('%j -> %d', (raw, expected) => {
+    expect(decoded(raw, 'float')).toBe(expected);
+  });
+
+  it.each(['nan', 'NaN', 'NAN', "float('nan')", NaN])('%j -> NaN', (raw) => {
+    expect(decoded(raw, 'float')).toBeNaN();
+  });
+
+  it.each<[unknown, string]>([
+    [true, 'true'],
+    ['abc', '"abc"'],
+    ['1.2.3', '"1.2.3"'],
+    [null, 'null'],
+    [[1.5], '[1.5]'],
+  ])('%j fails', (raw, got) => {
+    expect(failure(raw, 'float')).toEqual({ expected: 'float', got });
+  });
+});
+
+describe('decodeValue: bool', () => {
+  it.each<[unknown, boolean]>([
+    [true, true],
+    [false, false],
+    ['True', true],
+    ['False', false],
+    ['true', true],
+    ['false', false],
+    ['TRUE', true],
+    [' False ', false],
+  ])('%j -> %s', (raw, expected) => {
+    expect(decoded(raw, 'bool')).toBe(expected);
+  });
+
+  it.each<[unknown, string]>([
+    [1, '1'],
+    [0, '0'],
+    ['1', '"1"'],
+    ['yes', '"yes"'],
+    [null, 'null'],
+  ])('%j fails', (raw, got) => {
+    expect(failure(raw, 'bool')).toEqual({ expected: 'bool', got });
+  });
+});
+
+describe('decodeValue: None', () => {
+  it.each([null, 'None', 'null', ' None '])('%j -> null', (raw) => {
+    expect(decoded(raw, 'None')).toBeNull();
+  });
+
+  it.each<[unknown, string]>([
+    [0, '0'],
+    ['', '""'],
+    [false, 'false'],
+    [undefined, 'undefined'],
+  ])('%j fails', (raw, got) => {
+    expect(failure(raw, 'None')).toEqual({ expected: 'None', got });
+  });
+});
+
+describe('decodeValue: str', () => {
+  it.each<[string, string]>([
+    ["'Hi '", 'Hi '],
+    ["'there!'", 'there!'],
+    ["'Hi there!'", 'Hi there!'],
+    ['"x"', 'x'],
+    [String.raw`"a\nb"`, 'a\nb'],
+    [String.raw`'it\'s'`, "it's"],
+    ["''", ''],
+    ["'None'", 'None'],
+    ["'7'", '7'],
+    ['3[a]2[bc]', '3[a]2[bc]'],
+    ['abc3[cd]xyz', 'abc3[cd]xyz'],
+    ['1211', '1211'],
+    ['1', '1'],
+    ['None', 'None'],
+    ['True', 'True'],
+    ['[1, 2]', '[1, 2]'],
+    ["'Hello', ", "'Hello', "],
+    ["'", "'"],
+    ["'tis", "'tis"],
+    ['', ''],
+    ['A man, a plan, a canal, Panama!', 'A man, a plan, a canal, Panama!'],
+    ["'a' + 'b'", "'a' + 'b'"],
+  ])('%j -> %j', (raw, expected) => {
+    expect(decoded(raw, 'str')).toBe(expected);
+  });
+
+  it('unquotes only once', () => {
+    expect(decoded(`"'x'"`, 'str')).toBe("'x'");
+  });
+
+  it.each<[unknown, string]>([
+    [5, '5'],
+    [null, 'null'],
+    [true, 'true'],
+    [['a'], '["a"]'],
+  ])('%j fails', (raw, got) => {
+    expect(failure(raw, 'str')).toEqual({ expected: 'str', got });
+  });
+});
+
+describe('decodeValue: Any and unknown types', () => {
+  it.each<[unknown, string]>([
+    ['7', 'Any'],
+    ['[1, 2]', 'Any'],
+    ["'quoted'", 'Any'],
+    [[1, '2', { a: null }], 'Any'],
+    [{ x: [true] }, 'Foo'],
+    ['7', 'MyType[int]'],
+    [3.5, 'object'],
+  ])('%j for %s is used as given', (raw, type) => {
+    expect(decoded(raw, type)).toEqual(raw);
+  });
+
+  it('keeps strings undecoded inside lists of Any', () => {
+    expect(decoded(['1', 2], 'List[Any]')).toEqual(['1', 2]);
+    expect(decoded('["1", 2]', 'list')).toEqual(['1', 2]);
+  });
+
+  it.each<[unknown, string]>([
+    [undefined, 'undefined'],
+    [() => 1, '[function]'],
+    [[1, undefined], '[1, undefined]'],
+    [new Map(), 'Map(0) {}'],
+    [Symbol('s'), 'Symbol(s)'],
+    [10n, '10n'],
+  ])('rejects a non-JSON value %s', (raw, got) => {
+    expect(failure(raw, 'Any')).toEqual({ expected: 'a JSON value', got });
+  });
+
+  it('rejects a cyclic value', () => {
+    const cyclic: unknown[] = [];
+    cyclic.push(cyclic);
+    expect(failure(cyclic, 'Any').expected).toBe('a JSON value');
+  });
+
+  it('accepts 10,000 levels of nesting without overflowing the stack', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(decoded(deep, 'Any')).toBe(deep);
+    expect(decoded([deep], 'List[Any]')).toEqual([deep]);
+  });
+});
+
+describe('decodeValue: lists', () => {
+  it.each<[unknown, string, Value]>([
+    [[1, 2, 3], 'List[int]', [1, 2, 3]],
+    [[], 'List[int]', []],
+    ['[1, 2]', 'List[int]', [1, 2]],
+    ['[]', 'List[int]', []],
+    ['[1,8,6,2,5,4,8,3,7]', 'List[int]', [1, 8, 6, 2, 5, 4, 8, 3, 7]],
+    [['1', '2'], 'List[int]', [1, 2]],
+    ['(1, 2)', 'List[int]', [1, 2]],
+    ['[[1,0]]', 'List[List[int]]', [[1, 0]]],
+    ['[[1,0],[0,1]]', 'List[List[int]]', [[1, 0], [0, 1]]],
+    [[[1, 0]], 'List[List[int]]', [[1, 0]]],
+    [['[1, 0]'], 'List[List[int]]', [[1, 0]]],
+    ["['AAAAACCCCC', 'CCCCCAAAAA']", 'List[str]', ['AAAAACCCCC', 'CCCCCAAAAA']],
+    [["'a'", 'b'], 'List[str]', ['a', 'b']],
+    ['["True", "False"]', 'List[bool]', [true, false]],
+    ['[1, 2.5, "inf"]', 'List[float]', [1, 2.5, Infinity]],
+    ['[1, 2]', 'list of int', [1, 2]],
+    ['[1, 2]', 'int[]', [1, 2]],
+  ])('%j as %s', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
+  it('decodes the doubly encoded combination_sum_ii output', () => {
+    expect(decoded('"[[1,2,5],[1,7],[2,6]]"', 'List[List[int]]')).toEqual([
+      [1, 2, 5],
+      [1, 7],
+      [2, 6],
+    ]);
+  });
+
+  it('gives up after a few layers of strings inside strings', () => {
+    let raw = '[1]';
+    for (let i = 0; i < 8; i++) raw = JSON.stringify(raw);
+    expect(failure(raw, 'List[int]').expected).toBe('List[int]');
+  });
+
+  it.each<[unknown, string, { expected: string; got: string }]>([
+    [[1, 2, 'abc'], 'List[int]', { expected: 'int at [2]', got: '"abc"' }],
+    [[1, 2.5], 'List[int]', { expected: 'int at [1]', got: '2.5' }],
+    ['[1, 2, "abc"]', 'List[int]', { expected: 'int at [2]', got: '"abc"' }],
+    ["[1, 'a']", 'List[int]', { expected: 'int at [1]', got: '"a"' }],
+    [[[1], [2, 'x']], 'List[List[int]]', { expected: 'int at [1][1]', got: '"x"' }],
+    ['[[1], 2]', 'List[List[int]]', { expected: 'List[int] at [1]', got: '2' }],
+    ['[1, 2', 'List[int]', { expected: 'List[int]', got: '"[1, 2"' }],
+    ['hello', 'List[int]', { expected: 'List[int]', got: '"hello"' }],
+    [7, 'List[int]', { expected: 'List[int]', got: '7' }],
+    [{ a: 1 }, 'List[int]', { expected: 'List[int]', got: '{"a": 1}' }],
+    [null, 'List[int]', { expected: 'List[int]', got: 'null' }],
+  ])('%j as %s fails', (raw, type, expected) => {
+    expect(failure(raw, type)).toEqual(expected);
+  });
+
+  it('shortens long offending values', () => {
+    const { got } = failure('x'.repeat(500), 'List[int]');
+    expect(got.length).toBeLessThanOrEqual(60);
+    expect(got.endsWith('…')).toBe(true);
+  });
+
+  it('decodes a large JSON-encoded list quickly', () => {
+    const raw = JSON.stringify(Array.from({ length: 200_000 }, (_, i) => i));
+    const started = performance.now();
+    const value = decoded(raw, 'List[int]') as number[];
+    expect(value).toHaveLength(200_000);
+    expect(value[123_456]).toBe(123_456);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('decodeValue: tuples', () => {
+  it.each<[unknown, string, Value]>([
+    [[1, 'a'], 'Tuple[int, str]', [1, 'a']],
+    ["(1, 'a')", 'Tuple[int, str]', [1, 'a']],
+    ['(1, 2)', 'Tuple[int, int]', [1, 2]],
+    ['1, 2', 'Tuple[int, int]', [1, 2]],
+    ['[1, 2]', 'Tuple[int, int]', [1, 2]],
+    [['1', '2.5'], 'Tuple[int, float]', [1, 2.5]],
+    ['()', 'Tuple[()]', []],
+    ['(1, 2, 3)', 'Tuple[int, ...]', [1, 2, 3]],
+    ['()', 'Tuple[int, ...]', []],
+    [['a', 1, 2], 'Tuple[str, int, ...]', ['a', 1, 2]],
+    [[1, 'x', null], 'tuple', [1, 'x', null]],
+  ])('%j as %s', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
+  it.each<[unknown, string, { expected: string; got: string }]>([
+    [[1, 2, 3], 'Tuple[int, int]', { expected: 'Tuple[int, int]', got: '[1, 2, 3]' }],
+    [[1], 'Tuple[int, int]', { expected: 'Tuple[int, int]', got: '[1]' }],
+    ['(1,)', 'Tuple[int, int]', { expected: 'Tuple[int, int]', got: '"(1,)"' }],
+    [[1, 'x'], 'Tuple[int, int]', { expected: 'int at [1]', got: '"x"' }],
+    [[1, 2, 'x'], 'Tuple[int, ...]', { expected: 'int at [2]', got: '"x"' }],
+    [[], 'Tuple[str, int, ...]', { expected: 'Tuple[str, int, ...]', got: '[]' }],
+  ])('%j as %s fails', (raw, type, expected) => {
+    expect(failure(raw, type)).toEqual(expected);
+  });
+});
+
+describe('decodeValue: sets', () => {
+  it.each<[unknown, string, Value]>([
+    [[1, 2], 'Set[int]', [1, 2]],
+    ['{1, 2}', 'Set[int]', [1, 2]],
+    ['set()', 'Set[int]', []],
+    ['{}', 'Set[int]', []],
+    [{}, 'Set[int]', []],
+    ['[3, 1, 3]', 'Set[int]', [3, 1]],
+    [[3, 1, 3, '1'], 'Set[int]', [3, 1]],
+    ["{'a', 'b', 'a'}", 'Set[str]', ['a', 'b']],
+    [[[1, 2], [1, 2], [2, 1]], 'Set[Tuple[int, int]]', [[1, 2], [2, 1]]],
+    ['frozenset({1})', 'FrozenSet[int]', [1]],
+  ])('%j as %s', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
+  it.each<[unknown, string, { expected: string; got: string }]>([
+    [[1, 'x'], 'Set[int]', { expected: 'int at [1]', got: '"x"' }],
+    [{ a: 1 }, 'Set[int]', { expected: 'Set[int]', got: '{"a": 1}' }],
+    [5, 'Set[int]', { expected: 'Set[int]', got: '5' }],
+  ])('%j as %s fails', (raw, type, expected) => {
+    expect(failure(raw, type)).toEqual(expected);
+  });
+});
+
+describe('decodeValue: dicts', () => {
+  it.each<[unknown, string, Value]>([
+    [{ a: 1 }, 'Dict[str, int]', { a: 1 }],
+    ["{'a': 1}", 'Dict[str, int]', { a: 1 }],
+    ['{"a": 1, "b": 2}', 'Dict[str, int]', { a: 1, b: 2 }],
+    [{ a: '1' }, 'Dict[str, int]', { a: 1 }],
+    [{ "'a'": 1 }, 'Dict[str, int]', { "'a'": 1 }],
+    [{ '1': 2 }, 'Dict[int, int]', { '1': 2 }],
+    ['{1: 2}', 'Dict[int, int]', { '1': 2 }],
+    [{ '01': 2, ' 3 ': 4 }, 'Dict[int, int]', { '1': 2, '3': 4 }],
+    [{ '1.0': 'x' }, 'Dict[int, str]', { '1': 'x' }],
+    [{ '0.5': 1, inf: 2 }, 'Dict[float, int]', { '0.5': 1, Infinity: 2 }],
+    [{ True: 1, false: 0 }, 'Dict[bool, int]', { true: 1, false: 0 }],
+    [{ None: 1 }, 'Dict[None, int]', { null: 1 }],
+    [{ a: [1, 2] }, 'Dict[str, List[int]]', { a: [1, 2] }],
+    [{ a: '[1, 2]' }, 'Dict[str, List[int]]', { a: [1, 2] }],
+    [{ x: 'anything' }, 'dict', { x: 'anything' }],
+    [{}, 'Dict[str, int]', {}],
+    [{ a: 1 }, 'dict of str to int', { a: 1 }],
+  ])('%j as %s', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
+  it('keeps key order', () => {
+    expect(Object.keys(decoded({ b: 1, a: 2 }, 'Dict[str, int]') as object)).toEqual(['b', 'a']);
+  });
+
+  it('keeps a __proto__ key as data', () => {
+    const raw = JSON.parse('{"__proto__": 1}') as unknown;
+    const value = decoded(raw, 'Dict[str, int]') as Record<string, Value>;
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+  });
+
+  it.each<[unknown, string, { expected: string; got: string }]>([
+    [{ x: 2 }, 'Dict[int, int]', { expected: 'int key', got: '"x"' }],
+    [{ '1.5': 2 }, 'Dict[int, int]', { expected: 'int key', got: '"1.5"' }],
+    [{ yes: 2 }, 'Dict[bool, int]', { expected: 'bool key', got: '"yes"' }],
+    [{ a: 'x' }, 'Dict[str, int]', { expected: 'int at ["a"]', got: '"x"' }],
+    [{ a: [1, 'x'] }, 'Dict[str, List[int]]', { expected: 'int at ["a"][1]', got: '"x"' }],
+    [{ 'odd key': 'x' }, 'Dict[str, int]', { expected: 'int at ["odd key"]', got: '"x"' }],
+    [[{ x: 1 }], 'List[Dict[int, int]]', { expected: 'int key at [0]', got: '"x"' }],
+    [[1, 2], 'Dict[str, int]', { expected: 'Dict[str, int]', got: '[1, 2]' }],
+    ['not a dict', 'Dict[str, int]', { expected: 'Dict[str, int]', got: '"not a dict"' }],
+    [new Date(0), 'Dict[str, int]', { expected: 'Dict[str, int]', got: 'Date(1970-01-01T00:00:00.000Z)' }],
+  ])('%j as %s fails', (raw, type, expected) => {
+    expect(failure(raw, type)).toEqual(expected);
+  });
+});
+
+describe('decodeValue: Optional and Union', () => {
+  it.each<[unknown, string, Value]>([
+    [null, 'Optional[int]', null],
+    ['None', 'Optional[int]', null],
+    ['null', 'Optional[int]', null],
+    [5, 'Optional[int]', 5],
+    ['5', 'Optional[int]', 5],
+    ['None', 'Optional[str]', null],
+    ["'None'", 'Optional[str]', 'None'],
+    ['hello', 'str or None', 'hello'],
+    ['[1]', 'Optional[List[int]]', [1]],
+    ['7', 'Union[int, str]', 7],
+    ['7', 'Union[str, int]', 7],
+    ['seven', 'Union[int, str]', 'seven'],
+    ["'7'", 'Union[int, str]', '7'],
+    ['"[1]"', 'Union[List[int], str]', '[1]'],
+    ["'7'", 'Union[str, List[int]]', '7'],
+    ['[1, 2]', 'Union[List[int], str]', [1, 2]],
+    ['[1, "a"]', 'Union[List[int], str]', '[1, "a"]'],
+    [2.5, 'int or float', 2.5],
+    ['2.5', 'int or float', 2.5],
+    [3, 'int | float', 3],
+    [true, 'Union[int, bool]', true],
+  ])('%j as %s', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
+  it.each<[unknown, string, { expected: string; got: string }]>([
+    ['abc', 'Optional[int]', { expected: 'Optional[int]', got: '"abc"' }],
+    [[1, 'x'], 'Optional[List[int]]', { expected: 'int at [1]', got: '"x"' }],
+    ['abc', 'Union[int, float]', { expected: 'Union[int, float]', got: '"abc"' }],
+    [[1], 'Union[int, bool]', { expected: 'Union[int, bool]', got: '[1]' }],
+  ])('%j as %s fails', (raw, type, expected) => {
+    expect(failure(raw, type)).toEqual(expected);
+  });
+});
+
+describe('decodeValue: cyclic types built in code', () => {
+  it('stops at a depth limit instead of overflowing', () => {
+    const nested = { kind: 'list', item: { kind: 'int' } } as { kind: 'list'; item: import('../../src/values/type-node.js').TypeNode };
+    nested.item = nested;
+    let deep: unknown = [];
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    const result = decodeValue(deep, nested);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.expected).toMatch(/^a value nested less than 1000 levels deep at (\[0\]){1000}/);
+  });
+});
+
+const corpus = fileURLToPath(new URL('../../../shared/corpus-sample', import.meta.url));
+
+interface CorpusCase {
+  input?: Record<string, unknown>;
+  expected_output?: unknown;
+}
+
+interface CorpusProblem {
+  function_prototype: { parameters: Array<{ name: string; type: string }>; return_values: Array<{ type: string }> };
+  correctness_test_suite?: CorpusCase[];
+  prompts?: Array<{ sample_inputs_outputs?: CorpusCase[] }>;
+}
+
+function loadCorpus(): Array<[string, CorpusProblem]> {
+  const problems: Array<[string, CorpusProblem]> = [];
+  for (const group of readdirSync(corpus)) {
+    const dir = join(corpus, group, 'problems');
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+      problems.push([`${group}/${file}`, JSON.parse(readFileSync(join(dir, file), 'utf8')) as CorpusProblem]);
+    }
+  }
+  return problems;
+}
+
+describe.skipIf(!existsSync(corpus))('decodeValue on the corpus sample', () => {
+  const problems = existsSync(corpus) ? loadCorpus() : [];
+
+  it.each(problems)('decodes every input and expected output of %s', (_, problem) => {
+    const { parameters, return_values: returns } = problem.function_prototype;
+    const cases = [
+      ...(problem.correctness_test_suite ?? []),
+      ...(problem.prompts ?? []).flatMap((prompt) => prompt.sample_inputs_outputs ?? []),
+    ];
+    expect(cases.length).toBeGreaterThan(0);
+    for (const testCase of cases) {
+      for (const parameter of parameters) {
+        const result = decodeValue(testCase.input?.[parameter.name], parseType(parameter.type));
+        expect(result, `${parameter.name}: ${JSON.stringify(testCase.input?.[parameter.name])}`).toMatchObject({ ok: true });
+      }
+      const outputs = Array.isArray(testCase.expected_output) ? testCase.expected_output : [];
+      expect(outputs).toHaveLength(returns.length);
+      returns.forEach((returnValue, i) => {
+        const result = decodeValue(outputs[i], parseType(returnValue.type));
+        expect(result, JSON.stringify(outputs[i])).toMatchObject({ ok: true });
+      });
+    }
+  });
+
+  const suite = (name: string): CorpusCase[] =>
+    problems.find(([file]) => file === name)?.[1].correctness_test_suite ?? [];
+
+  it('decodes the typed values the reference framework would', () => {
+    const [combination] = suite('memory/combination_sum_ii.json');
+    expect(decodeValue(combination?.input?.['candidates'], parseType('List[int]'))).toEqual({ ok: true, value: [10, 1, 2, 7, 6, 5] });
+    expect(decodeValue(combination?.input?.['target'], parseType('int'))).toEqual({ ok: true, value: 8 });
+    expect(decodeValue((combination?.expected_output as unknown[])[0], parseType('List[List[int]]'))).toEqual({
+      ok: true,
+      value: [[1, 2, 5], [1, 7], [2, 6]],
+    });
+
+    const [greeting] = suite('bugfixing/problem_4.json');
+    expect(decodeValue(greeting?.input?.['a'], parseType('str'))).toEqual({ ok: true, value: 'Hi ' });
+    expect(decodeValue((greeting?.expected_output as unknown[])[0], parseType('str'))).toEqual({ ok: true, value: 'Hi there!' });
+
+    const [duplicates] = suite('memory/contains_duplicate.json');
+    expect(decodeValue((duplicates?.expected_output as unknown[])[0], parseType('bool'))).toEqual({ ok: true, value: true });
+
+    const [schedule] = suite('memory/course_schedule.json');
+    expect(decodeValue(schedule?.input?.['prerequisites'], parseType('List[List[int]]'))).toEqual({ ok: true, value: [[1, 0]] });
+
+    const [decodeString] = suite('memory/decode_string.json');
+    expect(decodeValue(decodeString?.input?.['s'], parseType('str'))).toEqual({ ok: true, value: '3[a]2[bc]' });
+
+    const [countAndSay] = suite('memory/count_and_say.json');
+    expect(decodeValue((countAndSay?.expected_output as unknown[])[0], parseType('str'))).toEqual({ ok: true, value: '1' });
+
+    const [dna] = suite('memory/repeated_dna_sequences.json');
+    expect(decodeValue((dna?.expected_output as unknown[])[0], parseType('List[str]'))).toEqual({
+      ok: true,
+      value: ['AAAAACCCCC', 'CCCCCAAAAA'],
+    });
+  });
+});
