@@ -1,0 +1,444 @@
+/**
+ * Finds candidate solutions in a folder. Layouts can be mixed in one folder:
+ *
+ * 1. Solution objects, `*.json` (the reference framework writes
+ *    `<model>/<problem>/<prompt>.json` holding `{problem_identifier,
+ *    model_identifier, prompt_identifier, solution_code, feedback}`).
+ *    Fields win; a missing id falls back to the path (rules below).
+ * 2. Source files, `*.js|.mjs|.cjs|.ts|.mts|.cts|.py`, one solution each; the
+ *    extension is the declared language.
+ * 3. JSON Lines, `*.jsonl`, one solution object per line (`file:line` sources).
+ *
+ * Field names (first present wins; ids may be strings or integers; a
+ * multi-line or over-long value is ignored, since HumanEval-style files use
+ * `prompt` for the prompt TEXT):
+ *   problem  problem_identifier | problem_id | task_id | problem
+ *   model    model_identifier | model_id | model
+ *   prompt   prompt_identifier | prompt_id | prompt
+ *   sample   sample_id | sample | n
+ *   code     solution_code | completion | code | solution   (a string, may be empty)
+ *   language language   (python, py, javascript, js, typescript, ts, …)
+ *
+ * Ids from the path (solution objects missing a field, and source files), with
+ * P the known problem ids, `stem` the file name without extension, `parent`
+ * and `grandparent` its folders inside `dir` ("the solutions folder's own
+ * name" when there is none), first rule that fits:
+ *   a. stem in P:                          problem = stem, prompt = null, model = parent
+ *   b. stem = `<p>.<rest>`, p in P:        problem = p, prompt = rest, model = parent
+ *      (the longest such p, so problem ids may contain dots)
+ *   c. parent in P:                        problem = parent, prompt = stem, model = grandparent
+ * e.g. `gpt-4/add.js`, `gpt-4/add.brief.js`, `gpt-4/add/brief.js`, and `add.js`
+ * at the top (model = the folder's name). For a solution object that names its
+ * problem, rule c (or a, b) supplies the missing model/prompt; otherwise model
+ * = parent and prompt = null.
+ * JSON Lines: the problem must be a field; model defaults to the file's folder,
+ * or to the file's stem when the file is at the top (`gpt-4.jsonl`); prompt
+ * defaults to null.
+ *
+ * Samples: whenever several submissions share (problem, prompt, model), those
+ * without a sample id get `0`, `1`, `2`, … in discovery order, skipping ids
+ * given explicitly; a lone submission keeps a null sample id.
+ *
+ * Skipped, with a reason: unknown problems, empty files, unreadable files and
+ * folders, broken links, JSON that is not a solution object, bad JSON Lines
+ * (each bad line on its own), files of other types, unsupported `language`
+ * values, and folders reached a second time through a symbolic link (loops).
+ * A solution object whose code is the empty string is NOT skipped: the model
+ * answered nothing, which the reference framework grades as a failure, and
+ * dropping it would inflate pass rates.
+ * Ignored silently: names starting with `.` and `node_modules`.
+ * Order: paths in code-unit order, depth first; lines in file order.
+ * Only a missing or non-folder `dir` throws.
+ */
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { normalizeLanguageName, type SolutionLanguage } from './language.js';
+
+export interface Submission {
+  problemId: string;
+  modelId: string;
+  promptId: string | null;
+  sampleId: string | null;
+  /** file, or file:line for JSONL */
+  source: string;
+  /** text exactly as submitted */
+  raw: string;
+  /** language from the file extension or an explicit field, when known */
+  declaredLanguage: SolutionLanguage | null;
+}
+
+export interface SkippedSubmission {
+  source: string;
+  reason: string;
+}
+
+export interface DiscoveredSubmissions {
+  submissions: Submission[];
+  skipped: SkippedSubmission[];
+}
+
+const SOURCE_EXTENSIONS: Record<string, SolutionLanguage> = {
+  '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
+  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
+  '.py': 'python',
+};
+
+const FIELDS = {
+  problem: ['problem_identifier', 'problem_id', 'task_id', 'problem'],
+  model: ['model_identifier', 'model_id', 'model'],
+  prompt: ['prompt_identifier', 'prompt_id', 'prompt'],
+  sample: ['sample_id', 'sample', 'n'],
+  code: ['solution_code', 'completion', 'code', 'solution'],
+} as const;
+
+const MAX_ID_LENGTH = 200;
+
+type Outcome = { kind: 'submission'; submission: Submission } | { kind: 'skipped'; skipped: SkippedSubmission };
+
+/** A file found by the walk: where it is, and its path parts inside the solutions folder. */
+interface FoundFile {
+  source: string;
+  parts: string[];
+}
+
+interface DiscoveryContext {
+  known: ReadonlySet<string>;
+  /** Model name for files directly in the solutions folder. */
+  rootName: string;
+}
+
+export async function discoverSubmissions(
+  dir: string,
+  knownProblemIds: ReadonlySet<string>,
+): Promise<DiscoveredSubmissions> {
+  await assertFolder(dir);
+  const ctx: DiscoveryContext = { known: knownProblemIds, rootName: path.basename(path.resolve(dir)) };
+  const skipped: SkippedSubmission[] = [];
+  const submissions: Submission[] = [];
+  const files = await walk(dir, skipped);
+  for (const file of files) {
+    for (const outcome of await readSolutionFile(file, ctx)) {
+      if (outcome.kind === 'submission') submissions.push(outcome.submission);
+      else skipped.push(outcome.skipped);
+    }
+  }
+  numberSamples(submissions);
+  return { submissions, skipped };
+}
+
+async function assertFolder(dir: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(dir);
+  } catch (err) {
+    throw new Error(`solutions folder not found: ${dir} (${errorText(err)})`);
+  }
+  if (!info.isDirectory()) throw new Error(`solutions path is not a folder: ${dir}`);
+}
+
+// ---------------------------------------------------------------- walking
+
+async function walk(dir: string, skipped: SkippedSubmission[]): Promise<FoundFile[]> {
+  const files: FoundFile[] = [];
+  const visited = new Set<string>();
+  await walkFolder(dir, [], visited, files, skipped);
+  return files;
+}
+
+function isIgnored(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+async function walkFolder(
+  folder: string,
+  parts: string[],
+  visited: Set<string>,
+  files: FoundFile[],
+  skipped: SkippedSubmission[],
+): Promise<void> {
+  let names: string[];
+  try {
+    const real = await realpath(folder);
+    if (visited.has(real)) {
+      skipped.push({ source: folder, reason: `folder already read (symbolic link to ${real})` });
+      return;
+    }
+    visited.add(real);
+    names = (await readdir(folder)).filter((n) => !isIgnored(n)).sort(byCodeUnits);
+  } catch (err) {
+    skipped.push({ source: folder, reason: `unreadable folder: ${errorText(err)}` });
+    return;
+  }
+  for (const name of names) {
+    const full = path.join(folder, name);
+    let info;
+    try {
+      info = await stat(full); // follows links; a broken link throws
+    } catch (err) {
+      skipped.push({ source: full, reason: `unreadable: ${errorText(err)}` });
+      continue;
+    }
+    if (info.isDirectory()) await walkFolder(full, [...parts, name], visited, files, skipped);
+    else if (info.isFile()) files.push({ source: full, parts: [...parts, name] });
+    else skipped.push({ source: full, reason: 'not a regular file' });
+  }
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- files
+
+async function readSolutionFile(file: FoundFile, ctx: DiscoveryContext): Promise<Outcome[]> {
+  const name = file.parts[file.parts.length - 1] as string;
+  const ext = path.extname(name).toLowerCase();
+  const sourceLanguage = SOURCE_EXTENSIONS[ext];
+  if (ext !== '.json' && ext !== '.jsonl' && sourceLanguage === undefined) {
+    return [skip(file.source, `not a solution file (expected .json, .jsonl, ${Object.keys(SOURCE_EXTENSIONS).join(', ')})`)];
+  }
+  let text: string;
+  try {
+    text = await readFile(file.source, 'utf8');
+  } catch (err) {
+    return [skip(file.source, `unreadable: ${errorText(err)}`)];
+  }
+  if (text.trim() === '') return [skip(file.source, 'empty file')];
+  if (ext === '.jsonl') return readJsonLines(file, text, ctx);
+  if (ext === '.json') return [readJsonSolution(file, text, ctx)];
+  return [readSourceFile(file, text, sourceLanguage as SolutionLanguage, ctx)];
+}
+
+function readSourceFile(file: FoundFile, text: string, language: SolutionLanguage, ctx: DiscoveryContext): Outcome {
+  const ids = idsFromPath(file.parts, ctx);
+  if (ids === null) return skip(file.source, unknownPathReason(file.parts));
+  return submit({ ...ids, sampleId: null, source: file.source, raw: text, declaredLanguage: language });
+}
+
+function readJsonSolution(file: FoundFile, text: string, ctx: DiscoveryContext): Outcome {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    return skip(file.source, `invalid JSON: ${errorText(err)}`);
+  }
+  const record = asRecord(value);
+  if (record === null) {
+    const what = Array.isArray(value) ? 'an array (write several solutions as JSON Lines, .jsonl)' : `a ${value === null ? 'null' : typeof value}`;
+    return skip(file.source, `not a solution object: the file holds ${what}`);
+  }
+  if ('function_prototype' in record && 'identifier' in record) {
+    return skip(file.source, 'not a solution object: this looks like a problem file');
+  }
+  const fields = readFields(record);
+  if (fields.kind === 'invalid') return skip(file.source, fields.reason);
+  const problemId = fields.problemId ?? idsFromPath(file.parts, ctx)?.problemId;
+  if (problemId === undefined) return skip(file.source, unknownPathReason(file.parts));
+  if (!ctx.known.has(problemId)) return skip(file.source, unknownProblemReason(problemId));
+  const fromPath = pathIdsForProblem(file.parts, problemId, ctx);
+  return submit({
+    problemId,
+    modelId: fields.modelId ?? fromPath.modelId,
+    promptId: fields.promptId ?? fromPath.promptId,
+    sampleId: fields.sampleId,
+    source: file.source,
+    raw: fields.code,
+    declaredLanguage: fields.language,
+  });
+}
+
+function readJsonLines(file: FoundFile, text: string, ctx: DiscoveryContext): Outcome[] {
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  const defaultModel = file.parts.length >= 2 ? (file.parts[file.parts.length - 2] as string) : stemOf(file.parts[0] as string);
+  const outcomes: Outcome[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx));
+  });
+  return outcomes.length > 0 ? outcomes : [skip(file.source, 'empty file')];
+}
+
+function readJsonLine(line: string, source: string, defaultModel: string, ctx: DiscoveryContext): Outcome {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return skip(source, `invalid JSON: ${errorText(err)}`);
+  }
+  const record = asRecord(value);
+  if (record === null) return skip(source, 'not a solution object: expected a JSON object on each line');
+  const fields = readFields(record);
+  if (fields.kind === 'invalid') return skip(source, fields.reason);
+  if (fields.problemId === undefined) {
+    return skip(source, `no problem id (expected one of ${FIELDS.problem.join(', ')})`);
+  }
+  if (!ctx.known.has(fields.problemId)) return skip(source, unknownProblemReason(fields.problemId));
+  return submit({
+    problemId: fields.problemId,
+    modelId: fields.modelId ?? defaultModel,
+    promptId: fields.promptId ?? null,
+    sampleId: fields.sampleId,
+    source,
+    raw: fields.code,
+    declaredLanguage: fields.language,
+  });
+}
+
+// ---------------------------------------------------------------- fields
+
+type Fields =
+  | {
+      kind: 'valid';
+      problemId: string | undefined;
+      modelId: string | undefined;
+      promptId: string | undefined;
+      sampleId: string | null;
+      code: string;
+      language: SolutionLanguage | null;
+    }
+  | { kind: 'invalid'; reason: string };
+
+function readFields(record: Record<string, unknown>): Fields {
+  const code = firstString(record, FIELDS.code);
+  if (code === undefined) {
+    return { kind: 'invalid', reason: `not a solution object: no code field (expected a string in one of ${FIELDS.code.join(', ')})` };
+  }
+  const languageName = record['language'];
+  let language: SolutionLanguage | null = null;
+  if (typeof languageName === 'string' && languageName.trim() !== '') {
+    language = normalizeLanguageName(languageName);
+    if (language === null) return { kind: 'invalid', reason: `unsupported language "${languageName}"` };
+  }
+  return {
+    kind: 'valid',
+    problemId: firstId(record, FIELDS.problem),
+    modelId: firstId(record, FIELDS.model),
+    promptId: firstId(record, FIELDS.prompt),
+    sampleId: firstId(record, FIELDS.sample) ?? null,
+    code,
+    language,
+  };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function firstString(record: Record<string, unknown>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = record[name];
+    if (typeof v === 'string') return v;
+  }
+  return undefined;
+}
+
+/** First field usable as an id: a one-line, non-blank string of sane length, or an integer. */
+function firstId(record: Record<string, unknown>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = record[name];
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+    if (typeof v === 'string' && v.trim() !== '' && !/[\r\n]/.test(v) && v.length <= MAX_ID_LENGTH) return v;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- path rules
+
+interface PathIds {
+  problemId: string;
+  modelId: string;
+  promptId: string | null;
+}
+
+function stemOf(name: string): string {
+  const ext = path.extname(name);
+  return ext === '' ? name : name.slice(0, -ext.length);
+}
+
+/** The folder `levelsUp` above the file, or the solutions folder's name at the top. */
+function folderName(parts: readonly string[], levelsUp: number, ctx: DiscoveryContext): string {
+  return parts[parts.length - 1 - levelsUp] ?? ctx.rootName;
+}
+
+/** Rules a–c of the module comment. */
+function idsFromPath(parts: readonly string[], ctx: DiscoveryContext): PathIds | null {
+  const stem = stemOf(parts[parts.length - 1] as string);
+  if (ctx.known.has(stem)) return { problemId: stem, promptId: null, modelId: folderName(parts, 1, ctx) };
+  const dotted = splitProblemAndPrompt(stem, ctx.known);
+  if (dotted !== null) return { ...dotted, modelId: folderName(parts, 1, ctx) };
+  const parent = parts[parts.length - 2];
+  if (parent !== undefined && ctx.known.has(parent)) {
+    return { problemId: parent, promptId: stem, modelId: folderName(parts, 2, ctx) };
+  }
+  return null;
+}
+
+/** `<problem>.<prompt>`, taking the longest known problem id before a dot. */
+function splitProblemAndPrompt(stem: string, known: ReadonlySet<string>): { problemId: string; promptId: string } | null {
+  for (let dot = stem.lastIndexOf('.'); dot > 0; dot = stem.lastIndexOf('.', dot - 1)) {
+    const problemId = stem.slice(0, dot);
+    const promptId = stem.slice(dot + 1);
+    if (known.has(problemId) && promptId !== '') return { problemId, promptId };
+  }
+  return null;
+}
+
+/** Model and prompt for a solution object that names its problem itself. */
+function pathIdsForProblem(parts: readonly string[], problemId: string, ctx: DiscoveryContext): PathIds {
+  const ids = idsFromPath(parts, ctx);
+  if (ids !== null && ids.problemId === problemId) return ids;
+  return { problemId, promptId: null, modelId: folderName(parts, 1, ctx) };
+}
+
+function unknownPathReason(parts: readonly string[]): string {
+  const stem = stemOf(parts[parts.length - 1] as string);
+  const parent = parts[parts.length - 2];
+  const tried = parent === undefined ? `"${stem}"` : `"${stem}" or folder "${parent}"`;
+  return `unknown problem: no problem file has the identifier ${tried}`;
+}
+
+function unknownProblemReason(problemId: string): string {
+  return `unknown problem "${problemId}": no problem file has this identifier`;
+}
+
+// ---------------------------------------------------------------- samples
+
+/** Numbers the samples of each (problem, prompt, model) that has several. */
+function numberSamples(submissions: Submission[]): void {
+  const groups = new Map<string, Submission[]>();
+  for (const s of submissions) {
+    const key = JSON.stringify([s.problemId, s.promptId, s.modelId]);
+    const list = groups.get(key);
+    if (list === undefined) groups.set(key, [s]);
+    else list.push(s);
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const taken = new Set(group.map((s) => s.sampleId).filter((id): id is string => id !== null));
+    let next = 0;
+    for (const s of group) {
+      if (s.sampleId !== null) continue;
+      while (taken.has(String(next))) next++;
+      s.sampleId = String(next);
+      taken.add(s.sampleId);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function submit(submission: Submission): Outcome {
+  return { kind: 'submission', submission };
+}
+
+function skip(source: string, reason: string): Outcome {
+  return { kind: 'skipped', skipped: { source, reason } };
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== undefined ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,216 @@
+/**
+ * Turns a model's answer into the code to run.
+ *
+ * Fenced answers: the content of the LAST fenced block (``` or ~~~, any
+ * indentation, CommonMark closing rules) is the answer, because the reference
+ * framework tells models to end with the solution in a fence; an empty last
+ * block defers to the last non-empty one. An unterminated final fence runs to
+ * the end of the text. The fence's indentation is removed from its lines.
+ * When code comes first and then a bare fence (a completion model closing the
+ * block its prompt opened), the text before that fence is a block too.
+ *
+ * Unfenced answers: leading and trailing lines are dropped only when they
+ * cannot be code (see `isProseLine`), plus a dangling leading comment close
+ * (a completion model continuing a comment from its prompt). Nothing in the
+ * middle is touched. When that would leave nothing, the text is kept, so the
+ * engine's error shows what the model said.
+ *
+ * Both: line endings become `\n`, a byte-order mark is removed, blank lines at
+ * either end are dropped and indentation common to every line is removed
+ * (so an indented answer is valid Python).
+ */
+
+export interface ExtractedCode {
+  code: string;
+  /** True when the code came from a fenced block. */
+  fenced: boolean;
+  /** First word of the fence's info string, lower-cased (`python`, `js`), or null. */
+  fenceLanguage: string | null;
+}
+
+interface FencedBlock {
+  language: string | null;
+  lines: string[];
+}
+
+const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+
+export function extractCode(raw: string): ExtractedCode {
+  const lines = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const blocks = findFencedBlocks(lines);
+  const answer = [...blocks].reverse().find((b) => b.lines.some((l) => l.trim() !== '')) ?? blocks[blocks.length - 1];
+  if (answer !== undefined) {
+    return { code: tidy(answer.lines), fenced: true, fenceLanguage: answer.language };
+  }
+  return { code: tidy(stripSurroundingProse(lines)), fenced: false, fenceLanguage: null };
+}
+
+function findFencedBlocks(lines: readonly string[]): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
+  let i = 0;
+  const first = lines.findIndex((l) => parseFenceOpen(l) !== null);
+  if (first > 0 && parseFenceOpen(lines[first] as string)?.info === '' && holdsCode(lines.slice(0, first))) {
+    // Code, then a bare fence: the model closed a block its prompt had opened.
+    blocks.push({ language: null, lines: stripSurroundingProse(lines.slice(0, first)) });
+    i = first + 1;
+  }
+  while (i < lines.length) {
+    const open = parseFenceOpen(lines[i] as string);
+    if (open === null) { i++; continue; }
+    const body: string[] = [];
+    i++;
+    while (i < lines.length && !closesFence(lines[i] as string, open.marker)) {
+      body.push(removeIndent(lines[i] as string, open.indent));
+      i++;
+    }
+    i++; // past the closing fence (or the end)
+    blocks.push({ language: fenceLanguage(open.info), lines: body });
+  }
+  return blocks;
+}
+
+function parseFenceOpen(line: string): { indent: number; marker: string; info: string } | null {
+  const m = FENCE_OPEN.exec(line);
+  if (m === null) return null;
+  const [, indent = '', marker = '', rest = ''] = m;
+  // A backtick fence's info string cannot hold a backtick: "```x```" is inline code.
+  if (marker.startsWith('`') && rest.includes('`')) return null;
+  return { indent: indent.length, marker, info: rest.trim() };
+}
+
+/** Some line is neither blank, nor prose, nor a stray comment close. */
+function holdsCode(lines: readonly string[]): boolean {
+  return lines.some((l) => !isBlank(l) && !isProseLine(l) && !DANGLING_COMMENT_CLOSE.test(l));
+}
+
+function closesFence(line: string, marker: string): boolean {
+  const m = FENCE_CLOSE.exec(line);
+  const close = m?.[1];
+  return close !== undefined && close[0] === marker[0] && close.length >= marker.length;
+}
+
+function fenceLanguage(info: string): string | null {
+  const word = /^[{.]?([\w+#-]+)/.exec(info);
+  return word?.[1] ? word[1].toLowerCase() : null;
+}
+
+/** Removes up to `width` leading whitespace characters, as CommonMark does for an indented fence. */
+function removeIndent(line: string, width: number): string {
+  let n = 0;
+  while (n < width && (line[n] === ' ' || line[n] === '\t')) n++;
+  return line.slice(n);
+}
+
+/** Blank lines at either end dropped, common indentation removed, joined with `\n`. */
+function tidy(lines: readonly string[]): string {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && isBlank(lines[start] as string)) start++;
+  while (end > start && isBlank(lines[end - 1] as string)) end--;
+  return dedent(lines.slice(start, end)).join('\n');
+}
+
+function dedent(lines: readonly string[]): string[] {
+  const indents = lines.filter((l) => !isBlank(l)).map((l) => /^[ \t]*/.exec(l)?.[0] ?? '');
+  if (indents.length === 0) return [...lines];
+  let common = indents[0] as string;
+  for (const ind of indents) {
+    let n = 0;
+    while (n < common.length && n < ind.length && common[n] === ind[n]) n++;
+    common = common.slice(0, n);
+  }
+  return common === '' ? [...lines] : lines.map((l) => (l.startsWith(common) ? l.slice(common.length) : l.trimStart()));
+}
+
+function isBlank(line: string): boolean {
+  return line.trim() === '';
+}
+
+function stripSurroundingProse(lines: readonly string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end) {
+    const line = lines[start] as string;
+    if (!(isBlank(line) || isProseLine(line) || DANGLING_COMMENT_CLOSE.test(line))) break;
+    start++;
+  }
+  while (end > start) {
+    const line = lines[end - 1] as string;
+    const continuesPrevious = end >= 2 && /\\\s*$/.test(lines[end - 2] as string);
+    if (!(isBlank(line) || (isProseLine(line) && !continuesPrevious))) break;
+    end--;
+  }
+  const kept = lines.slice(start, end);
+  return kept.some((l) => !isBlank(l)) ? kept : [...lines];
+}
+
+// A lone `*` `/` line before any code: the model closed a comment its prompt had opened.
+const DANGLING_COMMENT_CLOSE = /^\s*\*+\/\s*$/;
+
+/** Words that may precede an identifier on the same line in Python, JavaScript or TypeScript. */
+const PREFIX_WORDS = new Set([
+  // Python (with the soft keywords and Python 2's print/exec statements)
+  'and', 'as', 'assert', 'async', 'await', 'break', 'case', 'class', 'continue', 'def', 'del',
+  'elif', 'else', 'except', 'exec', 'for', 'from', 'global', 'if', 'import', 'in', 'is',
+  'lambda', 'match', 'nonlocal', 'not', 'or', 'print', 'raise', 'return', 'type', 'while',
+  'with', 'yield',
+  // JavaScript and TypeScript, contextual keywords included
+  'abstract', 'accessor', 'asserts', 'const', 'declare', 'default', 'delete', 'do', 'enum',
+  'export', 'extends', 'function', 'get', 'goto', 'implements', 'infer', 'instanceof',
+  'interface', 'keyof', 'let', 'module', 'namespace', 'new', 'of', 'out', 'override',
+  'package', 'private', 'protected', 'public', 'readonly', 'satisfies', 'set', 'static',
+  'throw', 'typeof', 'unique', 'using', 'var', 'void',
+]);
+
+/** Words that may follow an identifier on the same line. */
+const INFIX_WORDS = new Set([
+  'and', 'as', 'async', 'else', 'extends', 'for', 'from', 'if', 'implements', 'import', 'in',
+  'instanceof', 'is', 'not', 'of', 'or', 'satisfies',
+]);
+
+const BARE_WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** `Here's`, `Let's`, `don’t`: in code, a name followed by a string, never valid. */
+const CONTRACTION = /^([A-Za-z]+)['’][A-Za-z]*[.,:;!?]?$/;
+/** Python string prefixes: `f'…'`, `rb'…'` are strings, not a name and a string. */
+const STRING_PREFIX = /^(?:[rubft]|br|rb|fr|rf|tr|rt)$/i;
+
+/**
+ * A line that cannot be code in Python, JavaScript or TypeScript. It starts
+ * with plain words (so nothing on the line opened a string or comment) and
+ * either two of them sit side by side with no keyword that could join them
+ * (`the function`, `I will`, `the code:`), or a word runs into an apostrophe (`Here's`):
+ * in all three languages both are syntax errors. To be sure the line is not
+ * the end of a string or comment opened on an earlier line, it must not hold
+ * `"""`, `'''`, a comment close, `//`, `#`, `\`, brackets, `=`, `;`, `<`, `>`,
+ * or an odd number of `"` or backticks.
+ */
+function isProseLine(line: string): boolean {
+  const text = line.trim();
+  if (text === '' || /"""|'''|\*\/|\/\/|[#\\{}[\]=;<>]/.test(text)) return false;
+  if (count(text, '"') % 2 === 1 || count(text, '`') % 2 === 1) return false;
+  const words: string[] = [];
+  for (const token of text.split(/\s+/)) {
+    const contraction = CONTRACTION.exec(token);
+    if (contraction !== null && isPlainName(contraction[1] as string)) return true;
+    if (BARE_WORD.test(token)) { words.push(token); continue; }
+    // `the code:` is as impossible as `the code`: punctuation after the second
+    // name cannot join the two. It does end the run (`a, b` and `a. b` are code).
+    const unpunctuated = token.replace(/[.,:!?]$/, '');
+    if (BARE_WORD.test(unpunctuated)) words.push(unpunctuated);
+    break;
+  }
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (!PREFIX_WORDS.has(words[i] as string) && !INFIX_WORDS.has(words[i + 1] as string)) return true;
+  }
+  return false;
+}
+
+/** A name that is neither a keyword (`return'x'` is valid) nor a Python string prefix. */
+function isPlainName(stem: string): boolean {
+  return !STRING_PREFIX.test(stem) && !PREFIX_WORDS.has(stem) && !INFIX_WORDS.has(stem);
+}
+
+function count(text: string, ch: string): number {
+  return text.split(ch).length - 1;
+}

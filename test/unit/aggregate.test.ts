@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { aggregateResults, candidatePasses, type AggregatableResult } from '../../src/report/aggregate.js';
+import type { CandidateResult } from '../../src/report/scorecard.js';
+
+function result(
+  problem_id: string,
+  model_id: string,
+  prompt_id: string | null,
+  passed: number,
+  total: number,
+): AggregatableResult {
+  return { problem_id, model_id, prompt_id, passed, total };
+}
+
+// Two models, two problems, two prompts; gpt-4 has 3 samples per task.
+const RESULTS: AggregatableResult[] = [
+  // gpt-4 / add / brief: 1 of 3 samples passes every test
+  result('add', 'gpt-4', 'brief', 2, 2),
+  result('add', 'gpt-4', 'brief', 1, 2),
+  result('add', 'gpt-4', 'brief', 0, 2),
+  // gpt-4 / add / detailed: all 3 pass
+  result('add', 'gpt-4', 'detailed', 2, 2),
+  result('add', 'gpt-4', 'detailed', 2, 2),
+  result('add', 'gpt-4', 'detailed', 2, 2),
+  // gpt-4 / mul / brief: none passes
+  result('mul', 'gpt-4', 'brief', 1, 4),
+  result('mul', 'gpt-4', 'brief', 0, 4),
+  result('mul', 'gpt-4', 'brief', 3, 4),
+  // claude: one sample per task
+  result('mul', 'claude', 'brief', 4, 4),
+  result('add', 'claude', 'brief', 0, 0), // no tests: never counts as solving
+  // the problem's own optimal solution, without a prompt
+  result('mul', 'optimal', null, 4, 4),
+];
+
+const TAGS = new Map<string, readonly string[]>([
+  ['add', ['Arithmetic', 'Easy', 'Easy']],
+  ['mul', ['Arithmetic', 'Medium']],
+]);
+
+describe('aggregateResults', () => {
+  const agg = aggregateResults(RESULTS, { tagsByProblem: TAGS, ks: [1, 3] });
+
+  it('rolls up by model, sorted by id', () => {
+    expect(agg.models).toEqual([
+      { model_id: 'claude', candidates: 2, tests: 4, passed: 4, problems: 2, problems_solved: 1, pass_rate: 1 },
+      { model_id: 'gpt-4', candidates: 9, tests: 24, passed: 13, problems: 2, problems_solved: 1, pass_rate: 13 / 24 },
+      { model_id: 'optimal', candidates: 1, tests: 4, passed: 4, problems: 1, problems_solved: 1, pass_rate: 1 },
+    ]);
+  });
+
+  it('rolls up by prompt, with the null prompt first', () => {
+    expect(agg.prompts).toEqual([
+      { prompt_id: null, candidates: 1, tests: 4, passed: 4, problems: 1, problems_solved: 1, pass_rate: 1 },
+      { prompt_id: 'brief', candidates: 8, tests: 22, passed: 11, problems: 2, problems_solved: 2, pass_rate: 11 / 22 },
+      { prompt_id: 'detailed', candidates: 3, tests: 6, passed: 6, problems: 1, problems_solved: 1, pass_rate: 1 },
+    ]);
+  });
+
+  it('rolls up by tag, counting a candidate once per tag of its problem', () => {
+    expect(agg.tags).toEqual([
+      { tag: 'Arithmetic', candidates: 12, tests: 32, passed: 21, problems: 2, problems_solved: 2, pass_rate: 21 / 32 },
+      { tag: 'Easy', candidates: 7, tests: 12, passed: 9, problems: 1, problems_solved: 1, pass_rate: 9 / 12 },
+      { tag: 'Medium', candidates: 5, tests: 20, passed: 12, problems: 1, problems_solved: 1, pass_rate: 12 / 20 },
+    ]);
+  });
+
+  it('computes pass@k per model over (problem, prompt) tasks', () => {
+    const gpt4 = agg.pass_at_k.find((r) => r.model_id === 'gpt-4');
+    // tasks: add/brief n=3 c=1, add/detailed n=3 c=3, mul/brief n=3 c=0
+    expect(gpt4).toMatchObject({ tasks: 3, min_samples: 3, max_samples: 3 });
+    expect(gpt4?.values['pass@1']).toBeCloseTo((1 / 3 + 1 + 0) / 3, 15);
+    expect(gpt4?.values['pass@3']).toBeCloseTo((1 + 1 + 0) / 3, 15);
+    const claude = agg.pass_at_k.find((r) => r.model_id === 'claude');
+    expect(claude).toEqual({ model_id: 'claude', tasks: 2, min_samples: 1, max_samples: 1, values: { 'pass@1': 0.5, 'pass@3': null } });
+    expect(agg.pass_at_k.map((r) => r.model_id)).toEqual(['claude', 'gpt-4', 'optimal']);
+  });
+
+  it('is deterministic whatever order the candidates come in', () => {
+    const reversed = aggregateResults([...RESULTS].reverse(), { tagsByProblem: TAGS, ks: [3, 1] });
+    expect(reversed).toEqual(agg);
+  });
+
+  it('defaults to pass@1 and no tags', () => {
+    const plain = aggregateResults(RESULTS);
+    expect(plain.tags).toEqual([]);
+    expect(Object.keys(plain.pass_at_k[0]?.values ?? {})).toEqual(['pass@1']);
+  });
+
+  it('gives empty rows for no candidates', () => {
+    expect(aggregateResults([])).toEqual({ models: [], prompts: [], tags: [], pass_at_k: [] });
+  });
+
+  it('accepts whole CandidateResult objects from a scorecard', () => {
+    const full: CandidateResult = {
+      problem_id: 'add', model_id: 'm', prompt_id: 'p', sample_id: null, language: 'python', source: 'x.json',
+      status: 'passed', error: null, entry_point: 'add', passed: 1, total: 1, score: 1, duration_ms: 3, tests: [],
+    };
+    expect(aggregateResults([full]).models[0]).toMatchObject({ model_id: 'm', problems_solved: 1 });
+  });
+});
+
+describe('candidatePasses', () => {
+  it('needs at least one test and every test passed', () => {
+    expect(candidatePasses({ passed: 3, total: 3 })).toBe(true);
+    expect(candidatePasses({ passed: 2, total: 3 })).toBe(false);
+    expect(candidatePasses({ passed: 0, total: 0 })).toBe(false);
+  });
+});

@@ -1,0 +1,243 @@
+import { chmod, mkdtemp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discoverSubmissions, type Submission } from '../../src/solutions/discover.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MIXED = path.join(here, '../fixtures/solutions-mixed');
+const KNOWN = new Set(['add', 'multiply', 'str.concat']);
+const CORPUS = path.join(here, '../../../shared/corpus-sample');
+
+function find(subs: Submission[], source: string): Submission {
+  const found = subs.find((s) => s.source === path.join(MIXED, source));
+  if (found === undefined) throw new Error(`no submission from ${source}; have ${subs.map((s) => s.source).join(', ')}`);
+  return found;
+}
+
+function reasonFor(skipped: Array<{ source: string; reason: string }>, source: string): string {
+  const found = skipped.find((s) => s.source === path.join(MIXED, source));
+  if (found === undefined) throw new Error(`${source} was not skipped; skipped: ${skipped.map((s) => s.source).join(', ')}`);
+  return found.reason;
+}
+
+describe('discoverSubmissions on a folder mixing every layout', () => {
+  it('reads reference-framework solution objects with their fields', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    expect(find(submissions, 'gpt-4/add/brief_prompt.json')).toEqual({
+      problemId: 'add',
+      modelId: 'gpt-4',
+      promptId: 'brief_prompt',
+      sampleId: null,
+      source: path.join(MIXED, 'gpt-4/add/brief_prompt.json'),
+      raw: 'def add(a: int, b: int) -> int:\n    return a + b',
+      declaredLanguage: null,
+    });
+  });
+
+  it('falls back to <model>/<problem>/<prompt> path parts for missing fields', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const s = find(submissions, 'gpt-4/multiply/detailed_prompt.json');
+    expect([s.problemId, s.modelId, s.promptId]).toEqual(['multiply', 'gpt-4', 'detailed_prompt']);
+    expect(s.raw).toBe('```python\ndef multiply(a, b):\n    return a * b\n```');
+  });
+
+  it('keeps a solution object with empty code, which the reference framework grades as a failure', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const s = find(submissions, 'human/add/brief_prompt.json');
+    expect([s.problemId, s.modelId, s.promptId, s.raw]).toEqual(['add', 'human', 'brief_prompt', '']);
+  });
+
+  it('names plain source files by the documented path rules, language from the extension', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const ids = (src: string) => {
+      const s = find(submissions, src);
+      return [s.problemId, s.modelId, s.promptId, s.declaredLanguage];
+    };
+    expect(ids('gpt-4/add.js')).toEqual(['add', 'gpt-4', null, 'javascript']);
+    expect(ids('gpt-4/multiply.brief_prompt.py')).toEqual(['multiply', 'gpt-4', 'brief_prompt', 'python']);
+    expect(ids('claude/add/detailed_prompt.ts')).toEqual(['add', 'claude', 'detailed_prompt', 'typescript']);
+    // At the top level the model is the solutions folder's own name.
+    expect(ids('add.py')).toEqual(['add', 'solutions-mixed', null, 'python']);
+    // Problem ids may contain dots: the longest known prefix wins.
+    expect(ids('str.concat.v2.js')).toEqual(['str.concat', 'solutions-mixed', 'v2', 'javascript']);
+  });
+
+  it('keeps source text exactly as written', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const onDisk = await readFile(path.join(MIXED, 'claude/add/detailed_prompt.ts'), 'utf8');
+    expect(find(submissions, 'claude/add/detailed_prompt.ts').raw).toBe(onDisk);
+  });
+
+  it('reads JSON Lines with field aliases, file:line sources and numbered samples', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const fromJsonl = submissions.filter((s) => s.source.startsWith(path.join(MIXED, 'samples.jsonl:')));
+    expect(fromJsonl.map((s) => [s.source.split(':').pop(), s.problemId, s.modelId, s.promptId, s.sampleId, s.declaredLanguage])).toEqual([
+      ['1', 'add', 'samples', null, '0', null],
+      ['2', 'add', 'samples', null, '1', null],
+      ['9', 'add', 'samples', null, '2', null],
+      ['10', 'multiply', 'm2', 'brief', '7', 'javascript'],
+      ['11', 'multiply', 'm2', 'brief', '0', null],
+      // `prompt` holding prompt text (several lines) is not taken as an id.
+      ['12', 'multiply', 'm2', null, null, 'python'],
+    ]);
+    expect(find(submissions, 'samples.jsonl:2').raw).toBe('def add(a, b):\n    return a - b\n');
+  });
+
+  it('defaults a JSONL model to the folder holding the file', async () => {
+    const { submissions } = await discoverSubmissions(MIXED, KNOWN);
+    const lines = submissions.filter((s) => s.source.startsWith(path.join(MIXED, 'gpt-4/extra.jsonl:')));
+    expect(lines.map((s) => [s.problemId, s.modelId, s.promptId, s.sampleId])).toEqual([
+      ['str.concat', 'gpt-4', 'v1', '0'],
+      ['str.concat', 'gpt-4', 'v1', 's1'],
+    ]);
+  });
+
+  it('reports each bad JSONL line with file:line and a reason, and goes on', async () => {
+    const { skipped } = await discoverSubmissions(MIXED, KNOWN);
+    expect(reasonFor(skipped, 'samples.jsonl:4')).toMatch(/^invalid JSON/);
+    expect(reasonFor(skipped, 'samples.jsonl:5')).toMatch(/^no problem id/);
+    expect(reasonFor(skipped, 'samples.jsonl:6')).toBe('unknown problem "divide": no problem file has this identifier');
+    expect(reasonFor(skipped, 'samples.jsonl:7')).toMatch(/no code field/);
+    expect(reasonFor(skipped, 'samples.jsonl:8')).toMatch(/expected a JSON object/);
+    expect(reasonFor(skipped, 'samples.jsonl:13')).toBe('unsupported language "Rust"');
+    expect(skipped.some((s) => s.source.endsWith('samples.jsonl:3'))).toBe(false); // blank line
+  });
+
+  it('skips unknown problems, empty files, non-solution JSON and other files with reasons', async () => {
+    const { skipped } = await discoverSubmissions(MIXED, KNOWN);
+    expect(reasonFor(skipped, 'gpt-4/nothing.js')).toMatch(/^unknown problem: no problem file has the identifier "nothing" or folder "gpt-4"/);
+    expect(reasonFor(skipped, 'gpt-4/multiply.js')).toBe('empty file');
+    expect(reasonFor(skipped, 'notes.md')).toMatch(/^not a solution file/);
+    expect(reasonFor(skipped, 'gpt-4/array.json')).toMatch(/holds an array/);
+    expect(reasonFor(skipped, 'gpt-4/bad.json')).toMatch(/^invalid JSON/);
+    expect(reasonFor(skipped, 'gpt-4/problem-file.json')).toMatch(/looks like a problem file/);
+    expect(reasonFor(skipped, 'gpt-4/nocode.json')).toMatch(/no code field/);
+    expect(reasonFor(skipped, 'gpt-4/cpp.json')).toBe('unsupported language "cpp"');
+  });
+
+  it('accounts for every file, ignores dot-folders, and returns a stable sorted order', async () => {
+    const first = await discoverSubmissions(MIXED, KNOWN);
+    const second = await discoverSubmissions(MIXED, KNOWN);
+    expect(second).toEqual(first);
+    const files = (await listFiles(MIXED)).filter((f) => !f.split(path.sep).some((p) => p.startsWith('.')));
+    const accountedFor = new Set([...first.submissions, ...first.skipped].map((s) => s.source.replace(/:\d+$/, '')));
+    expect([...accountedFor].sort()).toEqual(files.map((f) => path.join(MIXED, f)).sort());
+    expect(first.submissions.some((s) => s.source.includes('.hidden'))).toBe(false);
+    const sources = first.submissions.map((s) => s.source);
+    expect(sources.indexOf(path.join(MIXED, 'add.py'))).toBeLessThan(sources.indexOf(path.join(MIXED, 'claude/add/detailed_prompt.ts')));
+  });
+});
+
+describe('discoverSubmissions on awkward folders', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'solutions-discover-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('survives a symbolic link loop and reads each folder once', async () => {
+    await mkdir(path.join(dir, 'm', 'add'), { recursive: true });
+    await writeFile(path.join(dir, 'm', 'add', 'p.js'), 'function add(a, b) { return a + b }');
+    await symlink('..', path.join(dir, 'm', 'add', 'loop'));
+    await symlink(path.join(dir, 'm'), path.join(dir, 'm-again'));
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(submissions.map((s) => s.source)).toEqual([path.join(dir, 'm', 'add', 'p.js')]);
+    expect(skipped.map((s) => s.source).sort()).toEqual([path.join(dir, 'm', 'add', 'loop'), path.join(dir, 'm-again')].sort());
+    expect(skipped[0]?.reason).toMatch(/^folder already read \(symbolic link to /);
+  });
+
+  it('reports a broken link as unreadable', async () => {
+    await symlink(path.join(dir, 'missing.js'), path.join(dir, 'add.js'));
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(submissions).toEqual([]);
+    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: ENOENT/) }]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('reports a file it may not read as unreadable', async () => {
+    await writeFile(path.join(dir, 'add.js'), 'function add(a, b) { return a + b }');
+    await chmod(path.join(dir, 'add.js'), 0o000);
+    const { skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: EACCES/) }]);
+  });
+
+  it('ignores node_modules and dot-files', async () => {
+    await mkdir(path.join(dir, 'node_modules', 'x'), { recursive: true });
+    await writeFile(path.join(dir, 'node_modules', 'x', 'add.js'), 'function add() {}');
+    await writeFile(path.join(dir, '.DS_Store'), 'junk');
+    await writeFile(path.join(dir, 'add.js'), 'function add() {}');
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(submissions.map((s) => s.source)).toEqual([path.join(dir, 'add.js')]);
+    expect(skipped).toEqual([]);
+  });
+
+  it('numbers samples across files of the same (problem, prompt, model)', async () => {
+    await mkdir(path.join(dir, 'm'));
+    await writeFile(path.join(dir, 'm', 'add.js'), 'function add(a, b) { return a + b }');
+    await writeFile(path.join(dir, 'm', 'add.py'), 'def add(a, b):\n    return a + b\n');
+    const { submissions } = await discoverSubmissions(dir, KNOWN);
+    expect(submissions.map((s) => [path.basename(s.source), s.sampleId])).toEqual([
+      ['add.js', '0'],
+      ['add.py', '1'],
+    ]);
+  });
+
+  it('reports an empty JSONL file and one of blank lines as empty', async () => {
+    await writeFile(path.join(dir, 'a.jsonl'), '');
+    await writeFile(path.join(dir, 'b.jsonl'), '\n\n  \n');
+    const { skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(skipped.map((s) => s.reason)).toEqual(['empty file', 'empty file']);
+  });
+
+  it('throws, naming the folder, when it is missing or a file', async () => {
+    const missing = path.join(dir, 'nope');
+    await expect(discoverSubmissions(missing, KNOWN)).rejects.toThrow(missing);
+    const file = path.join(dir, 'file.txt');
+    await writeFile(file, 'x');
+    await expect(discoverSubmissions(file, KNOWN)).rejects.toThrow(`solutions path is not a folder: ${file}`);
+  });
+});
+
+describe.skipIf(!existsSync(CORPUS))('discoverSubmissions on the reference corpus', () => {
+  for (const set of ['basic', 'bugfixing']) {
+    it(`accounts for every file of ${set}/solutions with ids matching the fields`, async () => {
+      const problemsDir = path.join(CORPUS, set, 'problems');
+      const known = new Set<string>();
+      for (const f of await readdir(problemsDir)) {
+        const doc = JSON.parse(await readFile(path.join(problemsDir, f), 'utf8')) as { identifier: string };
+        known.add(doc.identifier);
+      }
+      const dir = path.join(CORPUS, set, 'solutions');
+      const { submissions, skipped } = await discoverSubmissions(dir, known);
+      const files = (await listFiles(dir)).map((f) => path.join(dir, f));
+      const sources = [...submissions, ...skipped].map((s) => s.source);
+      expect(sources.sort()).toEqual(files.sort());
+      expect(skipped).toEqual([]);
+      for (const s of submissions) {
+        const doc = JSON.parse(await readFile(s.source, 'utf8')) as Record<string, string>;
+        expect([s.problemId, s.modelId, s.promptId, s.raw]).toEqual([
+          doc['problem_identifier'],
+          doc['model_identifier'],
+          doc['prompt_identifier'],
+          doc['solution_code'],
+        ]);
+      }
+    });
+  }
+});
+
+/** Every regular file under `dir`, relative, found independently of the code under test. */
+async function listFiles(dir: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await readdir(path.join(dir, rel))) {
+    const relPath = path.join(rel, name);
+    const info = await stat(path.join(dir, relPath));
+    if (info.isDirectory()) out.push(...(await listFiles(dir, relPath)));
+    else out.push(relPath);
+  }
+  return out;
+}

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { extractCode } from '../../src/solutions/extract-code.js';
+
+const fence = '```';
+
+describe('extractCode with fenced blocks', () => {
+  it('takes the code out of a fence with a language and surrounding prose', () => {
+    const raw = `Here is my solution:\n\n${fence}python\ndef add(a, b):\n    return a + b\n${fence}\n\nIt adds the numbers.`;
+    expect(extractCode(raw)).toEqual({ code: 'def add(a, b):\n    return a + b', fenced: true, fenceLanguage: 'python' });
+  });
+
+  it('lower-cases the fence language and reads only its first word', () => {
+    // As in the corpus: gpt-4 wrote ```Python.
+    const raw = `${fence}Python title="x.py"\ndef multiply(a: int, b: int) -> int:\n    return a * b\n${fence}\nUse the 'multiplication' operator (\`*\`).`;
+    expect(extractCode(raw)).toEqual({ code: 'def multiply(a: int, b: int) -> int:\n    return a * b', fenced: true, fenceLanguage: 'python' });
+  });
+
+  it('takes the LAST of several blocks', () => {
+    const raw = [
+      'First attempt:', `${fence}js`, 'function f(a) { return a }', fence,
+      'Better:', `${fence}ts`, 'function f(a: number): number { return a + 1 }', fence, 'Done.',
+    ].join('\n');
+    expect(extractCode(raw)).toEqual({ code: 'function f(a: number): number { return a + 1 }', fenced: true, fenceLanguage: 'ts' });
+  });
+
+  it('skips an empty last block for the last one with code', () => {
+    const raw = `${fence}js\nconst x = 1;\n${fence}\n${fence}\n\n${fence}`;
+    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: 'js' });
+  });
+
+  it('returns empty code when the only block is empty', () => {
+    expect(extractCode(`${fence}python\n${fence}`)).toEqual({ code: '', fenced: true, fenceLanguage: 'python' });
+  });
+
+  it('reads a fence without a language', () => {
+    expect(extractCode(`${fence}\nx = 1\n${fence}`)).toEqual({ code: 'x = 1', fenced: true, fenceLanguage: null });
+  });
+
+  it('reads tilde fences, and does not close a fence with the other marker', () => {
+    const raw = `~~~py\ns = """\n${fence}\n"""\n~~~`;
+    expect(extractCode(raw)).toEqual({ code: `s = """\n${fence}\n"""`, fenced: true, fenceLanguage: 'py' });
+  });
+
+  it('needs a closing fence at least as long as the opening one', () => {
+    const raw = `${fence}\`markdown\nExample:\n${fence}js\nf()\n${fence}\n${fence}\``;
+    expect(extractCode(raw).code).toBe(`Example:\n${fence}js\nf()\n${fence}`);
+  });
+
+  it('runs an unterminated final fence to the end of the text', () => {
+    const raw = `Sure.\n${fence}javascript\nfunction add(a, b) {\n  return a + b;\n}\n`;
+    expect(extractCode(raw)).toEqual({ code: 'function add(a, b) {\n  return a + b;\n}', fenced: true, fenceLanguage: 'javascript' });
+  });
+
+  it('handles CRLF line endings', () => {
+    const raw = `Code:\r\n${fence}python\r\ndef f():\r\n    return 1\r\n${fence}\r\n`;
+    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: 'python' });
+  });
+
+  it('removes the indentation of an indented fence (inside a list item)', () => {
+    const raw = `1. Define it:\n\n   ${fence}python\n   def f(x):\n       return x\n   ${fence}\n`;
+    expect(extractCode(raw)).toEqual({ code: 'def f(x):\n    return x', fenced: true, fenceLanguage: 'python' });
+  });
+
+  it('takes code before a bare closing fence as the block the prompt opened', () => {
+    const raw = `def f():\n    return 1\n${fence}\n\nThis returns one.`;
+    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: null });
+    // A later block is still the last one.
+    const withLater = `x = 1\n${fence}\nBetter:\n${fence}python\nx = 2\n${fence}`;
+    expect(extractCode(withLater).code).toBe('x = 2');
+  });
+
+  it('still opens a bare fence after prose only', () => {
+    const raw = `Here is the code:\n\n${fence}\nconst x = 1;\n${fence}`;
+    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: null });
+  });
+
+  it('does not take inline triple backticks on one line for a fence', () => {
+    expect(extractCode('Use ```x = 1``` here').fenced).toBe(false);
+  });
+});
+
+describe('extractCode without fences', () => {
+  it('drops a leading prose line followed by a blank line (corpus: gpt-4, basic problem_1)', () => {
+    const raw = 'Here is the function definition:\n\ndef add(a: int, b: int) -> int:\n    return a + b';
+    expect(extractCode(raw)).toEqual({ code: 'def add(a: int, b: int) -> int:\n    return a + b', fenced: false, fenceLanguage: null });
+  });
+
+  it('drops "Here is the code:" and similar sentences ending in a colon', () => {
+    expect(extractCode('Here is the code:\nconst x = 1;').code).toBe('const x = 1;');
+    expect(extractCode('The solution is as follows:\n\ndef f():\n    pass').code).toBe('def f():\n    pass');
+  });
+
+  it('drops an indented leading sentence left by a completion model (corpus: text-davinci-002)', () => {
+    const raw = ' Do not any include test code after the Markdown code block.\n\ndef concatenate(a: str, b: str) -> str:\n    return a + b';
+    expect(extractCode(raw).code).toBe('def concatenate(a: str, b: str) -> str:\n    return a + b');
+  });
+
+  it('drops a dangling comment close before the code', () => {
+    const raw = '\n\n*/\n\nfunction multiply(a, b) {\n\treturn a * b;\n}';
+    expect(extractCode(raw).code).toBe('function multiply(a, b) {\n\treturn a * b;\n}');
+  });
+
+  it("drops contractions (Here's) and trailing explanations", () => {
+    const raw = "Here's the code:\nfunction f(a) {\n  return a;\n}\n\nThis function returns its argument.\nI hope it helps!";
+    expect(extractCode(raw).code).toBe('function f(a) {\n  return a;\n}');
+  });
+
+  it('keeps lines that could be code, however prose-like', () => {
+    const cases = [
+      'Foo is not None',           // a Python expression statement
+      'Solution:',                 // a JavaScript label
+      'print the_result',          // Python 2 print statement
+      'x = compute(a, b)',
+      '# Here is the function',    // a comment
+      'return value if ok else other',
+      'export default class Foo extends Bar',
+      'let us = 1',
+      "return'x'",
+      'for item in items:',
+      'case Point:',
+      'except ValueError as error:',
+      'public readonly size: number',
+      'while not done:',
+      'a, b',
+    ];
+    for (const line of cases) {
+      expect(extractCode(`${line}\nfoo()\n${line}`).code, line).toBe(`${line}\nfoo()\n${line}`);
+    }
+  });
+
+  it('keeps a trailing line that closes a string or comment opened above it', () => {
+    const docstring = 'def f():\n    """\n    Returns one.\n    """\n    return 1\nx = """\nThe end of the text"""';
+    expect(extractCode(docstring).code).toBe(docstring);
+    const comment = 'function f() {}\n/*\nThat was the function. */';
+    expect(extractCode(comment).code).toBe(comment);
+    const continued = 's = "first part \\\nand the rest of it"';
+    expect(extractCode(continued).code).toBe(continued);
+  });
+
+  it('keeps the middle of the text untouched', () => {
+    const raw = 'def f():\n    return 1\n\nThe second one:\n\ndef g():\n    return 2';
+    expect(extractCode(raw).code).toBe(raw);
+  });
+
+  it('keeps everything when nothing but prose is left, so the error shows what was said', () => {
+    const raw = 'I cannot solve this problem.\n';
+    expect(extractCode(raw)).toEqual({ code: 'I cannot solve this problem.', fenced: false, fenceLanguage: null });
+  });
+
+  it('leaves the empty string empty', () => {
+    expect(extractCode('')).toEqual({ code: '', fenced: false, fenceLanguage: null });
+    expect(extractCode('\n \n')).toEqual({ code: '', fenced: false, fenceLanguage: null });
+  });
+
+  it('removes common indentation and a byte-order mark, and normalizes CRLF', () => {
+    expect(extractCode('\uFEFF    def f():\r\n        return 1\r\n').code).toBe('def f():\n    return 1');
+  });
+
+  it('keeps code that is already clean byte for byte (bar the final newline)', () => {
+    const raw = 'def factorial(n: int) -> int:\n    if n == 0:\n        return 1\n    else:\n        return n * factorial(n-1)\n';
+    expect(extractCode(raw).code).toBe(raw.trimEnd());
+  });
+});
