@@ -1,0 +1,522 @@
+// evalrun's Python boot script. It runs inside a fresh isolated-vm context
+// BEFORE Pyodide's own two scripts (pyodide.asm.js, pyodide.js, both turned
+// into plain scripts by the host), and turns the bare context into the
+// "shell" environment Pyodide expects:
+//
+// - files come from `__evalrunInput`, handed in by the host as buffers; there
+//   is no file system, network or host callback behind `readbuffer`;
+// - the context has no TextEncoder/TextDecoder/crypto/performance, so small
+//   local versions are provided;
+// - async WebAssembly.compile/instantiate may never settle inside an isolate,
+//   so they are replaced by wrappers around the synchronous constructors;
+// - WebAssembly memory is not counted by the isolate's heap limit, so
+//   Memory.prototype.grow and Table.prototype.grow are capped here;
+// - after boot every global this script or Pyodide's loader added is
+//   removed, together with every way to build new WebAssembly objects.
+//
+// The script evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
+// which the host calls once. Everything the host later calls is a function
+// of the object that boot stores in `__evalrunApi` (the host takes references
+// and deletes the global at once).
+(function () {
+  'use strict';
+
+  const G = globalThis;
+  const ReflectApply = Reflect.apply;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
+  const ObjectKeys = Object.keys;
+  const StringCtor = String;
+  const ErrorCtor = Error;
+  const RangeErrorCtor = RangeError;
+  const TypeErrorCtor = TypeError;
+  const PromiseResolve = Promise.resolve.bind(Promise);
+  const PromiseReject = Promise.reject.bind(Promise);
+  const DateNow = Date.now;
+  const fromCharCode = String.fromCharCode;
+  const MathMin = Math.min;
+  const Uint8ArrayCtor = Uint8Array;
+  const Uint16ArrayCtor = Uint16Array;
+  const ArrayBufferCtor = ArrayBuffer;
+  const SharedArrayBufferCtor = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+  const ArrayPush = Array.prototype.push;
+  const ArrayJoin = Array.prototype.join;
+  const StringCharCodeAt = String.prototype.charCodeAt;
+  const TypedArraySubarray = Uint8Array.prototype.subarray;
+  const now = () => ReflectApply(DateNow, Date, []);
+
+  // Globals of the bare context: everything else is removed after boot.
+  const baselineGlobals = new Set(ObjectGetOwnPropertyNames(G));
+  for (const name of ['__evalrunInput', '__evalrunStdlib', '__evalrunSnapshot']) baselineGlobals.delete(name);
+
+  const input = G.__evalrunInput;
+  const files = input.files;
+  files['/pyodide/python_stdlib.zip'] = new Uint8ArrayCtor(G.__evalrunStdlib);
+  if (G.__evalrunSnapshot !== undefined) files.__snapshot = new Uint8ArrayCtor(G.__evalrunSnapshot);
+  delete G.__evalrunInput;
+  delete G.__evalrunStdlib;
+  delete G.__evalrunSnapshot;
+  const pyodideWasm = input.wasm;
+  let memoryCapBytes = input.memoryCapBytes;
+  let memoryCapHit = false;
+
+  // ---- files ---------------------------------------------------------------
+
+  G.readbuffer = (path) => {
+    const file = files[path];
+    if (file === undefined) throw new ErrorCtor('evalrun: no such boot file: ' + path);
+    return file;
+  };
+  // The loader only tests that these exist to recognise a "shell".
+  G.read = (path) => {
+    throw new ErrorCtor('evalrun: no file reads in this sandbox: ' + path);
+  };
+  G.load = () => {
+    throw new ErrorCtor('evalrun: no script loading in this sandbox');
+  };
+
+  // ---- randomness and clock ------------------------------------------------
+
+  // Seeded, so that everything Pyodide derives from "urandom" (hash secret,
+  // the random module's first seed, tempfile names) is reproducible.
+  let randomState = input.seed >>> 0;
+  function nextRandom() {
+    randomState = (randomState + 0x6d2b79f5) >>> 0;
+    let t = randomState;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  G.crypto = {
+    getRandomValues(view) {
+      const bytes = new Uint8ArrayCtor(view.buffer, view.byteOffset, view.byteLength);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = nextRandom() & 0xff;
+      return view;
+    },
+  };
+  const clockOrigin = now();
+  G.performance = { now: () => now() - clockOrigin };
+
+  // ---- TextEncoder / TextDecoder -------------------------------------------
+
+  const CHUNK = 8192;
+  function unitsToString(units, length) {
+    let out = '';
+    for (let i = 0; i < length; i += CHUNK) {
+      out += ReflectApply(fromCharCode, null, ReflectApply(TypedArraySubarray, units, [i, MathMin(length, i + CHUNK)]));
+    }
+    return out;
+  }
+  function asBytes(input) {
+    if (input === undefined) return new Uint8ArrayCtor(0);
+    if (input instanceof ArrayBufferCtor || input instanceof SharedArrayBufferCtor) return new Uint8ArrayCtor(input);
+    return new Uint8ArrayCtor(input.buffer, input.byteOffset, input.byteLength);
+  }
+  function decodeUtf8(bytes, fatal, ignoreBOM) {
+    const n = bytes.length;
+    const units = new Uint16ArrayCtor(n + 1);
+    let u = 0;
+    let i = !ignoreBOM && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    while (i < n) {
+      const b0 = bytes[i];
+      if (b0 < 0x80) {
+        units[u++] = b0;
+        i++;
+        continue;
+      }
+      let need = 0;
+      let cp = 0;
+      let min = 0;
+      if (b0 >= 0xc2 && b0 <= 0xdf) {
+        need = 1;
+        cp = b0 & 0x1f;
+        min = 0x80;
+      } else if (b0 >= 0xe0 && b0 <= 0xef) {
+        need = 2;
+        cp = b0 & 0x0f;
+        min = 0x800;
+      } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+        need = 3;
+        cp = b0 & 0x07;
+        min = 0x10000;
+      }
+      let j = 1;
+      if (need > 0) {
+        for (; j <= need; j++) {
+          if (i + j >= n || (bytes[i + j] & 0xc0) !== 0x80) break;
+          cp = (cp << 6) | (bytes[i + j] & 0x3f);
+        }
+      }
+      if (need === 0 || j <= need || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        if (fatal) throw new TypeErrorCtor('The encoded data was not valid for encoding utf-8');
+        units[u++] = 0xfffd;
+        i += need === 0 ? 1 : j;
+        continue;
+      }
+      i += need + 1;
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        units[u++] = 0xd800 | (cp >> 10);
+        units[u++] = 0xdc00 | (cp & 0x3ff);
+      } else {
+        units[u++] = cp;
+      }
+    }
+    return unitsToString(units, u);
+  }
+  function decodeUtf16le(bytes, ignoreBOM) {
+    const count = bytes.length >> 1;
+    const units = new Uint16ArrayCtor(count);
+    for (let k = 0; k < count; k++) units[k] = bytes[2 * k] | (bytes[2 * k + 1] << 8);
+    const start = !ignoreBOM && count > 0 && units[0] === 0xfeff ? 1 : 0;
+    return unitsToString(ReflectApply(TypedArraySubarray, units, [start, count]), count - start);
+  }
+  function decodeLatin1(bytes) {
+    return unitsToString(bytes, bytes.length);
+  }
+  class TextDecoder {
+    constructor(label = 'utf-8', options = {}) {
+      const name = StringCtor(label).toLowerCase();
+      if (name === 'utf-8' || name === 'utf8' || name === 'unicode-1-1-utf-8') this.encoding = 'utf-8';
+      else if (name === 'utf-16le' || name === 'utf-16') this.encoding = 'utf-16le';
+      else if (name === 'latin1' || name === 'iso-8859-1' || name === 'ascii' || name === 'us-ascii') this.encoding = 'latin1';
+      else throw new RangeErrorCtor('evalrun: unsupported encoding ' + name);
+      this.fatal = !!(options && options.fatal);
+      this.ignoreBOM = !!(options && options.ignoreBOM);
+    }
+    decode(input) {
+      const bytes = asBytes(input);
+      if (this.encoding === 'utf-8') return decodeUtf8(bytes, this.fatal, this.ignoreBOM);
+      if (this.encoding === 'utf-16le') return decodeUtf16le(bytes, this.ignoreBOM);
+      return decodeLatin1(bytes);
+    }
+  }
+  // Writes UTF-8 for as many whole characters as fit; returns what it used.
+  function encodeInto(str, dest) {
+    const s = StringCtor(str);
+    const n = s.length;
+    const cap = dest.length;
+    let read = 0;
+    let written = 0;
+    while (read < n) {
+      let cp = ReflectApply(StringCharCodeAt, s, [read]);
+      let units = 1;
+      if (cp >= 0xd800 && cp <= 0xdbff && read + 1 < n) {
+        const lo = ReflectApply(StringCharCodeAt, s, [read + 1]);
+        if (lo >= 0xdc00 && lo <= 0xdfff) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          units = 2;
+        }
+      }
+      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+      const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      if (written + size > cap) break;
+      if (size === 1) dest[written++] = cp;
+      else if (size === 2) {
+        dest[written++] = 0xc0 | (cp >> 6);
+        dest[written++] = 0x80 | (cp & 0x3f);
+      } else if (size === 3) {
+        dest[written++] = 0xe0 | (cp >> 12);
+        dest[written++] = 0x80 | ((cp >> 6) & 0x3f);
+        dest[written++] = 0x80 | (cp & 0x3f);
+      } else {
+        dest[written++] = 0xf0 | (cp >> 18);
+        dest[written++] = 0x80 | ((cp >> 12) & 0x3f);
+        dest[written++] = 0x80 | ((cp >> 6) & 0x3f);
+        dest[written++] = 0x80 | (cp & 0x3f);
+      }
+      read += units;
+    }
+    return { read, written };
+  }
+  class TextEncoder {
+    get encoding() {
+      return 'utf-8';
+    }
+    encode(str = '') {
+      const s = StringCtor(str);
+      const buffer = new Uint8ArrayCtor(s.length * 3);
+      const { written } = encodeInto(s, buffer);
+      return buffer.slice(0, written);
+    }
+    encodeInto(str, dest) {
+      return encodeInto(str, dest);
+    }
+  }
+  G.TextDecoder = TextDecoder;
+  G.TextEncoder = TextEncoder;
+
+  // ---- WebAssembly ---------------------------------------------------------
+
+  const W = G.WebAssembly;
+  const WasmModule = W.Module;
+  const WasmInstance = W.Instance;
+  const WasmMemory = W.Memory;
+  const WasmTable = W.Table;
+  const WasmGlobal = W.Global;
+  const MemoryGrow = W.Memory.prototype.grow;
+  const MemoryBuffer = ObjectGetOwnPropertyDescriptor(W.Memory.prototype, 'buffer').get;
+  const TableGrow = W.Table.prototype.grow;
+  const TableLength = ObjectGetOwnPropertyDescriptor(W.Table.prototype, 'length').get;
+  const ArrayBufferByteLength = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const WASM_PAGE = 65536;
+  // Function tables only grow when libraries load; this bound is generous.
+  const TABLE_CAP = 1 << 20;
+
+  // The boot file named pyodide.asm.wasm is a placeholder (the loader reads
+  // it, then copies it): the host hands in the module compiled once per
+  // process instead of its bytes.
+  const PLACEHOLDER = 'evalrun:pyodide.asm.wasm';
+  function isPlaceholder(source) {
+    const bytes = asBytes(source);
+    if (bytes.length !== PLACEHOLDER.length) return false;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] !== ReflectApply(StringCharCodeAt, PLACEHOLDER, [i])) return false;
+    return true;
+  }
+  function toModule(source) {
+    if (source instanceof WasmModule) return source;
+    if (isPlaceholder(source)) return pyodideWasm;
+    return new WasmModule(source);
+  }
+  function compile(source) {
+    try {
+      return PromiseResolve(toModule(source));
+    } catch (e) {
+      return PromiseReject(e);
+    }
+  }
+  function instantiate(source, imports) {
+    try {
+      if (source instanceof WasmModule) return PromiseResolve(new WasmInstance(source, imports));
+      const module = toModule(source);
+      if (module === pyodideWasm && imports && imports.env) watchBridgeImports(imports.env);
+      return PromiseResolve({ module, instance: new WasmInstance(module, imports) });
+    } catch (e) {
+      return PromiseReject(e);
+    }
+  }
+  ObjectDefineProperty(W, 'compile', { value: compile, writable: true, configurable: true });
+  ObjectDefineProperty(W, 'instantiate', { value: instantiate, writable: true, configurable: true });
+  ObjectDefineProperty(W.Memory.prototype, 'grow', {
+    value: function grow(delta) {
+      const current = ReflectApply(ArrayBufferByteLength, ReflectApply(MemoryBuffer, this, []), []);
+      if (current + delta * WASM_PAGE > memoryCapBytes) {
+        memoryCapHit = true;
+        throw new RangeErrorCtor('evalrun: WebAssembly memory limit reached');
+      }
+      return ReflectApply(MemoryGrow, this, [delta]);
+    },
+    writable: true,
+    configurable: true,
+  });
+  ObjectDefineProperty(W.Table.prototype, 'grow', {
+    value: function grow(delta, init) {
+      if (ReflectApply(TableLength, this, []) + delta > TABLE_CAP) {
+        throw new RangeErrorCtor('evalrun: WebAssembly table limit reached');
+      }
+      return ReflectApply(TableGrow, this, arguments.length > 1 ? [delta, init] : [delta]);
+    },
+    writable: true,
+    configurable: true,
+  });
+
+  // Python reaches JavaScript only through Pyodide's JsProxy machinery, whose
+  // C side calls these imports. Counting their calls while a candidate runs
+  // tells whether it touched JavaScript at all (then the interpreter is not
+  // reused: what it changed there cannot be checked).
+  let bridgeCalls = 0;
+  // JsvArray_Get is left out: the harness's own calls read their JavaScript
+  // argument arrays with it, and reading an array element changes nothing.
+  const BRIDGE_IMPORT = /^(?!JsvArray_Get$)_?(JsProxy_|JsObjMap_|JsArray_|JsMap_|JsModule_|JsBuffer_|JsDoubleProxy_|JsvObject_|JsvFunction_|JsvArray_|JsvMap_|JsvSet_|JsvBuffer_|JsvPromise_|Jsv_|JsObject_|raw_call_js|python2js_custom|destroy_proxies_js)/;
+  function watchBridgeImports(env) {
+    for (const name of ObjectKeys(env)) {
+      const fn = env[name];
+      if (typeof fn !== 'function' || !BRIDGE_IMPORT.test(name)) continue;
+      const wrapped = function () {
+        bridgeCalls++;
+        return ReflectApply(fn, this, arguments);
+      };
+      if (fn.sig !== undefined) wrapped.sig = fn.sig;
+      env[name] = wrapped;
+    }
+  }
+
+  // Nothing may create new WebAssembly objects once Pyodide runs: memories
+  // and tables would escape the caps above, and modules would be new code.
+  function sealWebAssembly() {
+    for (const name of ['Module', 'Instance', 'Memory', 'Table', 'Global', 'compile', 'instantiate', 'compileStreaming', 'instantiateStreaming', 'validate']) {
+      delete W[name];
+    }
+    for (const Ctor of [WasmModule, WasmInstance, WasmMemory, WasmTable, WasmGlobal]) {
+      delete Ctor.prototype.constructor;
+    }
+  }
+
+  // ---- boot ----------------------------------------------------------------
+
+  function cleanGlobals() {
+    for (const name of ObjectGetOwnPropertyNames(G)) {
+      if (baselineGlobals.has(name)) continue;
+      if (name === 'TextDecoder' || name === 'TextEncoder' || name === 'crypto' || name === 'performance') continue;
+      if (!delete G[name]) throw new ErrorCtor('evalrun: cannot remove the global ' + name);
+    }
+  }
+
+  G.__evalrunBoot = function boot(config) {
+    delete G.__evalrunBoot;
+    const createPyodideModule = G.__evalrunCreatePyodideModule;
+    const loadPyodide = G.__evalrunLoadPyodide;
+    const stderr = [];
+    // Pyodide reports some boot failures only through console.warn.
+    const log = (...args) => {
+      if (stderr.length < 50) ReflectApply(ArrayPush, stderr, [ReflectApply(ArrayJoin, args, [' '])]);
+    };
+    const quietConsole = G.console;
+    G.console = { log, warn: log, error: log, info: log, debug: log };
+    const options = {
+      indexURL: '/pyodide/',
+      stdLibURL: '/pyodide/python_stdlib.zip',
+      lockFileContents: config.lockText,
+      createPyodideModule,
+      jsglobals: {},
+      env: { PYTHONHASHSEED: '0', PYTHONDONTWRITEBYTECODE: '1' },
+      // Candidates' output is dropped in Python; this only sees Pyodide's own.
+      stdout: () => {},
+      stderr: (line) => {
+        if (stderr.length < 50) ReflectApply(ArrayPush, stderr, [StringCtor(line)]);
+      },
+      checkAPIVersion: true,
+    };
+    const snapshot = files.__snapshot;
+    // Released once Pyodide has copied it into its memory.
+    delete files.__snapshot;
+    if (snapshot !== undefined) options._loadSnapshot = snapshot;
+    else if (config.makeSnapshot) options._makeSnapshot = true;
+
+    return loadPyodide(options).then(
+      (pyodide) => {
+        G.console = quietConsole;
+        if (config.makeSnapshot) {
+          pyodide.runPython(config.preload);
+          return pyodide.makeMemorySnapshot();
+        }
+        return install(pyodide, config);
+      },
+      (e) => {
+        throw new ErrorCtor('Pyodide failed to boot: ' + describe(e) + (stderr.length ? '\n' + ReflectApply(ArrayJoin, stderr, ['\n']) : ''));
+      },
+    );
+  };
+
+  function describe(e) {
+    try {
+      if (e && typeof e === 'object' && typeof e.message === 'string') return (e.name ? e.name + ': ' : '') + e.message;
+      return StringCtor(e);
+    } catch {
+      return 'unprintable error';
+    }
+  }
+
+  // ---- the harness's JavaScript half ---------------------------------------
+
+  function install(pyodide, config) {
+    const harnessGlobals = pyodide.globals.get('dict')();
+    pyodide.runPython(config.harnessSource, { globals: harnessGlobals, filename: '<evalrun-harness>' });
+    const py = {
+      prepare: harnessGlobals.get('prepare'),
+      runTest: harnessGlobals.get('run_test'),
+      finish: harnessGlobals.get('finish'),
+      lockdown: harnessGlobals.get('lockdown'),
+    };
+    // Python may no longer import the JS bridge modules; see harness.py.
+    pyodide.unregisterJsModule('js');
+    pyodide.unregisterJsModule('pyodide_js');
+    py.lockdown();
+
+    const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, pyodide._module.HEAP8.buffer, []);
+    const bootMemoryBytes = HEAP_NOW();
+    let progress = [];
+    let dead = '';
+
+    function frame(kind, durationMs, payload) {
+      return kind + durationMs + ',' + payload.length + ',' + payload;
+    }
+
+    // A JS exception out of a Python call means the interpreter itself
+    // failed (fatal error, stack exhaustion in wasm, trap).
+    function pythonFailure(e) {
+      dead = describe(e);
+      // A stack overflow is Python recursing deeper than the WebAssembly
+      // stack allows, whatever else happened on the way.
+      if (/Maximum call stack size exceeded/.test(dead)) return 'c';
+      return memoryCapHit ? 'M' : 'c';
+    }
+
+    const api = {
+      // Executes the candidate's module code; returns "ok <entry>", "load-error <msg>" or "m"/"c" + message.
+      prepare(code, functionName, seed, memoryMb) {
+        if (dead !== '') return 'c' + dead;
+        memoryCapHit = false;
+        const allowance = memoryMb * 1024 * 1024;
+        memoryCapBytes = MathMin(config.memoryCapBytes, HEAP_NOW() + allowance);
+        bridgeCalls = 0;
+        try {
+          return StringCtor(py.prepare(code, functionName, seed));
+        } catch (e) {
+          const kind = pythonFailure(e);
+          return kind + dead;
+        }
+      },
+      // Runs tests in order until all are done or `budgetMs` has passed.
+      runTests(tests, budgetMs) {
+        progress = [];
+        if (dead !== '') return frame('c', 0, dead);
+        const start = now();
+        for (let i = 0; i < tests.length; i++) {
+          const t0 = now();
+          let out;
+          try {
+            out = StringCtor(py.runTest(tests[i]));
+          } catch (e) {
+            const kind = pythonFailure(e);
+            ReflectApply(ArrayPush, progress, [frame(kind, now() - t0, dead)]);
+            break;
+          }
+          ReflectApply(ArrayPush, progress, [frame(out[0], now() - t0, ReflectApply(String.prototype.slice, out, [1]))]);
+          if (now() - start >= budgetMs) break;
+        }
+        return ReflectApply(ArrayJoin, progress, ['']);
+      },
+      progress() {
+        return ReflectApply(ArrayJoin, progress, ['']);
+      },
+      // Drops the candidate and says whether the interpreter is still clean.
+      finish() {
+        if (dead !== '') return 'dead: ' + dead;
+        let verdict;
+        try {
+          verdict = StringCtor(py.finish());
+        } catch (e) {
+          pythonFailure(e);
+          return 'dead: ' + dead;
+        }
+        if (verdict !== 'clean') return verdict;
+        if (bridgeCalls > 0) return 'the candidate used the JavaScript bridge';
+        for (const name of ObjectGetOwnPropertyNames(G)) {
+          if (!baselineGlobals.has(name) && !keptGlobals.has(name)) return 'a JavaScript global was added: ' + name;
+        }
+        if (HEAP_NOW() > bootMemoryBytes + config.regrowSlackBytes) return 'the Python heap grew';
+        return 'clean';
+      },
+      memoryBytes() {
+        return HEAP_NOW();
+      },
+    };
+    cleanGlobals();
+    sealWebAssembly();
+    const keptGlobals = new Set(ObjectGetOwnPropertyNames(G));
+    G.__evalrunApi = api;
+    return 'ready';
+  }
+})();

@@ -1,0 +1,512 @@
+# evalrun's Python harness. It runs once per interpreter, in a private
+# namespace (not a module in sys.modules), before any candidate. The
+# JavaScript half in boot.js calls four functions:
+#
+#   lockdown()                      once, after boot: records the clean state
+#   prepare(code, function_name, seed) -> "ok <entry>" | "load-error <msg>" | "m<msg>"
+#   run_test(args_wire_json)        -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
+#   finish()                        -> "clean" | a reason why the interpreter is dirty
+#
+# Semantics follow the reference framework's execution.py: the code is
+# executed with fresh globals, then the function named by the prototype is
+# called, else the last callable the code defines. Expected outputs never
+# enter this interpreter: it only reports what the candidate returned.
+#
+# Everything this file needs is bound at import time, so that a candidate
+# that replaces builtins (len, sorted, str...) cannot change how results are
+# encoded or how cleanliness is judged.
+
+import builtins as _builtins_module
+import gc as _gc
+import json as _json
+import os as _os
+import random as _random
+import sys as _sys
+import types as _types
+import typing as _typing
+from json.encoder import encode_basestring_ascii as _quote
+
+# Modules that candidates commonly import: loaded now, so importing them
+# later is a cache hit that leaves sys.modules unchanged (and the
+# interpreter reusable).
+import abc, array, bisect, cmath, collections, collections.abc, copy, dataclasses  # noqa: E401,F401
+import datetime, decimal, enum, fractions, functools, heapq, itertools, math  # noqa: E401,F401
+import numbers, operator, queue, re, statistics, string, time, unicodedata  # noqa: E401,F401
+
+_type = type
+_id = id
+_len = len
+_isinstance = isinstance
+_callable = callable
+_sorted = sorted
+_all = all
+_list = list
+_tuple = tuple
+_dict = dict
+_set = set
+_frozenset = frozenset
+_str = str
+_repr_int = int.__repr__
+_repr_float = float.__repr__
+_float = float
+_map = map
+_join = ''.join
+_compile = compile
+_exec = exec
+_getattr = getattr
+_type_dict = type.__dict__['__dict__'].__get__
+_hasattr = hasattr
+_BaseException = BaseException
+_MemoryError = MemoryError
+_RecursionError = RecursionError
+_SyntaxError = SyntaxError
+_TypeError = TypeError
+_ValueError = ValueError
+_FunctionType = _types.FunctionType
+_ModuleType = _types.ModuleType
+_deque = collections.deque
+_staticmethod = staticmethod
+_classmethod = classmethod
+_isnan = math.isnan
+_isinf = math.isinf
+_json_loads = _json.loads
+
+CANDIDATE_MODULE = '__candidate__'
+CANDIDATE_FILE = '<candidate>'
+MAX_MESSAGE = 2000
+MAX_RESULT_CHARS = 32 * 1024 * 1024
+MAX_DEPTH = 500
+
+# ---------------------------------------------------------------------------
+# Candidate output goes nowhere; input() sees end of file.
+
+
+class _Sink:
+    def write(self, text):
+        return _len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+class _EmptyInput:
+    def read(self, *args):
+        return ''
+
+    def readline(self, *args):
+        return ''
+
+    def isatty(self):
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Taint: an audit hook notes, while a candidate runs, every event that lets
+# Python code reach beneath the state that finish() can compare (frames,
+# the garbage collector's object lists, ctypes, the file system, new
+# imports, attribute writes on functions and types). Audit hooks cannot be
+# removed, so a candidate cannot switch this off.
+
+_active = [False]
+_taint = []
+
+_TAINT_PREFIXES = ('sys.', 'gc.', 'ctypes', 'os.', 'shutil.', 'subprocess.', 'socket.', 'cpython.',
+                   'object.__setattr__', 'object.__delattr__', 'object.__getattr__', 'import',
+                   'winreg', 'glob.', 'tempfile.', 'sqlite3', 'webbrowser', 'syslog', 'fcntl',
+                   'resource', 'signal', 'mmap', 'msvcrt', '_posixsubprocess')
+_HARMLESS = frozenset(('sys._getframemodulename', 'os.listdir', 'os.scandir', 'os.walk'))
+_WRITE_FLAGS = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
+
+
+def _audit(event, args):
+    if not _active[0]:
+        return
+    if event == 'open':
+        mode = args[1] if _len(args) > 1 else None
+        flags = args[2] if _len(args) > 2 else 0
+        writes = (_isinstance(mode, _str) and ('w' in mode or 'a' in mode or '+' in mode or 'x' in mode))
+        if writes or (_isinstance(flags, int) and flags & _WRITE_FLAGS):
+            _taint.append('wrote a file')
+        return
+    if event in _HARMLESS:
+        return
+    if event.startswith(_TAINT_PREFIXES):
+        if _len(_taint) < 5:
+            _taint.append(event)
+
+
+# ---------------------------------------------------------------------------
+# The clean state: identity of every value in every loaded module's
+# namespace and in the namespaces of the classes those modules define,
+# plus the interpreter-wide settings a candidate can change.
+
+# A one-element list, so that setting it does not change the harness's own
+# namespace, which is part of what is compared.
+_baseline = [None]
+_harness_namespace = globals()
+
+
+def _namespaces():
+    spaces = []
+    for name, module in _list(_sys.modules.items()):
+        try:
+            space = object.__getattribute__(module, '__dict__')
+        except _BaseException:
+            continue
+        spaces.append((name, space))
+        for key, value in _list(space.items()):
+            if _isinstance(value, _type):
+                space_of_class = _type_dict(value)
+                if space_of_class.get('__module__') == name:
+                    spaces.append((name + '.' + _str(key), space_of_class))
+    spaces.append(('the harness', _harness_namespace))
+    return spaces
+
+
+def _settings():
+    return (
+        _sys.getrecursionlimit(),
+        _sys.get_int_max_str_digits(),
+        _tuple(_sys.path),
+        _tuple(_map(_id, _sys.meta_path)),
+        _tuple(_map(_id, _sys.path_hooks)),
+        _id(_sys.stdout), _id(_sys.stderr), _id(_sys.stdin),
+        _id(_sys.displayhook), _id(_sys.excepthook),
+        _sys.gettrace() is None, _sys.getprofile() is None,
+        _gc.isenabled(), _gc.get_threshold(),
+        _os.getcwd(),
+        _tuple(_sorted(_os.environ.items())),
+        _repr_context(),
+        _len(_gc.callbacks),
+    )
+
+
+def _repr_context():
+    ctx = decimal.getcontext()
+    return (ctx.prec, ctx.rounding, ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
+            _tuple(_sorted(k.__name__ for k, v in ctx.traps.items() if v)))
+
+
+def _state():
+    modules = _tuple((name, _id(module)) for name, module in _list(_sys.modules.items()))
+    spaces = [(label, space, _tuple(space.keys()), _tuple(_map(_id, space.values()))) for label, space in _namespaces()]
+    return modules, spaces, _settings()
+
+
+def _difference():
+    modules, spaces, settings = _baseline[0]
+    now_modules = _tuple((name, _id(module)) for name, module in _list(_sys.modules.items()))
+    if now_modules != modules:
+        before = _set(name for name, _ in modules)
+        after = _set(name for name, _ in now_modules)
+        changed = _sorted((after - before) | (before - after))
+        return 'sys.modules changed' + (': ' + ', '.join(changed[:5]) if changed else '')
+    for label, space, keys, ids in spaces:
+        if _tuple(space.keys()) != keys or _tuple(_map(_id, space.values())) != ids:
+            return 'namespace of ' + label + ' changed'
+    if _settings() != settings:
+        return 'interpreter settings changed'
+    return None
+
+
+def lockdown():
+    _sys.stdout = _Sink()
+    _sys.stderr = _Sink()
+    _sys.stdin = _EmptyInput()
+    _sys.modules.pop('js', None)
+    _sys.modules.pop('pyodide_js', None)
+    _sys.addaudithook(_audit)
+    _gc.collect()
+    _baseline[0] = _state()
+
+
+# ---------------------------------------------------------------------------
+# Candidate loading and the entry point.
+
+# Read now: some typing names are made lazily by the module's __getattr__,
+# which would otherwise change typing's namespace under the first candidate.
+_TYPING_SCOPE = {name: _getattr(_typing, name) for name in _getattr(_typing, '__all__', ()) if _hasattr(_typing, name)}
+_candidate = {'ns': None, 'call': None, 'entry': ''}
+
+
+def _candidate_builtins():
+    # `from typing import *` is in scope, as in the reference framework, but
+    # through builtins: the candidate's namespace holds only what it binds,
+    # so "the last callable it defines" is simply the last one in it.
+    scope = _dict(_TYPING_SCOPE)
+    scope.update(_builtins_module.__dict__)
+    return scope
+
+
+def _defined_here(value):
+    if _type(value) is _FunctionType:
+        return value.__code__.co_filename == CANDIDATE_FILE
+    if _isinstance(value, _type):
+        return value.__dict__.get('__module__') == CANDIDATE_MODULE
+    return False
+
+
+# This interpreter is 32-bit: sizes that a 64-bit CPython (the reference
+# framework's) would try to allocate, and fail with MemoryError, overflow
+# Py_ssize_t here first. They are reported as the memory failure they are.
+_SIZE_OVERFLOWS = ("cannot fit 'int' into an index-sized integer", 'repeated string is too long',
+                   'repeated bytes are too long', 'too large to convert to C ssize_t', 'size does not fit in an int')
+_OverflowError = OverflowError
+
+
+def _is_size_overflow(exc):
+    if _type(exc) is not _OverflowError:
+        return False
+    try:
+        text = _str.__str__(_BaseException.__str__(exc))
+    except _BaseException:
+        return False
+    for fragment in _SIZE_OVERFLOWS:
+        if fragment in text:
+            return True
+    return False
+
+
+def _memory_message(exc):
+    if _type(exc) is _OverflowError:
+        return 'MemoryError: the requested size does not fit in memory (' + _describe(exc) + ')'
+    return _describe(exc)
+
+
+def _describe(exc):
+    try:
+        name = _type(exc).__name__
+    except _BaseException:
+        name = 'Exception'
+    try:
+        text = _str(exc)
+    except _BaseException:
+        text = '<exception text unavailable>'
+    message = name + ': ' + text if text else name
+    return message if _len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + '...'
+
+
+def _resolve(ns, function_name):
+    if function_name:
+        value = ns.get(function_name)
+        if value is not None and _callable(value):
+            return (lambda: value), 'name:' + function_name
+        # A method of a top-level class, as in `class Solution: def f(self, ...)`.
+        for class_name, owner in _list(ns.items()):
+            if not (_isinstance(owner, _type) and _defined_here(owner)) or function_name not in owner.__dict__:
+                continue
+            member = owner.__dict__[function_name]
+            label = 'method:' + class_name + '.' + function_name
+            if _isinstance(member, (_staticmethod, _classmethod)):
+                bound = _getattr(owner, function_name)
+                return (lambda: bound), label
+            if _callable(member):
+                return (lambda: _getattr(owner(), function_name)), label
+    last = None
+    last_any = None
+    for key, value in _list(ns.items()):
+        if key.startswith('__') or not _callable(value):
+            continue
+        last_any = (key, value)
+        if _defined_here(value):
+            last = (key, value)
+    chosen = last or last_any
+    if chosen is None:
+        return None, ''
+    key, value = chosen
+    return (lambda: value), 'last-defined:' + key
+
+
+def prepare(code, function_name, seed):
+    _candidate['ns'] = None
+    _candidate['call'] = None
+    _taint.clear()
+    try:
+        compiled = _compile(code, CANDIDATE_FILE, 'exec')
+    except _SyntaxError as exc:
+        line = exc.lineno
+        where = ' (line ' + _str(line) + ')' if line else ''
+        return 'load-error ' + _type(exc).__name__ + ': ' + _str(exc.msg) + where
+    except _MemoryError as exc:
+        return 'm' + _describe(exc)
+    except _BaseException as exc:
+        return 'load-error does not compile: ' + _describe(exc)
+    ns = {'__name__': CANDIDATE_MODULE, '__builtins__': _candidate_builtins()}
+    _candidate['ns'] = ns
+    _random.seed(seed)
+    _active[0] = True
+    try:
+        _exec(compiled, ns)
+    except _MemoryError as exc:
+        return 'm' + _describe(exc)
+    except _BaseException as exc:
+        if _is_size_overflow(exc):
+            return 'm' + _memory_message(exc)
+        return 'load-error threw while loading: ' + _describe(exc)
+    finally:
+        _active[0] = False
+    factory, entry = _resolve(ns, function_name)
+    if factory is None:
+        return 'load-error no function named ' + _str(function_name) + ' and no callable defined'
+    _candidate['call'] = factory
+    _candidate['entry'] = entry
+    return 'ok ' + entry
+
+
+# ---------------------------------------------------------------------------
+# Wire values: JSON, with tagged non-finite floats and sets.
+
+_FLOATS = {'NaN': _float('nan'), 'Infinity': _float('inf'), '-Infinity': _float('-inf')}
+
+
+def _freeze(value):
+    if _type(value) is _list:
+        return _tuple(_freeze(item) for item in value)
+    if _type(value) is _dict:
+        return _tuple((k, _freeze(v)) for k, v in value.items())
+    return value
+
+
+def _revive(obj):
+    tag = obj.get('$evalrun')
+    if tag is None:
+        return obj
+    if tag == 'float' and obj.get('value') in _FLOATS:
+        return _FLOATS[obj['value']]
+    if tag == 'set' and _type(obj.get('items')) is _list:
+        items = obj['items']
+        try:
+            return _set(items)
+        except _TypeError:
+            return _set(_freeze(item) for item in items)
+    raise _ValueError('unknown wire tag ' + _repr_str(tag))
+
+
+def _repr_str(value):
+    return _quote(value) if _isinstance(value, _str) else '?'
+
+
+class _Unencodable(Exception):
+    pass
+
+
+def _encode_float(value):
+    if _isnan(value):
+        return '{"$evalrun":"float","value":"NaN"}'
+    if _isinf(value):
+        return '{"$evalrun":"float","value":"' + ('Infinity' if value > 0 else '-Infinity') + '"}'
+    return _repr_float(value)
+
+
+def _sort_key_text(pair):
+    return pair[1]
+
+
+def _encode(value, depth, open_ids):
+    t = _type(value)
+    if t is _str:
+        return _quote(value)
+    if t is bool:
+        return 'true' if value else 'false'
+    if t is int:
+        return _repr_int(value)
+    if t is _float:
+        return _encode_float(value)
+    if value is None:
+        return 'null'
+    if depth > MAX_DEPTH:
+        raise _Unencodable('returned a value that is too deeply nested to encode')
+    if t is _list or t is _tuple:
+        if _all(_type(item) is int for item in value):
+            return '[' + ','.join(_map(_repr_int, value)) + ']'
+    key = _id(value)
+    if key in open_ids:
+        raise _Unencodable('returned a value that contains itself (a cycle)')
+    if _isinstance(value, bool):
+        return 'true' if value else 'false'
+    if _isinstance(value, int):
+        return _repr_int(value)
+    if _isinstance(value, _float):
+        return _encode_float(value)
+    if _isinstance(value, _str):
+        return _quote(_str.__str__(value))
+    open_ids.add(key)
+    try:
+        if _isinstance(value, (_list, _tuple, _deque)):
+            return '[' + ','.join([_encode(item, depth + 1, open_ids) for item in value]) + ']'
+        if _isinstance(value, (_set, _frozenset)):
+            items = _list(value)
+            try:
+                items = _sorted(items)
+                return '[' + ','.join([_encode(item, depth + 1, open_ids) for item in items]) + ']'
+            except _TypeError:
+                pairs = [(item, _encode(item, depth + 1, open_ids)) for item in items]
+                pairs.sort(key=_sort_key_text)
+                return '[' + ','.join([text for _, text in pairs]) + ']'
+        if _isinstance(value, _dict):
+            parts = []
+            for k, v in _list(value.items()):
+                parts.append(_quote(k if _type(k) is _str else _str(k)) + ':' + _encode(v, depth + 1, open_ids))
+            return '{' + ','.join(parts) + '}'
+    finally:
+        open_ids.discard(key)
+    raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
+
+
+def run_test(args_text):
+    factory = _candidate['call']
+    if factory is None:
+        return 'tno candidate is loaded'
+    try:
+        args = _json_loads(args_text, object_hook=_revive)
+    except _BaseException as exc:
+        return 'tharness could not read the arguments: ' + _describe(exc)
+    if _type(args) is not _list:
+        return 'tharness: the arguments are not an array'
+    _active[0] = True
+    try:
+        result = factory()(*args)
+    except _MemoryError as exc:
+        del exc
+        return 'mMemoryError: the candidate ran out of memory'
+    except _BaseException as exc:
+        if _is_size_overflow(exc):
+            return 'm' + _memory_message(exc)
+        return 't' + _describe(exc)
+    finally:
+        _active[0] = False
+        del args
+    try:
+        text = _encode(result, 0, _set())
+    except _Unencodable as exc:
+        return 'u' + exc.args[0]
+    except _RecursionError:
+        return 'ureturned a value that is too deeply nested to encode'
+    except _MemoryError:
+        return 'mMemoryError: the returned value is too large to encode'
+    except _ValueError as exc:
+        return 'u' + _describe(exc)
+    except _BaseException as exc:
+        # Encoding calls back into candidate code only through __str__ of
+        # dict keys and comparisons while sorting sets.
+        return 'uencoding the returned value raised ' + _describe(exc)
+    if _len(text) > MAX_RESULT_CHARS:
+        return 'ureturned a value too large to report (' + _str(_len(text)) + ' characters of JSON)'
+    return 'r' + text
+
+
+def finish():
+    ns = _candidate['ns']
+    _candidate['ns'] = None
+    _candidate['call'] = None
+    if ns is not None:
+        ns.clear()
+    del ns
+    _gc.collect()
+    if _taint:
+        return 'the candidate ' + ('did ' if _taint[0] != 'wrote a file' else '') + _taint[0]
+    difference = _difference()
+    return difference if difference is not None else 'clean'

@@ -1,0 +1,276 @@
+import ivm from 'isolated-vm';
+import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
+
+/**
+ * One CPython interpreter (Pyodide) inside its own isolated-vm isolate.
+ *
+ * The host hands files in as copies before boot and keeps References to
+ * the harness's functions; nothing of the host (no Reference, no ivm module,
+ * no callback) is ever put into the isolate, so code inside has no way out.
+ * Every call is bounded twice: by isolated-vm's `timeout` (stops running
+ * JavaScript and WebAssembly) and by a host timer that disposes the isolate
+ * if the call still has not settled.
+ */
+
+export type CallResult =
+  | { kind: 'ok'; text: string }
+  /** The isolate's timeout interrupted the call; the interpreter may be corrupt. */
+  | { kind: 'timeout' }
+  /** The isolate reached its heap limit and was disposed. */
+  | { kind: 'memory' }
+  | { kind: 'crashed'; message: string };
+
+export interface BootOptions {
+  /** Heap limit of the isolate (JavaScript objects), in MB. */
+  isolateMemoryMb: number;
+  /** Cap of the interpreter's WebAssembly memory, in bytes. */
+  wasmMemoryCapBytes: number;
+  /** Growth of the WebAssembly memory past its size at boot after which the interpreter is not reused. */
+  regrowSlackBytes: number;
+}
+
+/** How long a boot may take before it is abandoned. */
+const BOOT_TIMEOUT_MS = 60_000;
+/** Extra wall-clock time past a call's own timeout before the host gives up on it. */
+const HOST_GRACE_MS = 2_000;
+/** The random state Pyodide boots with; candidates get their own seed in prepare. */
+const BOOT_SEED = 0x5eed;
+
+/** Stands for pyodide.asm.wasm, whose compiled module is handed in instead (see boot.js). */
+const WASM_PLACEHOLDER = new Uint8Array(Buffer.from('evalrun:pyodide.asm.wasm', 'latin1'));
+
+let stdlibCopy: ivm.ExternalCopy<ArrayBuffer> | null = null;
+const scriptCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
+
+function stdlibExternal(files: PyodideFiles): ivm.ExternalCopy<ArrayBuffer> {
+  if (stdlibCopy === null) stdlibCopy = new ivm.ExternalCopy(copyBuffer(files.stdlib));
+  return stdlibCopy;
+}
+
+function copyBuffer(bytes: Uint8Array): ArrayBuffer {
+  const out = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(out).set(bytes);
+  return out;
+}
+
+/**
+ * Compiles a script, reusing V8's code cache across isolates of this process
+ * (Pyodide's 1.2 MB script would otherwise be parsed on every boot).
+ */
+type CompiledScript = ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+
+async function compile(isolate: ivm.Isolate, code: string, filename: string): Promise<ivm.Script> {
+  const cachedData = scriptCache.get(code);
+  if (cachedData !== undefined) {
+    const script: CompiledScript = await isolate.compileScript(code, { filename, cachedData });
+    if (script.cachedDataRejected !== true) return script;
+  }
+  const script: CompiledScript = await isolate.compileScript(code, { filename, produceCachedData: true });
+  if (script.cachedData !== undefined) scriptCache.set(code, script.cachedData);
+  return script;
+}
+
+async function prepareIsolate(
+  files: PyodideFiles,
+  isolateMemoryMb: number,
+  wasmMemoryCapBytes: number,
+  snapshot: ivm.ExternalCopy<ArrayBuffer> | null,
+): Promise<{ isolate: ivm.Isolate; context: ivm.Context }> {
+  const isolate = new ivm.Isolate({ memoryLimit: isolateMemoryMb });
+  try {
+    const context = await isolate.createContext();
+    const input = {
+      files: { '/pyodide/pyodide.asm.wasm': WASM_PLACEHOLDER },
+      wasm: files.wasmModule,
+      memoryCapBytes: wasmMemoryCapBytes,
+      seed: BOOT_SEED,
+    };
+    const global = context.global;
+    await global.set('__evalrunInput', new ivm.ExternalCopy(input).copyInto({ release: true }));
+    await global.set('__evalrunStdlib', stdlibExternal(files).copyInto());
+    if (snapshot !== null) await global.set('__evalrunSnapshot', snapshot.copyInto());
+    for (const [code, filename] of [
+      [files.bootScript, 'evalrun-python-boot.js'],
+      [files.asmScript(wasmMemoryCapBytes), 'pyodide.asm.js'],
+      [files.loaderScript, 'pyodide.js'],
+    ] as const) {
+      const script = await compile(isolate, code, filename);
+      await script.run(context, { timeout: BOOT_TIMEOUT_MS });
+      script.release();
+    }
+    return { isolate, context };
+  } catch (e) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw e;
+  }
+}
+
+async function runBoot(isolate: ivm.Isolate, context: ivm.Context, config: Record<string, unknown>): Promise<unknown> {
+  const call = context.evalClosure('return __evalrunBoot($0)', [config], {
+    arguments: { copy: true },
+    result: { promise: true, copy: true },
+    timeout: BOOT_TIMEOUT_MS,
+  });
+  return withHostTimer(isolate, call, BOOT_TIMEOUT_MS + HOST_GRACE_MS);
+}
+
+/** Cold-boots Pyodide in an isolate and returns a memory snapshot of it. */
+export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
+  const cap = 1024 * 1024 * 1024;
+  const { isolate, context } = await prepareIsolate(files, 1024, cap, null);
+  try {
+    const result = await runBoot(isolate, context, {
+      makeSnapshot: true,
+      preload: SNAPSHOT_PRELOAD,
+      lockText: files.lockText,
+      memoryCapBytes: cap,
+    });
+    if (!(result instanceof Uint8Array)) throw new Error('evalrun: Pyodide returned no snapshot');
+    return result;
+  } finally {
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}
+
+interface HarnessRefs {
+  prepare: ivm.Reference<(code: string, functionName: string, seed: number, memoryMb: number) => string>;
+  runTests: ivm.Reference<(tests: string[], budgetMs: number) => string>;
+  progress: ivm.Reference<() => string>;
+  finish: ivm.Reference<() => string>;
+  memoryBytes: ivm.Reference<() => number>;
+}
+
+export class Interpreter {
+  private constructor(
+    private readonly isolate: ivm.Isolate,
+    private readonly context: ivm.Context,
+    private readonly refs: HarnessRefs,
+  ) {}
+
+  static async boot(files: PyodideFiles, snapshot: ivm.ExternalCopy<ArrayBuffer>, options: BootOptions): Promise<Interpreter> {
+    const { isolate, context } = await prepareIsolate(files, options.isolateMemoryMb, options.wasmMemoryCapBytes, snapshot);
+    try {
+      const ready = await runBoot(isolate, context, {
+        makeSnapshot: false,
+        lockText: files.lockText,
+        harnessSource: files.harnessSource,
+        memoryCapBytes: options.wasmMemoryCapBytes,
+        regrowSlackBytes: options.regrowSlackBytes,
+      });
+      if (ready !== 'ready') throw new Error('evalrun: the Python harness did not start');
+      const api = (await context.global.get('__evalrunApi', { reference: true })) as ivm.Reference<Record<string, unknown>>;
+      await context.global.delete('__evalrunApi');
+      const ref = async <T>(name: string): Promise<ivm.Reference<T>> =>
+        (await api.get(name, { reference: true })) as ivm.Reference<T>;
+      const refs: HarnessRefs = {
+        prepare: await ref('prepare'),
+        runTests: await ref('runTests'),
+        progress: await ref('progress'),
+        finish: await ref('finish'),
+        memoryBytes: await ref('memoryBytes'),
+      };
+      api.release();
+      return new Interpreter(isolate, context, refs);
+    } catch (e) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw e;
+    }
+  }
+
+  get alive(): boolean {
+    return !this.isolate.isDisposed;
+  }
+
+  /** Runs the candidate's module code and resolves its entry point. */
+  prepare(code: string, functionName: string, seed: number, memoryMb: number, timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.prepare, [code, functionName, seed, memoryMb], timeoutMs);
+  }
+
+  /** Runs tests in order until all are done or `budgetMs` has passed; framed results. */
+  runTests(tests: readonly string[], budgetMs: number, timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.runTests, [[...tests], budgetMs], timeoutMs);
+  }
+
+  /** Frames of the tests that finished in the last runTests call, read after it was interrupted. */
+  progress(): string | null {
+    if (!this.alive) return null;
+    try {
+      const text = this.refs.progress.applySync(undefined, [], { timeout: 1000 });
+      return typeof text === 'string' ? text : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops the candidate; "clean" when the interpreter may serve another one. */
+  finish(timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.finish, [], timeoutMs);
+  }
+
+  /** Size of the interpreter's WebAssembly memory. */
+  memoryBytes(): number {
+    if (!this.alive) return 0;
+    try {
+      const n = this.refs.memoryBytes.applySync(undefined, [], { timeout: 1000 });
+      return typeof n === 'number' ? n : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Heap statistics of the isolate (JavaScript side only). */
+  heapBytes(): number {
+    if (!this.alive) return 0;
+    const stats = this.isolate.getHeapStatisticsSync();
+    return stats.used_heap_size + stats.externally_allocated_size;
+  }
+
+  dispose(): void {
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+    this.context.release();
+  }
+
+  private async call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
+    const isolate = this.isolate;
+    if (isolate.isDisposed) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    const running = ref
+      .apply(undefined, args as never[], {
+        timeout: timeoutMs,
+        arguments: { copy: true },
+        result: { copy: true },
+      })
+      .then(
+        (value): CallResult =>
+          typeof value === 'string' ? { kind: 'ok', text: value } : { kind: 'crashed', message: 'the harness returned no text' },
+        (e: unknown): CallResult => {
+          if (isolate.isDisposed) return { kind: 'memory' };
+          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout' };
+          return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
+        },
+      );
+    try {
+      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS);
+    } catch (e) {
+      return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+}
+
+/**
+ * Resolves like `promise`, unless it has not settled after `ms`: then the
+ * isolate is disposed (which makes a pending call reject at once).
+ */
+async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      if (!isolate.isDisposed) isolate.dispose();
+      reject(new Error(`evalrun: the interpreter did not answer within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PythonEngine } from '../../src/python/engine.js';
+import { pyJob, returned, testsOf, verdict } from './helpers.js';
+
+let engine: PythonEngine;
+
+beforeAll(async () => {
+  engine = await PythonEngine.create({ memoryMb: 256 });
+});
+
+afterAll(() => engine?.dispose());
+
+describe('entry point (the reference framework rules)', () => {
+  it('calls the function named by the prototype', async () => {
+    const out = await engine.run(pyJob('def helper(x):\n    return x\n\ndef add(a, b):\n    return a + b\n\ndef other():\n    return 0\n', [[1, 2], [3, 4]], { functionName: 'add' }));
+    expect(out).toMatchObject({ kind: 'ran', entryPoint: 'name:add' });
+    expect(returned(out)).toEqual([3, 7]);
+  });
+
+  it('falls back to the last callable the code defines', async () => {
+    const out = await engine.run(pyJob('def helper(x):\n    return x * 10\n\ndef function(a, b):\n    return helper(a) + b\n', [[1, 2]], { functionName: 'add' }));
+    expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:function' });
+    expect(returned(out)).toEqual([12]);
+  });
+
+  it('prefers what the code defines over what it imports', async () => {
+    const out = await engine.run(pyJob('def solve(a):\n    return gcd(a, 6)\nfrom math import gcd\n', [[4]], { functionName: 'missing' }));
+    expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:solve' });
+    expect(returned(out)).toEqual([2]);
+  });
+
+  it('finds the function as a method of a top-level class', async () => {
+    const out = await engine.run(pyJob('class Solution:\n    def add(self, a: int, b: int) -> int:\n        return a - b\n', [[5, 2]], { functionName: 'add' }));
+    expect(out).toMatchObject({ kind: 'ran', entryPoint: 'method:Solution.add' });
+    expect(returned(out)).toEqual([3]);
+  });
+
+  it('has `from typing import *` in scope and the standard library importable', async () => {
+    const code = [
+      'import math, heapq, bisect, itertools, functools',
+      'from collections import Counter, deque, defaultdict',
+      'def f(nums: List[int], k: Optional[int] = None) -> Dict[str, Any]:',
+      '    c = Counter(nums)',
+      '    return {"top": heapq.nlargest(1, nums)[0], "sqrt": math.isqrt(16), "count": c[1]}',
+    ].join('\n');
+    expect(returned(await engine.run(pyJob(code, [[[1, 1, 5]]])))).toEqual([{ top: 5, sqrt: 4, count: 2 }]);
+  });
+
+  it('does not run `if __name__ == "__main__":` blocks', async () => {
+    const out = await engine.run(pyJob('def f():\n    return 1\nif __name__ == "__main__":\n    while True: pass\n', [[]], { timeoutMs: 1000 }));
+    expect(returned(out)).toEqual([1]);
+  });
+});
+
+describe('load errors', () => {
+  it('reports a SyntaxError with its line', async () => {
+    const out = await engine.run(pyJob('def f(a):\n    return a +\n', [[1]]));
+    expect(out.kind).toBe('load-error');
+    expect(out.kind === 'load-error' && out.message).toMatch(/^SyntaxError: .* \(line 2\)$/);
+  });
+
+  it('reports an exception raised by top-level code', async () => {
+    const out = await engine.run(pyJob('x = undefined_name\ndef f():\n    return 1\n', [[]]));
+    expect(out).toEqual({ kind: 'load-error', message: "threw while loading: NameError: name 'undefined_name' is not defined" });
+  });
+
+  it('reports code without any callable', async () => {
+    const out = await engine.run(pyJob('x = 1\n', [[]], { functionName: 'f' }));
+    expect(out).toEqual({ kind: 'load-error', message: 'no function named f and no callable defined' });
+  });
+});
+
+describe('arguments and return values (wire format)', () => {
+  it('turns tagged sets and non-finite floats into Python values', async () => {
+    const code = 'import math\ndef f(s, x):\n    return [type(s).__name__, sorted(s), math.isnan(x), x]\n';
+    const out = await engine.run(
+      pyJob(code, [
+        '[{"$evalrun":"set","items":[3,1,2]},{"$evalrun":"float","value":"NaN"}]',
+        '[{"$evalrun":"set","items":[]},{"$evalrun":"float","value":"-Infinity"}]',
+      ]),
+    );
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '["set",[1,2,3],true,{"$evalrun":"float","value":"NaN"}]' },
+      { kind: 'returned', json: '["set",[],false,{"$evalrun":"float","value":"-Infinity"}]' },
+    ]);
+  });
+
+  it('gives every test fresh argument objects', async () => {
+    const code = 'def f(xs):\n    xs.append(0)\n    return len(xs)\n';
+    expect(returned(await engine.run(pyJob(code, [[[1, 2]], [[1, 2]], [[1, 2]]])))).toEqual([3, 3, 3]);
+  });
+
+  it('encodes tuples, sets (sorted), dicts (str keys), bools, None, ints and floats', async () => {
+    const code = [
+      'from collections import OrderedDict, deque',
+      'def f():',
+      '    return [(1, 2), {3, 1, 2}, frozenset({"b", "a"}), {1: "x", (1, 2): True, None: None}, 2.5, 10**30, -0.0, OrderedDict(a=1), deque([1])]',
+    ].join('\n');
+    const out = await engine.run(pyJob(code, [[]]));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '[[1,2],[1,2,3],["a","b"],{"1":"x","(1, 2)":true,"None":null},2.5,1000000000000000000000000000000,-0.0,{"a":1},[1]]' },
+    ]);
+  });
+
+  it('orders unsortable sets deterministically', async () => {
+    const out = await engine.run(pyJob('def f():\n    return {1, "a", (2, "b")}\n', [[]]));
+    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'returned', json: '["a",1,[2,"b"]]' }]);
+  });
+
+  it('reports values without a JSON form as unserializable', async () => {
+    const code = [
+      'class Point:',
+      '    pass',
+      'def f(k):',
+      '    if k == 0: return lambda: 1',
+      '    if k == 1: return (i for i in range(3))',
+      '    if k == 2: return Point()',
+      '    x = []',
+      '    x.append(x)',
+      '    return x',
+    ].join('\n');
+    const out = await engine.run(pyJob(code, [[0], [1], [2], [3]]));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'unserializable', message: 'returned a value of type function, which has no JSON form' },
+      { kind: 'unserializable', message: 'returned a value of type generator, which has no JSON form' },
+      { kind: 'unserializable', message: 'returned a value of type Point, which has no JSON form' },
+      { kind: 'unserializable', message: 'returned a value that contains itself (a cycle)' },
+    ]);
+  });
+
+  it('reports exceptions as `TypeName: message`, RecursionError included', async () => {
+    const code = 'def f(k):\n    if k == 0: raise ValueError("bad input")\n    if k == 1: return {}["missing"]\n    return f(k)\n';
+    const out = await engine.run(pyJob(code, [[0], [1], [2]]));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'threw', message: 'ValueError: bad input' },
+      { kind: 'threw', message: "KeyError: 'missing'" },
+      { kind: 'threw', message: 'RecursionError: maximum recursion depth exceeded' },
+    ]);
+  });
+
+  it('seeds `random` from the job, so runs are reproducible', async () => {
+    const code = 'import random\ndef f():\n    return random.random()\n';
+    const a = returned(await engine.run(pyJob(code, [[]], { seed: 42 })));
+    const b = returned(await engine.run(pyJob(code, [[]], { seed: 42 })));
+    const c = returned(await engine.run(pyJob(code, [[]], { seed: 43 })));
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+  });
+});
+
+describe('limits', () => {
+  it('gives the test that hangs `timeout` and the others real verdicts', async () => {
+    const code = 'def f(k):\n    while k == 2:\n        pass\n    return k * 10\n';
+    const out = await engine.run(pyJob(code, [[1], [2], [3], [4]], { timeoutMs: 500 }));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '10' },
+      { kind: 'timeout' },
+      { kind: 'returned', json: '30' },
+      { kind: 'returned', json: '40' },
+    ]);
+  });
+
+  it('lets a batch of slow-but-legal tests finish without timeouts', async () => {
+    const code = 'import time\ndef f(k):\n    end = time.perf_counter() + 0.12\n    while time.perf_counter() < end:\n        pass\n    return k\n';
+    const out = await engine.run(pyJob(code, [[1], [2], [3], [4], [5], [6]], { timeoutMs: 300 }));
+    expect(returned(out)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('turns exhausting the memory cap into `memory`, then keeps working', async () => {
+    const code = 'def f(k):\n    if k == 0: return 1\n    grow = []\n    while True:\n        grow.append([k] * 10000)\n';
+    const out = await engine.run(pyJob(code, [[0], [1], [0]], { memoryMb: 64 }));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '1' },
+      { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
+      { kind: 'returned', json: '1' },
+    ]);
+    expect(returned(await engine.run(pyJob('def f(a, b):\n    return a + b\n', [[1, 2]])))).toEqual([3]);
+  });
+
+  it('times out top-level code that never ends', async () => {
+    const out = await engine.run(pyJob('while True:\n    pass\ndef f():\n    return 1\n', [[], []], { timeoutMs: 400 }));
+    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }]);
+  });
+});
+
+describe('reuse of one interpreter', () => {
+  it('reuses the interpreter after a well-behaved candidate', async () => {
+    await engine.run(pyJob('import math\ndef f(x):\n    return math.floor(x)\n', [[1.5]]));
+    expect(engine.dirtReason).toBe('clean');
+    expect(engine.isReusable()).toBe(true);
+  });
+
+  it('detects a changed module and gives the next candidate a clean interpreter', async () => {
+    await engine.run(pyJob('import math\nmath.pi = 3\ndef f():\n    return math.pi\n', [[]]));
+    expect(engine.isReusable()).toBe(false);
+    expect(engine.dirtReason).toBe('namespace of math changed');
+    expect(returned(await engine.run(pyJob('import math\ndef f():\n    return math.pi\n', [[]])))).toEqual([Math.PI]);
+    expect(engine.isReusable()).toBe(true);
+  });
+
+  it('detects a changed class of the standard library', async () => {
+    await engine.run(pyJob('import collections\ncollections.Counter.total = lambda self: -1\ndef f():\n    return 0\n', [[]]));
+    expect(engine.isReusable()).toBe(false);
+    expect(engine.dirtReason).toBe('namespace of collections.Counter changed');
+  });
+
+  it('detects interpreter settings such as the recursion limit', async () => {
+    await engine.run(pyJob('import sys\nsys.setrecursionlimit(50)\ndef f():\n    return 0\n', [[]]));
+    expect(engine.isReusable()).toBe(false);
+    expect(engine.dirtReason).toBe('interpreter settings changed');
+  });
+
+  it('does not keep the previous candidate’s globals', async () => {
+    await engine.run(pyJob('leftover = 41\ndef f():\n    return leftover\n', [[]]));
+    const out = await engine.run(pyJob('def f():\n    return "leftover" in globals()\n', [[]]));
+    expect(returned(out)).toEqual([false]);
+  });
+});
