@@ -19,6 +19,7 @@
 import builtins as _builtins_module
 import gc as _gc
 import json as _json
+import json.scanner  # noqa: F401  (the C scanner, see _read_arguments)
 import os as _os
 import random as _random
 import sys as _sys
@@ -69,7 +70,6 @@ _staticmethod = staticmethod
 _classmethod = classmethod
 _isnan = math.isnan
 _isinf = math.isinf
-_json_loads = _json.loads
 
 CANDIDATE_MODULE = '__candidate__'
 CANDIDATE_FILE = '<candidate>'
@@ -456,12 +456,24 @@ def _encode(value, depth, open_ids):
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
 
 
+# The C scanner directly: json.loads runs Python code that looks up `len`
+# in builtins, which a candidate may have replaced for its own later tests.
+_scan = _json.scanner.make_scanner(_json.JSONDecoder(object_hook=lambda obj: _revive(obj)))
+
+
+def _read_arguments(text):
+    value, end = _scan(text, 0)
+    if end != _len(text):
+        raise _ValueError('trailing data after the arguments')
+    return value
+
+
 def run_test(args_text):
     factory = _candidate['call']
     if factory is None:
         return 'tno candidate is loaded'
     try:
-        args = _json_loads(args_text, object_hook=_revive)
+        args = _read_arguments(args_text)
     except _BaseException as exc:
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
