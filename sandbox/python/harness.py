@@ -35,12 +35,12 @@ import datetime, decimal, enum, fractions, functools, heapq, itertools, math  # 
 import numbers, operator, queue, re, statistics, string, time, unicodedata  # noqa: E401,F401
 
 _type = type
-_id = id
 _len = len
 _isinstance = isinstance
 _callable = callable
 _sorted = sorted
 _all = all
+_is = operator.is_
 _list = list
 _tuple = tuple
 _dict = dict
@@ -171,10 +171,7 @@ def _settings():
         _sys.getrecursionlimit(),
         _sys.get_int_max_str_digits(),
         _tuple(_sys.path),
-        _tuple(_map(_id, _sys.meta_path)),
-        _tuple(_map(_id, _sys.path_hooks)),
-        _id(_sys.stdout), _id(_sys.stderr), _id(_sys.stdin),
-        _id(_sys.displayhook), _id(_sys.excepthook),
+        _len(_sys.meta_path), _len(_sys.path_hooks),
         _sys.gettrace() is None, _sys.getprofile() is None,
         _gc.isenabled(), _gc.get_threshold(),
         _os.getcwd(),
@@ -190,25 +187,51 @@ def _repr_context():
             _tuple(_sorted(k.__name__ for k, v in ctx.traps.items() if v)))
 
 
+def _identity(space):
+    # The objects themselves, keys included, compared with `is` (id() would
+    # raise an audit event per call; == could call a candidate's __eq__,
+    # which could claim equality with anything).
+    return (_tuple(space), _tuple(space.values()))
+
+
+def _same(space, identity):
+    keys, values = identity
+    return (_len(space) == _len(keys)
+            and _all(_map(_is, space, keys))
+            and _all(_map(_is, space.values(), values)))
+
+
+def _hooks():
+    # Objects the interpreter calls on its own; compared by identity.
+    return (_tuple(_sys.meta_path), _tuple(_sys.path_hooks), _sys.stdout, _sys.stderr, _sys.stdin,
+            _sys.displayhook, _sys.excepthook, _sys.unraisablehook, _sys.breakpointhook)
+
+
 def _state():
-    modules = _tuple((name, _id(module)) for name, module in _list(_sys.modules.items()))
-    spaces = [(label, space, _tuple(space.keys()), _tuple(_map(_id, space.values()))) for label, space in _namespaces()]
-    return modules, spaces, _settings()
+    modules = _identity(_sys.modules)
+    labelled = _namespaces()
+    labels = [label for label, _ in labelled]
+    spaces = [space for _, space in labelled]
+    return modules, labels, spaces, _list(_map(_identity, spaces)), _settings(), _hooks()
 
 
 def _difference():
-    modules, spaces, settings = _baseline[0]
-    now_modules = _tuple((name, _id(module)) for name, module in _list(_sys.modules.items()))
-    if now_modules != modules:
-        before = _set(name for name, _ in modules)
-        after = _set(name for name, _ in now_modules)
-        changed = _sorted((after - before) | (before - after))
+    modules, labels, spaces, identities, settings, hooks = _baseline[0]
+    if not _same(_sys.modules, modules):
+        changed = _sorted(_set(_sys.modules) ^ _set(modules[0]))
         return 'sys.modules changed' + (': ' + ', '.join(changed[:5]) if changed else '')
-    for label, space, keys, ids in spaces:
-        if _tuple(space.keys()) != keys or _tuple(_map(_id, space.values())) != ids:
-            return 'namespace of ' + label + ' changed'
+    # One pass in C over every namespace; the loop below only names the culprit.
+    if not _all(_map(_same, spaces, identities)):
+        for i in range(_len(spaces)):
+            if not _same(spaces[i], identities[i]):
+                return 'namespace of ' + labels[i] + ' changed'
     if _settings() != settings:
         return 'interpreter settings changed'
+    now_hooks = _hooks()
+    if not (_all(_map(_is, now_hooks[0], hooks[0])) and _len(now_hooks[0]) == _len(hooks[0])
+            and _all(_map(_is, now_hooks[1], hooks[1])) and _len(now_hooks[1]) == _len(hooks[1])
+            and _all(_map(_is, now_hooks[2:], hooks[2:]))):
+        return 'interpreter hooks changed'
     return None
 
 
@@ -220,6 +243,10 @@ def lockdown():
     _sys.modules.pop('pyodide_js', None)
     _sys.addaudithook(_audit)
     _gc.collect()
+    # Everything alive now belongs to the interpreter, not to a candidate:
+    # frozen, the collector skips it, and finish()'s full collection only
+    # looks at what candidates allocated.
+    _gc.freeze()
     _baseline[0] = _state()
 
 
@@ -405,7 +432,7 @@ def _sort_key_text(pair):
     return pair[1]
 
 
-def _encode(value, depth, open_ids):
+def _encode(value, depth, path):
     t = _type(value)
     if t is _str:
         return _quote(value)
@@ -422,9 +449,6 @@ def _encode(value, depth, open_ids):
     if t is _list or t is _tuple:
         if _all(_type(item) is int for item in value):
             return '[' + ','.join(_map(_repr_int, value)) + ']'
-    key = _id(value)
-    if key in open_ids:
-        raise _Unencodable('returned a value that contains itself (a cycle)')
     if _isinstance(value, bool):
         return 'true' if value else 'false'
     if _isinstance(value, int):
@@ -433,26 +457,31 @@ def _encode(value, depth, open_ids):
         return _encode_float(value)
     if _isinstance(value, _str):
         return _quote(_str.__str__(value))
-    open_ids.add(key)
+    # The containers being encoded, outermost first; compared with `is`
+    # (id() would raise an audit event for every container).
+    for outer in path:
+        if outer is value:
+            raise _Unencodable('returned a value that contains itself (a cycle)')
+    path.append(value)
     try:
         if _isinstance(value, (_list, _tuple, _deque)):
-            return '[' + ','.join([_encode(item, depth + 1, open_ids) for item in value]) + ']'
+            return '[' + ','.join([_encode(item, depth + 1, path) for item in value]) + ']'
         if _isinstance(value, (_set, _frozenset)):
             items = _list(value)
             try:
                 items = _sorted(items)
-                return '[' + ','.join([_encode(item, depth + 1, open_ids) for item in items]) + ']'
+                return '[' + ','.join([_encode(item, depth + 1, path) for item in items]) + ']'
             except _TypeError:
-                pairs = [(item, _encode(item, depth + 1, open_ids)) for item in items]
+                pairs = [(item, _encode(item, depth + 1, path)) for item in items]
                 pairs.sort(key=_sort_key_text)
                 return '[' + ','.join([text for _, text in pairs]) + ']'
         if _isinstance(value, _dict):
             parts = []
             for k, v in _list(value.items()):
-                parts.append(_quote(k if _type(k) is _str else _str(k)) + ':' + _encode(v, depth + 1, open_ids))
+                parts.append(_quote(k if _type(k) is _str else _str(k)) + ':' + _encode(v, depth + 1, path))
             return '{' + ','.join(parts) + '}'
     finally:
-        open_ids.discard(key)
+        path.pop()
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
 
 
@@ -492,7 +521,7 @@ def run_test(args_text):
         _active[0] = False
         del args
     try:
-        text = _encode(result, 0, _set())
+        text = _encode(result, 0, [])
     except _Unencodable as exc:
         return 'u' + exc.args[0]
     except _RecursionError:
