@@ -1,3 +1,4 @@
+import ivm from 'isolated-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/python/engine.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
@@ -130,6 +131,24 @@ describe('hostile Python candidates', () => {
       await stillWorks();
     });
   }
+
+  it('after boot the isolate has no globals but a bare context’s and four small shims', async () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 32 });
+    const bare = (isolate.createContextSync().evalSync('Object.getOwnPropertyNames(globalThis).join(",")') as string).split(',');
+    isolate.dispose();
+    const probe = [
+      'import json',
+      'def f(bare):',
+      '    from pyodide.ffi import to_js',
+      '    Function = to_js([]).constructor.constructor',
+      '    names = Function("bare", "return Object.getOwnPropertyNames(globalThis).filter(n => !bare.includes(n)).sort().join()")',
+      '    return names(to_js(bare))',
+    ].join('\n');
+    const out = await engine.run(pyJob(probe, [[bare]]));
+    expect(returned(out)).toEqual(['TextDecoder,TextEncoder,crypto,performance']);
+    expect(engine.dirtReason).toBe('the candidate used the JavaScript bridge');
+    await stillWorks();
+  });
 
   it('tampering with builtins is detected; a later clean candidate gets correct results', async () => {
     const tamper = 'import builtins\nbuiltins.len = lambda x: 0\nbuiltins.sorted = lambda x: [42]\ndef f():\n    return 1\n';
