@@ -8,7 +8,7 @@ import { defaultCacheDir, readSnapshot, snapshotPath, writeSnapshot } from './sn
 export { looksLikePython } from './looks-like-python.js';
 
 export interface PythonEngineOptions {
-  /** Heap limit of the isolate (JavaScript objects), in MB. */
+  /** Heap limit of the isolate (JavaScript objects), in MB; at least 64. */
   memoryMb: number;
   /** Cap of the interpreter's WebAssembly memory (where Python's objects live), in MB. Default 256. */
   wasmMemoryMb?: number;
@@ -17,6 +17,12 @@ export interface PythonEngineOptions {
 }
 
 const DEFAULT_WASM_MEMORY_MB = 256;
+/**
+ * Pyodide's own JavaScript runtime needs about this much isolate heap to
+ * boot (32 MB does not). Candidates' Python objects live in WebAssembly
+ * memory, capped separately, so a smaller requested heap is raised to this.
+ */
+const MIN_ISOLATE_MB = 64;
 /** An interpreter whose memory grew more than this past its boot size is not reused. */
 const REGROW_SLACK_MB = 64;
 /** Time for dropping a candidate and checking the interpreter (a full gc and a namespace scan). */
@@ -74,7 +80,7 @@ export class PythonEngine {
     const files = loadPyodideFiles();
     const cacheDir = options.cacheDir ?? defaultCacheDir();
     const boot: BootOptions = {
-      isolateMemoryMb: options.memoryMb,
+      isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
       wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
       regrowSlackBytes: REGROW_SLACK_MB * MB,
     };
@@ -111,7 +117,12 @@ export class PythonEngine {
     this.discard();
   }
 
-  /** Runs every test of one candidate. Never throws for anything the candidate does. */
+  /**
+   * Runs every test of one candidate. Never throws for anything the candidate does.
+   * `job.limits.timeoutMs` bounds each test (wall clock); `job.limits.memoryMb`
+   * is how far the candidate may grow the interpreter's WebAssembly memory past
+   * its size when the candidate starts, within `wasmMemoryMb` overall.
+   */
   async run(job: CandidateJob): Promise<CandidateOutcome> {
     if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
     const n = job.tests.length;
