@@ -24,6 +24,11 @@ export interface CandidateJob {
   functionName: string;
   /** Parameter count, used to pick between same-named candidates. */
   arity: number;
+  /**
+   * Names the code binds at top level, in source order, for the entry-point
+   * rules that look past `functionName` (static methods, the last function).
+   */
+  topLevelNames?: string[];
   /** One wire-JSON array of arguments per test, in test order. */
   tests: string[];
   limits: SandboxLimits;

@@ -1,0 +1,489 @@
+// The evalrun harness. It runs inside a fresh isolated-vm context BEFORE the
+// candidate's code, so it can keep private copies of every built-in it needs:
+// afterwards the candidate may replace JSON, Array.prototype, Symbol.iterator,
+// Object.prototype setters and so on, and the harness must not notice.
+//
+// Rules this file keeps:
+// - Never call a method through a prototype at run time; call captured
+//   functions with the captured Reflect.apply.
+// - Never write into an array or object with [[Set]] (a setter on a prototype
+//   would see it); build strings instead, or use captured defineProperty.
+// - No expected output ever enters this context: the harness only reports
+//   what the candidate returned; the host compares.
+//
+// The script evaluates to `install(seed)`, which returns [run, progress].
+// Results are a single framed string (see `frame`) so that nothing but one
+// string crosses back to the host.
+(function () {
+  'use strict';
+
+  const G = globalThis;
+  const ReflectApply = Reflect.apply;
+  const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
+  const ObjectKeys = Object.keys;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ArrayIsArray = Array.isArray;
+  const JSONParse = JSON.parse;
+  const JSONStringify = JSON.stringify;
+  const NumberIsFinite = Number.isFinite;
+  const NumberIsNaN = Number.isNaN;
+  const NumberIsSafeInteger = Number.isSafeInteger;
+  const StringCtor = String;
+  const NumberCtor = Number;
+  const MathImul = Math.imul;
+  const SetCtor = Set;
+  const MapCtor = Map;
+  const SetHas = Set.prototype.has;
+  const SetAdd = Set.prototype.add;
+  const SetDelete = Set.prototype.delete;
+  const SetValues = Set.prototype.values;
+  const SetSize = ObjectGetOwnPropertyDescriptor(Set.prototype, 'size').get;
+  const MapEntries = Map.prototype.entries;
+  const IteratorNext = ReflectGetPrototypeOf(new Set().values()).next;
+  const MapIteratorNext = ReflectGetPrototypeOf(new Map().entries()).next;
+  const isTypedArray = (() => {
+    const TypedArray = ReflectGetPrototypeOf(Uint8Array);
+    const tag = ObjectGetOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
+    return (v) => ReflectApply(tag, v, []) !== undefined;
+  })();
+  const TypedArrayLength = ObjectGetOwnPropertyDescriptor(
+    ReflectGetPrototypeOf(Uint8Array).prototype,
+    'length',
+  ).get;
+  const PromiseCtor = Promise;
+  const PromiseResolve = Promise.resolve;
+  const RealDate = Date;
+  const realNow = Date.now;
+  const RangeErrorCtor = RangeError;
+  const globalEval = eval;
+  const identifierPattern = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  const RegExpTest = RegExp.prototype.test;
+  const StringSlice = String.prototype.slice;
+
+  const now = () => ReflectApply(realNow, RealDate, []);
+
+  // ---- determinism: seeded Math.random and a frozen clock -----------------
+
+  function makeRandom(seed) {
+    // mulberry32: small, fast, and good enough to make runs reproducible.
+    let state = seed >>> 0;
+    return function random() {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = MathImul(t ^ (t >>> 15), t | 1);
+      t ^= t + MathImul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  function installFixedClock(epochMs) {
+    function FixedDate(...args) {
+      if (new.target === undefined) return new RealDate(epochMs).toString();
+      return args.length === 0 ? new RealDate(epochMs) : new RealDate(...args);
+    }
+    FixedDate.prototype = RealDate.prototype;
+    FixedDate.now = () => epochMs;
+    FixedDate.parse = RealDate.parse;
+    FixedDate.UTC = RealDate.UTC;
+    ObjectDefineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: true, configurable: true });
+    ObjectDefineProperty(G, 'Date', { value: FixedDate, writable: true, configurable: true });
+  }
+
+  // ---- describing thrown values without trusting them ---------------------
+
+  function safeString(v) {
+    try {
+      const t = typeof v;
+      if (t === 'string') return v;
+      if (t === 'symbol') return 'a symbol';
+      if (t === 'bigint' || t === 'number' || t === 'boolean' || v === null || v === undefined) return StringCtor(v);
+      if (t === 'function') return 'a function';
+      return '[object]';
+    } catch {
+      return '<unprintable>';
+    }
+  }
+
+  function describeThrown(e) {
+    if (e === null) return 'threw null';
+    const t = typeof e;
+    if (t !== 'object' && t !== 'function') return 'threw ' + (t === 'string' ? JSONStringify(e) : safeString(e));
+    let name;
+    let message;
+    try {
+      name = e.name;
+    } catch {
+      name = undefined;
+    }
+    try {
+      message = e.message;
+    } catch {
+      message = undefined;
+    }
+    if (typeof message === 'string') {
+      return (typeof name === 'string' && name !== '' ? name + ': ' : '') + message;
+    }
+    return 'threw a non-Error ' + (t === 'function' ? 'function' : 'object');
+  }
+
+  // Allocation failures of typed arrays and giant strings surface as
+  // RangeErrors before the isolate's heap limit is reached; they are memory
+  // exhaustion all the same.
+  const memoryMessage = /Array buffer allocation failed|Invalid typed array length|Invalid array buffer length|Invalid string length|Invalid array length/;
+  function isMemoryError(e) {
+    try {
+      if (e === null || typeof e !== 'object' || ReflectGetPrototypeOf(e) !== RangeErrorCtor.prototype) return false;
+      const desc = ObjectGetOwnPropertyDescriptor(e, 'message');
+      return desc !== undefined && typeof desc.value === 'string' && ReflectApply(RegExpTest, memoryMessage, [desc.value]);
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- arguments: wire JSON -> JS values ----------------------------------
+
+  function reviveWire(key, value) {
+    if (value !== null && typeof value === 'object' && !ArrayIsArray(value)) {
+      const tag = ObjectGetOwnPropertyDescriptor(value, '$evalrun');
+      if (tag !== undefined && tag.value === 'float') return NumberCtor(value.value);
+      if (tag !== undefined && tag.value === 'set') return new SetCtor(value.items);
+    }
+    return value;
+  }
+
+  // ---- return values: JS values -> wire JSON, as a string -----------------
+
+  class Unserializable {
+    constructor(message) {
+      this.message = message;
+    }
+  }
+
+  const MAX_DEPTH = 2000;
+
+  function encodeNumber(n) {
+    if (NumberIsFinite(n)) return n === 0 ? '0' : StringCtor(n);
+    const name = NumberIsNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
+    return '{"$evalrun":"float","value":"' + name + '"}';
+  }
+
+  // `ancestors` is a Set of the containers on the current path, to tell a
+  // cycle (an error) from a shared sub-object (fine).
+  function encode(v, ancestors, depth) {
+    switch (typeof v) {
+      case 'string':
+        return JSONStringify(v);
+      case 'number':
+        return encodeNumber(v);
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'undefined':
+        return 'null';
+      case 'bigint':
+        if (NumberIsSafeInteger(NumberCtor(v))) return StringCtor(NumberCtor(v));
+        throw new Unserializable('returned a BigInt too large to compare as a number');
+      case 'symbol':
+        throw new Unserializable('returned a symbol');
+      case 'function':
+        throw new Unserializable('returned a function');
+    }
+    if (v === null) return 'null';
+    if (depth > MAX_DEPTH) throw new Unserializable('returned a value nested more than ' + MAX_DEPTH + ' levels deep');
+    if (ReflectApply(SetHas, ancestors, [v])) throw new Unserializable('returned a cyclic structure');
+    ReflectApply(SetAdd, ancestors, [v]);
+    try {
+      return encodeContainer(v, ancestors, depth + 1);
+    } finally {
+      ReflectApply(SetDelete, ancestors, [v]);
+    }
+  }
+
+  function encodeContainer(v, ancestors, depth) {
+    if (ArrayIsArray(v)) {
+      const n = v.length;
+      let out = '[';
+      for (let i = 0; i < n; i++) {
+        if (i > 0) out += ',';
+        out += encode(v[i], ancestors, depth);
+      }
+      return out + ']';
+    }
+    if (isTypedArray(v)) {
+      const n = ReflectApply(TypedArrayLength, v, []);
+      let out = '[';
+      for (let i = 0; i < n; i++) {
+        if (i > 0) out += ',';
+        out += encode(v[i], ancestors, depth);
+      }
+      return out + ']';
+    }
+    if (isSet(v)) {
+      const it = ReflectApply(SetValues, v, []);
+      let out = '[';
+      let first = true;
+      for (;;) {
+        const step = ReflectApply(IteratorNext, it, []);
+        if (step.done) break;
+        if (!first) out += ',';
+        first = false;
+        out += encode(step.value, ancestors, depth);
+      }
+      return out + ']';
+    }
+    if (isMap(v)) {
+      const it = ReflectApply(MapEntries, v, []);
+      let out = '{';
+      let first = true;
+      for (;;) {
+        const step = ReflectApply(MapIteratorNext, it, []);
+        if (step.done) break;
+        const entry = step.value;
+        const key = entry[0];
+        const kt = typeof key;
+        if (kt !== 'string' && kt !== 'number' && kt !== 'boolean' && key !== null) {
+          throw new Unserializable('returned a Map with a ' + (kt === 'object' ? 'object' : kt) + ' key');
+        }
+        if (!first) out += ',';
+        first = false;
+        out += JSONStringify(StringCtor(key)) + ':' + encode(entry[1], ancestors, depth);
+      }
+      return out + '}';
+    }
+    const proto = ReflectGetPrototypeOf(v);
+    if (proto !== null && proto !== ObjectPrototype) {
+      if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
+      if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');
+    }
+    const keys = ObjectKeys(v);
+    let out = '{';
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const item = v[key];
+      if (item === undefined) continue;
+      if (typeof item === 'function' || typeof item === 'symbol') {
+        throw new Unserializable('returned an object whose key ' + JSONStringify(key) + ' holds a ' + typeof item);
+      }
+      if (!first) out += ',';
+      first = false;
+      out += JSONStringify(key) + ':' + encode(item, ancestors, depth);
+    }
+    return out + '}';
+  }
+
+  const ObjectPrototype = Object.prototype;
+  const SetSizeProbe = (v) => {
+    try {
+      ReflectApply(SetSize, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const MapSize = ObjectGetOwnPropertyDescriptor(Map.prototype, 'size').get;
+  function isSet(v) {
+    return SetSizeProbe(v);
+  }
+  function isMap(v) {
+    try {
+      ReflectApply(MapSize, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- result framing ------------------------------------------------------
+  // Each test: <kind><duration>,<length>,<payload>
+  //   r = returned (payload: wire JSON)   t = threw (payload: message)
+  //   u = unserializable (message)        m = memory (message)
+  // A whole run may instead be a single E<message>: the entry point is missing.
+
+  function frame(kind, durationMs, payload) {
+    return kind + durationMs + ',' + payload.length + ',' + payload;
+  }
+
+  function outcomeOf(value, started) {
+    const duration = now() - started;
+    try {
+      return frame('r', duration, encode(value, new SetCtor(), 0));
+    } catch (e) {
+      if (e instanceof Unserializable) return frame('u', duration, e.message);
+      if (isMemoryError(e)) return frame('m', duration, describeThrown(e));
+      if (e !== null && typeof e === 'object' && ReflectGetPrototypeOf(e) === RangeErrorCtor.prototype) {
+        return frame('u', duration, 'returned a value that is too deeply nested to encode');
+      }
+      return frame('u', duration, 'reading the returned value threw: ' + describeThrown(e));
+    }
+  }
+
+  function thrownOutcome(e, started) {
+    const duration = now() - started;
+    return frame(isMemoryError(e) ? 'm' : 't', duration, describeThrown(e));
+  }
+
+  function isThenable(v) {
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return false;
+    // Reading `then` can run candidate code (a getter); that is the candidate's business.
+    return typeof v.then === 'function';
+  }
+
+  // ---- entry point resolution ---------------------------------------------
+
+  function lookupBinding(name) {
+    if (!ReflectApply(RegExpTest, identifierPattern, [name])) return undefined;
+    try {
+      // Indirect eval sees the global lexical scope, so `const f = ...` and
+      // `class C {}` at top level are found as well as function declarations.
+      return globalEval('typeof ' + name + ' === "undefined" ? undefined : ' + name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function ownFunction(obj, name) {
+    if (obj === null || (typeof obj !== 'object' && typeof obj !== 'function')) return undefined;
+    try {
+      const desc = ObjectGetOwnPropertyDescriptor(obj, name);
+      if (desc === undefined) return undefined;
+      const v = 'value' in desc ? desc.value : obj[name];
+      return typeof v === 'function' ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // The documented rule, in order; the first that yields a function wins.
+  function resolveEntryPoint(name, topLevelNames, moduleRecord) {
+    const direct = lookupBinding(name);
+    if (typeof direct === 'function') return [direct, undefined, 'declaration:' + name];
+
+    const exported = moduleRecord.module.exports;
+    const fromExports = ownFunction(exported, name);
+    if (fromExports) return [fromExports, exported, 'module.exports.' + name];
+    if (exported !== moduleRecord.originalExports) {
+      const fromOriginal = ownFunction(moduleRecord.originalExports, name);
+      if (fromOriginal) return [fromOriginal, moduleRecord.originalExports, 'exports.' + name];
+    }
+    if (typeof exported === 'function') return [exported, undefined, 'module.exports'];
+    const fallbackDefault = ownFunction(exported, 'default');
+    if (fallbackDefault) return [fallbackDefault, undefined, 'default export'];
+
+    for (let i = 0; i < topLevelNames.length; i++) {
+      const owner = lookupBinding(topLevelNames[i]);
+      const method = typeof owner === 'function' ? ownFunction(owner, name) : undefined;
+      if (method) return [method, owner, 'static method ' + topLevelNames[i] + '.' + name];
+    }
+    for (let i = topLevelNames.length - 1; i >= 0; i--) {
+      const candidate = lookupBinding(topLevelNames[i]);
+      if (typeof candidate === 'function' && !isClass(candidate)) {
+        return [candidate, undefined, 'last top-level function:' + topLevelNames[i]];
+      }
+    }
+    return undefined;
+  }
+
+  const FunctionToString = Function.prototype.toString;
+  function isClass(fn) {
+    try {
+      const text = ReflectApply(FunctionToString, fn, []);
+      return ReflectApply(StringSlice, text, [0, 6]) === 'class ' || ReflectApply(StringSlice, text, [0, 6]) === 'class{';
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- install -------------------------------------------------------------
+
+  return function install(seed, epochMs) {
+    const random = makeRandom(seed);
+    ObjectDefineProperty(Math, 'random', { value: random, writable: true, configurable: true });
+    installFixedClock(epochMs);
+    // WebAssembly memory is not counted by the isolate's heap limit.
+    delete G.WebAssembly;
+
+    const moduleObject = { exports: {} };
+    const moduleRecord = { module: moduleObject, originalExports: moduleObject.exports };
+    ObjectDefineProperty(G, 'module', { value: moduleObject, writable: true, configurable: true });
+    ObjectDefineProperty(G, 'exports', { value: moduleObject.exports, writable: true, configurable: true });
+
+    // Results of the tests finished so far in the current run, so that the
+    // host can recover them after interrupting a test that ran too long.
+    let done = '';
+    let header = '';
+
+    function record(entry) {
+      done += entry;
+    }
+
+    function run(name, topLevelNamesJson, testsJson) {
+      done = '';
+      header = '';
+      const resolved = resolveEntryPoint(name, JSONParse(topLevelNamesJson), moduleRecord);
+      if (resolved === undefined) {
+        return 'E' + 'no function named ' + JSONStringify(name) + ' is defined (looked for a declaration, module.exports, a default export, a static method and the last top-level function)';
+      }
+      const fn = resolved[0];
+      const receiver = resolved[1];
+      const tests = JSONParse(testsJson, reviveWire);
+      const n = tests.length;
+      header = 'P' + resolved[2].length + ',' + resolved[2];
+      for (let i = 0; i < n; i++) {
+        const started = now();
+        let value;
+        try {
+          value = ReflectApply(fn, receiver, tests[i]);
+        } catch (e) {
+          record(thrownOutcome(e, started));
+          continue;
+        }
+        let thenable;
+        try {
+          thenable = isThenable(value);
+        } catch (e) {
+          record(thrownOutcome(e, started));
+          continue;
+        }
+        if (thenable) return finishAsync(fn, receiver, tests, i, value, started);
+        record(outcomeOf(value, started));
+      }
+      return header + done;
+    }
+
+    // From the first promise on, the rest of the run is asynchronous. The
+    // host's timer bounds a promise that never settles.
+    async function finishAsync(fn, receiver, tests, from, firstValue, firstStarted) {
+      const n = tests.length;
+      let pending = firstValue;
+      let started = firstStarted;
+      for (let i = from; i < n; i++) {
+        if (i > from) {
+          started = now();
+          try {
+            pending = ReflectApply(fn, receiver, tests[i]);
+          } catch (e) {
+            record(thrownOutcome(e, started));
+            continue;
+          }
+        }
+        try {
+          // A fresh native promise adopts the candidate's thenable without
+          // trusting its `then` to be well behaved beyond that.
+          const value = await ReflectApply(PromiseResolve, PromiseCtor, [pending]);
+          record(outcomeOf(value, started));
+        } catch (e) {
+          record(thrownOutcome(e, started));
+        }
+      }
+      return header + done;
+    }
+
+    // Same framing as a finished run, so the host parses both the same way.
+    function progress() {
+      return header + done;
+    }
+
+    return [run, progress];
+  };
+})();

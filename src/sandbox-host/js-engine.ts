@@ -1,0 +1,265 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ivm from 'isolated-vm';
+import { packageRoot } from '../package-root.js';
+import type { CandidateJob, CandidateOutcome, TestOutcome } from './protocol.js';
+import { parseFrames } from './frames.js';
+
+const HARNESS_SOURCE = readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8');
+
+/** Fixed "now" inside the sandbox, so candidates that read the clock are reproducible. */
+const SANDBOX_EPOCH_MS = Date.UTC(2024, 0, 1);
+
+/**
+ * Extra wall-clock time the host waits, beyond the per-test limit, before it
+ * decides that the isolate is idle on a promise that will never settle. The
+ * isolate's own timeout fires first whenever JavaScript is actually running.
+ */
+const IDLE_GRACE_MS = 100;
+
+/** Isolates are recycled after this many candidates so no heap grows without bound. */
+const CANDIDATES_PER_ISOLATE = 500;
+
+const MEMORY_MESSAGE = 'exceeded the memory limit';
+
+type CallResult =
+  | { kind: 'finished'; text: string }
+  /** The isolate's timeout stopped running JavaScript; the context is still usable. */
+  | { kind: 'timeout' }
+  /** Nothing ran, but the call never settled (a promise that never resolves). */
+  | { kind: 'idle' }
+  /** The isolate was disposed because it reached its heap limit. */
+  | { kind: 'memory' }
+  | { kind: 'crashed'; message: string };
+
+interface Session {
+  context: ivm.Context;
+  run: ivm.Reference<(name: string, names: string, tests: string) => string | Promise<string>>;
+  progress: ivm.Reference<() => string>;
+}
+
+type SessionOpen =
+  | { kind: 'open'; session: Session }
+  | { kind: 'load-error'; message: string }
+  | { kind: 'timeout' }
+  | { kind: 'memory' };
+
+/**
+ * Runs JavaScript candidates in isolated-vm. One isolate serves many
+ * candidates, each in a fresh context; an isolate that hit a limit is
+ * discarded. All of a candidate's tests go into the isolate in one call;
+ * the engine falls back to smaller calls only to say which test hit a limit.
+ */
+export class JsEngine {
+  private isolate: ivm.Isolate | null = null;
+  private harness: ivm.Script | null = null;
+  private memoryMb = 0;
+  private served = 0;
+
+  async run(job: CandidateJob): Promise<CandidateOutcome> {
+    const n = job.tests.length;
+    const outcomes: TestOutcome[] = [];
+    let entryPoint = '';
+    let oneAtATime = false;
+    let tainted = false;
+    const timeoutMs = job.limits.timeoutMs;
+
+    while (outcomes.length < n) {
+      const opened = this.open(job);
+      if (opened.kind === 'load-error') {
+        if (outcomes.length === 0) return { kind: 'load-error', message: opened.message };
+        fill(outcomes, n, { kind: 'threw', message: opened.message, durationMs: 0 });
+        break;
+      }
+      if (opened.kind === 'timeout' || opened.kind === 'memory') {
+        this.discard();
+        fill(
+          outcomes,
+          n,
+          opened.kind === 'timeout'
+            ? { kind: 'timeout', durationMs: timeoutMs }
+            : { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` },
+        );
+        break;
+      }
+      const { session } = opened;
+      let keepSession = true;
+      while (keepSession && outcomes.length < n) {
+        const from = outcomes.length;
+        const slice = oneAtATime ? job.tests.slice(from, from + 1) : job.tests.slice(from);
+        const call = await this.call(session, job, slice);
+        switch (call.kind) {
+          case 'finished': {
+            const parsed = parseFrames(call.text);
+            if (parsed.kind === 'missing-entry') return { kind: 'load-error', message: parsed.message };
+            if (parsed.kind === 'malformed') {
+              fill(outcomes, n, { kind: 'threw', message: parsed.message, durationMs: 0 });
+              break;
+            }
+            entryPoint = parsed.entryPoint;
+            outcomes.push(...parsed.tests.slice(0, slice.length));
+            const missing = from + slice.length;
+            fill(outcomes, missing, { kind: 'threw', message: 'sandbox returned too few results', durationMs: 0 });
+            break;
+          }
+          case 'timeout':
+          case 'idle': {
+            tainted = true;
+            const partial = this.recover(session);
+            if (partial === null) {
+              // Nothing could be read back: the first test of the slice gets the blame.
+              outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+              keepSession = false;
+              this.discard();
+              break;
+            }
+            if (partial.entryPoint !== '') entryPoint = partial.entryPoint;
+            outcomes.push(...partial.tests.slice(0, slice.length));
+            // The test that was running when time ran out had the whole budget
+            // only if it was the first of this call; otherwise it gets its own call.
+            if (partial.tests.length === 0) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+            if (call.kind === 'idle') {
+              keepSession = false;
+              this.discard();
+            }
+            break;
+          }
+          case 'memory': {
+            tainted = true;
+            keepSession = false;
+            this.discard();
+            if (slice.length === 1) outcomes.push({ kind: 'memory', message: MEMORY_MESSAGE });
+            // Which test of a batch exhausted memory is unknown: replay one test per call.
+            oneAtATime = true;
+            break;
+          }
+          case 'crashed': {
+            tainted = true;
+            keepSession = false;
+            this.discard();
+            outcomes.push({ kind: 'threw', message: `sandbox failure: ${call.message}`, durationMs: 0 });
+            break;
+          }
+        }
+      }
+      if (keepSession) session.context.release();
+    }
+
+    this.served++;
+    if (tainted || this.served >= CANDIDATES_PER_ISOLATE) this.discard();
+    return { kind: 'ran', tests: outcomes, entryPoint };
+  }
+
+  dispose(): void {
+    this.discard();
+  }
+
+  private ensureIsolate(memoryMb: number): { isolate: ivm.Isolate; harness: ivm.Script } {
+    if (this.isolate === null || this.isolate.isDisposed || this.memoryMb !== memoryMb || this.harness === null) {
+      this.discard();
+      this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+      this.harness = this.isolate.compileScriptSync(HARNESS_SOURCE, { filename: 'evalrun-harness.js' });
+      this.memoryMb = memoryMb;
+      this.served = 0;
+    }
+    return { isolate: this.isolate, harness: this.harness };
+  }
+
+  private discard(): void {
+    if (this.isolate !== null && !this.isolate.isDisposed) this.isolate.dispose();
+    this.isolate = null;
+    this.harness = null;
+  }
+
+  /** A fresh context with the harness installed, then the candidate's top-level code run. */
+  private open(job: CandidateJob): SessionOpen {
+    const { isolate, harness } = this.ensureIsolate(job.limits.memoryMb);
+    const context = isolate.createContextSync();
+    const install = harness.runSync(context, { reference: true }) as ivm.Reference<
+      (seed: number, epoch: number) => unknown
+    >;
+    const api = install.applySync(undefined, [job.limits.seed, SANDBOX_EPOCH_MS], {
+      result: { reference: true },
+    }) as ivm.Reference<unknown[]>;
+    const run = api.getSync(0, { reference: true }) as Session['run'];
+    const progress = api.getSync(1, { reference: true }) as Session['progress'];
+    install.release();
+    api.release();
+
+    let script: ivm.Script;
+    try {
+      script = isolate.compileScriptSync(job.code, { filename: 'candidate.js' });
+    } catch (e) {
+      context.release();
+      return { kind: 'load-error', message: `does not compile: ${errorText(e)}` };
+    }
+    try {
+      script.runSync(context, { timeout: job.limits.timeoutMs });
+    } catch (e) {
+      if (isolate.isDisposed) return { kind: 'memory' };
+      if (isTimeout(e)) return { kind: 'timeout' };
+      context.release();
+      return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
+    } finally {
+      script.release();
+    }
+    return { kind: 'open', session: { context, run, progress } };
+  }
+
+  private async call(session: Session, job: CandidateJob, tests: readonly string[]): Promise<CallResult> {
+    const isolate = this.isolate;
+    if (isolate === null) return { kind: 'crashed', message: 'isolate missing' };
+    const names = JSON.stringify(job.topLevelNames ?? []);
+    const testsJson = `[${tests.join(',')}]`;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<CallResult>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: 'idle' }), job.limits.timeoutMs + IDLE_GRACE_MS);
+    });
+    const running = session.run
+      .apply(undefined, [job.functionName, names, testsJson], {
+        timeout: job.limits.timeoutMs,
+        result: { promise: true, copy: true },
+      })
+      .then(
+        (text): CallResult =>
+          typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' },
+        (e: unknown): CallResult => {
+          if (isolate.isDisposed) return { kind: 'memory' };
+          if (isTimeout(e)) return { kind: 'timeout' };
+          return { kind: 'crashed', message: errorText(e) };
+        },
+      );
+    try {
+      return await Promise.race([running, idle]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Reads back the tests that finished before a limit interrupted the call. */
+  private recover(session: Session): { entryPoint: string; tests: TestOutcome[] } | null {
+    if (this.isolate === null || this.isolate.isDisposed) return null;
+    try {
+      const text = session.progress.applySync(undefined, [], { timeout: 1000 });
+      if (typeof text !== 'string') return null;
+      if (text === '') return { entryPoint: '', tests: [] };
+      const parsed = parseFrames(text);
+      return parsed.kind === 'tests' ? { entryPoint: parsed.entryPoint, tests: parsed.tests } : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {
+  while (outcomes.length < n) outcomes.push(outcome);
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof Error && /timed out/i.test(e.message);
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

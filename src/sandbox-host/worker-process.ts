@@ -1,0 +1,69 @@
+/**
+ * Entry point of a sandbox worker process. Isolates live here, not in the
+ * main process, because V8 can abort the whole process on some
+ * out-of-memory paths inside an isolate; the supervisor then loses one
+ * worker and one candidate, never the run.
+ */
+import { boundMessage, boundValue } from '../report/bounded.js';
+import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict } from './grade-protocol.js';
+import { JsEngine } from './js-engine.js';
+import { judge } from './judge.js';
+import type { CandidateOutcome } from './protocol.js';
+
+const engine = new JsEngine();
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
+  if (job.language === 'javascript') return engine.run(job);
+  const { runPython } = await import('./python-bridge.js');
+  return runPython(job);
+}
+
+async function grade(job: GradeJob): Promise<GradeReply> {
+  const outcome = await runEngine(job);
+  if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
+  const verdicts = outcome.tests.map((test, i) =>
+    bound(judge(test, job.expected[i] ?? null, job.returnType, job.tolerance)),
+  );
+  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts };
+}
+
+// Judged on the full value first; only what is recorded is capped, here, so
+// that a 50 MB return value never travels to the supervisor.
+function bound(verdict: Verdict): Verdict {
+  switch (verdict.status) {
+    case 'pass':
+      return { ...verdict, actual: boundValue(verdict.actual) };
+    case 'fail':
+      return { ...verdict, actual: boundValue(verdict.actual), reason: boundMessage(verdict.reason) };
+    case 'error':
+    case 'memory':
+      return { ...verdict, message: boundMessage(verdict.message) };
+    case 'timeout':
+      return verdict;
+  }
+}
+
+// One job at a time: the supervisor never sends a second before the first is answered.
+let queue: Promise<void> = Promise.resolve();
+
+process.on('message', (raw: ToWorker) => {
+  if (raw?.type !== 'grade') return;
+  queue = queue.then(async () => {
+    try {
+      send({ type: 'graded', id: raw.id, reply: await grade(raw.job) });
+    } catch (e) {
+      send({ type: 'failed', id: raw.id, message: e instanceof Error ? e.message : String(e) });
+    }
+  });
+});
+
+process.on('disconnect', () => {
+  engine.dispose();
+  process.exit(0);
+});
+
+send({ type: 'ready' });
