@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// CI asks for a machine-readable summary as well (see .ci/run).
+const summaryFile = process.env.EVALRUN_TEST_SUMMARY;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -8,5 +11,6 @@ export default defineConfig({
     execArgv: ['--no-node-snapshot'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    reporters: summaryFile ? ['default', ['json', { outputFile: summaryFile }]] : ['default'],
   },
 });

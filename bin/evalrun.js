@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The CLI runs in this process; isolates run in worker processes that are
+// started with --no-node-snapshot (see src/sandbox-host/pool.ts), which is
+// what isolated-vm requires on Node 20+.
+import { main } from '../dist/src/cli/main.js';
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,33 @@
+import { existsSync, statSync } from 'node:fs';
+import yargs from 'yargs';
+import { parseArgs, UsageError, type CliOptions } from './args.js';
+
+/** Exit codes: 0 all passed and valid, 1 anything failed or invalid, 2 usage error, 130 interrupted. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions | null;
+  try {
+    options = await parseArgs(argv, yargs);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`evalrun: ${e.message}\n`);
+      process.stderr.write(`Run 'evalrun --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+  if (options === null) return EXIT.ok; // --help / --version already printed
+  if (options.printSchema) {
+    const { printSchema } = await import('./print-schema.js');
+    return printSchema();
+  }
+  const problemsDir = options.problems;
+  if (!existsSync(problemsDir) || !statSync(problemsDir).isDirectory()) {
+    process.stderr.write(`evalrun: --problems ${problemsDir}: no such folder\n`);
+    return EXIT.usage;
+  }
+  // Heavy modules load only when there is work to do, so --help and --version stay fast.
+  const { execute } = await import('./execute.js');
+  return execute(options);
+}

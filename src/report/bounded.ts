@@ -1,0 +1,28 @@
+import type { Value } from '../values/type-node.js';
+
+/** Largest recorded actual value, as JSON text, before it is replaced by a marker. */
+export const MAX_RECORDED_VALUE_CHARS = 4096;
+/** Largest recorded error message. */
+export const MAX_RECORDED_MESSAGE_CHARS = 2000;
+
+/**
+ * Keeps what a scorecard records small. A value whose JSON exceeds the cap
+ * is replaced by `{ "$truncated": <first chars of its JSON>, "length": <full length> }`;
+ * the verdict was already decided on the full value.
+ */
+export function boundValue(value: Value): Value {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'string' && value.length > MAX_RECORDED_VALUE_CHARS) {
+      return { $truncated: value.slice(0, MAX_RECORDED_VALUE_CHARS), length: value.length };
+    }
+    return value;
+  }
+  const json = JSON.stringify(value);
+  if (json.length <= MAX_RECORDED_VALUE_CHARS) return value;
+  return { $truncated: json.slice(0, MAX_RECORDED_VALUE_CHARS), length: json.length };
+}
+
+export function boundMessage(message: string): string {
+  if (message.length <= MAX_RECORDED_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_RECORDED_MESSAGE_CHARS)}… [${message.length - MAX_RECORDED_MESSAGE_CHARS} more characters]`;
+}

@@ -1,0 +1,210 @@
+import type { PreparedTest } from '../problems/prepared.js';
+import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
+import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
+import { SandboxCrashed, SandboxUnresponsive, type WorkerPool } from '../sandbox-host/pool.js';
+import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
+import { detectLanguage } from '../solutions/language.js';
+import { topLevelFunctionNames } from '../solutions/top-level-names.js';
+import { prepareJavaScript } from '../solutions/transpile.js';
+import type { Tolerance } from '../values/compare.js';
+import { encodeWire } from '../values/wire.js';
+import type { TypeNode, Value } from '../values/type-node.js';
+import type { CandidateSpec } from './candidate.js';
+
+export interface GradeOptions {
+  limits: SandboxLimits;
+  tolerance: Tolerance;
+  /** Languages the sandbox can run; others are reported as unsupported. */
+  languages: ReadonlySet<Language>;
+}
+
+/** The code as it will run, or why it cannot run. */
+type Runnable =
+  | { ok: true; language: Language; code: string; topLevelNames: string[] }
+  | { ok: false; language: string; status: CandidateStatus; message: string };
+
+async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptions): Promise<Runnable> {
+  const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: null });
+  if (language === 'python') {
+    if (!options.languages.has('python')) {
+      return { ok: false, language, status: 'unsupported', message: 'unsupported language: python' };
+    }
+    return { ok: true, language: 'python', code, topLevelNames: [] };
+  }
+  const prepared = await prepareJavaScript(code, language);
+  if (!prepared.ok) return { ok: false, language, status: 'load-error', message: prepared.error };
+  return { ok: true, language: 'javascript', code: prepared.code, topLevelNames: topLevelFunctionNames(prepared.code) };
+}
+
+/** Grades one candidate; returns one result per suite it was run against. */
+export async function gradeCandidate(
+  pool: WorkerPool,
+  spec: CandidateSpec,
+  code: string,
+  options: GradeOptions,
+): Promise<CandidateResult[]> {
+  const started = performance.now();
+  const tests = spec.suites.flatMap((suite) => suite.tests);
+  const runnable = await toRunnable(code, spec, options);
+  if (!runnable.ok) {
+    return splitBySuite(spec, runnable.language, null, tests.map(() => null), runnable, started);
+  }
+  if (tests.length === 0) {
+    return splitBySuite(spec, runnable.language, null, [], null, started);
+  }
+  const job: GradeJob = {
+    language: runnable.language,
+    code: runnable.code,
+    functionName: spec.functionName,
+    arity: spec.problem.parameterNames.length,
+    topLevelNames: runnable.topLevelNames,
+    tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes)),
+    expected: tests.map((t) => t.expected),
+    returnType: spec.problem.returnType,
+    tolerance: options.tolerance,
+    limits: options.limits,
+  };
+  const reply = await gradeWithRecovery(pool, job);
+  if (reply.kind === 'load-error') {
+    return splitBySuite(spec, runnable.language, null, tests.map(() => null), {
+      ok: false,
+      language: runnable.language,
+      status: 'load-error',
+      message: reply.message,
+    }, started);
+  }
+  return splitBySuite(spec, runnable.language, reply.entryPoint, reply.verdicts, null, started);
+}
+
+/**
+ * Sends the whole candidate; if its worker process dies or hangs, replays
+ * the tests one job each so that only the test that brought the process
+ * down is blamed, and every other test still gets its real verdict.
+ */
+export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promise<GradeReply> {
+  try {
+    return await pool.grade(job);
+  } catch (e) {
+    if (!(e instanceof SandboxCrashed || e instanceof SandboxUnresponsive)) throw e;
+  }
+  const verdicts: Verdict[] = [];
+  let entryPoint = '';
+  for (let i = 0; i < job.tests.length; i++) {
+    const single: GradeJob = {
+      ...job,
+      tests: job.tests.slice(i, i + 1),
+      expected: job.expected.slice(i, i + 1),
+    };
+    try {
+      const reply = await pool.grade(single);
+      if (reply.kind === 'load-error') return reply;
+      entryPoint = reply.entryPoint;
+      verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
+    } catch (e) {
+      if (e instanceof SandboxCrashed) verdicts.push({ status: 'memory', message: e.message });
+      else if (e instanceof SandboxUnresponsive) verdicts.push({ status: 'error', message: e.message, durationMs: null });
+      else throw e;
+    }
+  }
+  return { kind: 'ran', entryPoint, verdicts };
+}
+
+/** Set-typed parameters travel as tagged sets so the candidate receives a real Set. */
+function encodeArgs(args: Value[], types: readonly TypeNode[]): string {
+  return encodeWire(args, (path) => isSetAt(types, path));
+}
+
+function isSetAt(types: readonly TypeNode[], path: readonly (string | number)[]): boolean {
+  if (path.length === 0) return false;
+  let type: TypeNode | undefined = types[path[0] as number];
+  for (let i = 1; i < path.length && type !== undefined; i++) type = childType(type, path[i]!);
+  while (type !== undefined && type.kind === 'optional') type = type.inner;
+  return type?.kind === 'set';
+}
+
+function childType(type: TypeNode, step: string | number): TypeNode | undefined {
+  switch (type.kind) {
+    case 'list':
+    case 'set':
+      return type.item;
+    case 'dict':
+      return type.value;
+    case 'tuple':
+      return typeof step === 'number' ? (type.items[step] ?? type.rest) : undefined;
+    case 'optional':
+      return childType(type.inner, step);
+    default:
+      return undefined;
+  }
+}
+
+function splitBySuite(
+  spec: CandidateSpec,
+  language: string,
+  entryPoint: string | null,
+  verdicts: ReadonlyArray<Verdict | null>,
+  failure: Extract<Runnable, { ok: false }> | null,
+  started: number,
+): CandidateResult[] {
+  const duration = Math.round(performance.now() - started);
+  const results: CandidateResult[] = [];
+  let offset = 0;
+  for (const suite of spec.suites) {
+    const suiteName = suite.kind === 'correctness' ? 'correctness' : `sample:${suite.promptId ?? ''}`;
+    const tests = suite.tests.map((test, i) => toTestResult(test, suiteName, verdicts[offset + i] ?? null, failure));
+    offset += suite.tests.length;
+    const passed = tests.filter((t) => t.status === 'pass').length;
+    const total = tests.length;
+    // Suites other than the correctness suite are only reported when they have tests.
+    if (suite.kind === 'sample' && total === 0) continue;
+    const status: CandidateStatus =
+      failure !== null ? failure.status : total === 0 ? 'no-tests' : passed === total ? 'passed' : 'failed';
+    results.push({
+      problem_id: spec.problem.id,
+      model_id: spec.modelId,
+      prompt_id: suite.kind === 'sample' ? suite.promptId : spec.promptId,
+      sample_id: spec.sampleId,
+      language,
+      source: spec.source,
+      status,
+      error: failure?.message ?? null,
+      entry_point: entryPoint,
+      passed,
+      total,
+      score: total === 0 ? 0 : passed / total,
+      duration_ms: duration,
+      tests,
+    });
+  }
+  return results;
+}
+
+function toTestResult(
+  test: PreparedTest,
+  suite: string,
+  verdict: Verdict | null,
+  failure: Extract<Runnable, { ok: false }> | null,
+): TestResult {
+  const base = { index: test.index, suite, source: test.source, input: test.rawInput, expected: test.expected };
+  if (verdict === null) {
+    return { ...base, status: 'error', actual: null, error: failure?.message ?? 'not run', duration_ms: null };
+  }
+  switch (verdict.status) {
+    case 'pass':
+      return { ...base, status: 'pass', actual: verdict.actual, error: null, duration_ms: verdict.durationMs };
+    case 'fail':
+      return { ...base, status: 'fail', actual: verdict.actual, error: verdict.reason, duration_ms: verdict.durationMs };
+    case 'error':
+      return { ...base, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
+    case 'timeout':
+      return {
+        ...base,
+        status: 'timeout',
+        actual: null,
+        error: `exceeded the time limit of ${verdict.durationMs} ms`,
+        duration_ms: verdict.durationMs,
+      };
+    case 'memory':
+      return { ...base, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
+  }
+}
