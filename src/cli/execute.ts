@@ -31,7 +31,7 @@ export async function execute(options: CliOptions): Promise<number> {
         timeoutMs: options.timeoutMs,
         tolerance: options.floatTolerance,
         seed: options.seed,
-        languages: new Set<Language>(['javascript']),
+        languages: new Set<Language>(['javascript', 'python']),
       },
       reporters,
     );

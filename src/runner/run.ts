@@ -28,7 +28,7 @@ export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
   timeoutMs: 2000,
   tolerance: DEFAULT_TOLERANCE,
   seed: 1,
-  languages: new Set<Language>(['javascript']),
+  languages: new Set<Language>(['javascript', 'python']),
 };
 
 /** Loads the problems, grades every candidate with at most `concurrency` at once, and reports. */
