@@ -3,7 +3,7 @@ import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-hos
 import { Interpreter, makeSnapshot, type BootOptions, type CallResult } from './boot.js';
 import { describeCrash, parsePythonFrames } from './frames.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
-import { defaultCacheDir, readSnapshot, snapshotPath, writeSnapshot } from './snapshot-cache.js';
+import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
 export { looksLikePython } from './looks-like-python.js';
 
@@ -30,26 +30,24 @@ const FINISH_TIMEOUT_MS = 10_000;
 const MB = 1024 * 1024;
 
 /** Process-wide: every engine of a process boots from the same snapshot copy. */
-const snapshots = new Map<string, Promise<{ copy: ivm.ExternalCopy<ArrayBuffer>; fromDisk: boolean }>>();
+interface LoadedSnapshot {
+  copy: ivm.ExternalCopy<ArrayBuffer>;
+  origin: SnapshotOrigin;
+}
+const snapshots = new Map<string, Promise<LoadedSnapshot>>();
 
-function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Promise<{ copy: ivm.ExternalCopy<ArrayBuffer>; fromDisk: boolean }> {
+function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Promise<LoadedSnapshot> {
   const path = snapshotPath(cacheDir, files.version, files.snapshotKey);
   const known = snapshots.get(path);
   if (known !== undefined && !fresh) return known;
-  const made = (async () => {
-    let bytes = fresh ? null : readSnapshot(path);
-    const fromDisk = bytes !== null;
-    if (bytes === null) {
-      bytes = await makeSnapshot(files);
-      try {
-        writeSnapshot(path, bytes);
-      } catch {
-        // A read-only cache only costs the next process a cold boot.
-      }
-    }
+  const made = (async (): Promise<LoadedSnapshot> => {
+    const make = (): Promise<Uint8Array> => makeSnapshot(files);
+    const { bytes, origin } = fresh
+      ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const }
+      : await readOrMakeSnapshot(path, make);
     const buffer = new ArrayBuffer(bytes.byteLength);
     new Uint8Array(buffer).set(bytes);
-    return { copy: new ivm.ExternalCopy(buffer), fromDisk };
+    return { copy: new ivm.ExternalCopy(buffer), origin };
   })();
   snapshots.set(path, made);
   made.catch(() => snapshots.delete(path));
@@ -72,6 +70,8 @@ export class PythonEngine {
     private snapshot: ivm.ExternalCopy<ArrayBuffer>,
     private readonly boot: BootOptions,
     interpreter: Interpreter,
+    /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
+    readonly snapshotOrigin: SnapshotOrigin,
   ) {
     this.interpreter = interpreter;
   }
@@ -91,11 +91,11 @@ export class PythonEngine {
     } catch (e) {
       // A cached snapshot that passes its checksum yet does not boot was
       // written by something else than this build: make a new one, once.
-      if (!snapshot.fromDisk) throw e;
+      if (snapshot.origin === 'made') throw e;
       snapshot = await loadSnapshot(files, cacheDir, true);
       interpreter = await Interpreter.boot(files, snapshot.copy, boot);
     }
-    return new PythonEngine(files, snapshot.copy, boot, interpreter);
+    return new PythonEngine(files, snapshot.copy, boot, interpreter, snapshot.origin);
   }
 
   /** True when the interpreter is provably clean and may serve another candidate. */

@@ -1,6 +1,132 @@
+/**
+ * Python candidates in a sandbox worker process. The worker imports this
+ * module only when a Python job arrives, so a JavaScript-only run never
+ * loads Pyodide (about 300 MB of RSS per interpreter).
+ *
+ * One engine per worker: booting an interpreter from the snapshot costs a
+ * quarter of a second, so it serves candidate after candidate as long as
+ * it proves itself clean, and is thrown away the moment it does not.
+ */
+import { PythonEngine, type PythonEngineOptions } from '../python/engine.js';
 import type { CandidateJob, CandidateOutcome } from './protocol.js';
 
-/** Python candidates; replaced by the Pyodide engine when it lands. */
-export async function runPython(_job: CandidateJob): Promise<CandidateOutcome> {
-  return { kind: 'load-error', message: 'unsupported language: python' };
+/** What the bridge needs of an engine; PythonEngine in production. */
+export interface PythonSandbox {
+  run(job: CandidateJob): Promise<CandidateOutcome>;
+  isReusable(): boolean;
+  dispose(): void;
+}
+
+export type PythonSandboxFactory = (options: PythonEngineOptions) => Promise<PythonSandbox>;
+
+/**
+ * The WebAssembly memory of an interpreter (where Python's objects live) is
+ * not counted by the isolate's heap limit, so it is capped on its own. A
+ * candidate may grow it by `job.limits.memoryMb` past its size when the
+ * candidate starts; the cap leaves room for the interpreter itself (about
+ * 30 MB at boot, up to 64 MB more on a reused one) on top of that.
+ */
+const WASM_HEADROOM_MB = 128;
+const MIN_WASM_MB = 256;
+/** A 32-bit WebAssembly memory cannot be larger than 4 GB less one page. */
+const MAX_WASM_MB = 4095;
+
+export function wasmCapMb(memoryMb: number): number {
+  return Math.min(MAX_WASM_MB, Math.max(MIN_WASM_MB, memoryMb + WASM_HEADROOM_MB));
+}
+
+/** Attempts per candidate when the engine itself fails (not the candidate). */
+const ATTEMPTS = 2;
+
+export class PythonBridge {
+  private engine: PythonSandbox | null = null;
+  private engineMemoryMb = 0;
+  /** Jobs run strictly one after another: an engine holds one interpreter. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private enginesCreated = 0;
+
+  constructor(
+    private readonly create: PythonSandboxFactory = (options) => PythonEngine.create(options),
+    private readonly cacheDir?: string,
+  ) {}
+
+  /** How many engines this bridge has created so far (replacements included). */
+  get created(): number {
+    return this.enginesCreated;
+  }
+
+  run(job: CandidateJob): Promise<CandidateOutcome> {
+    const next = this.queue.then(() => this.runNow(job));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  dispose(): void {
+    this.drop();
+  }
+
+  /**
+   * Never rejects: a failure of the engine (not of the candidate, which the
+   * engine turns into verdicts) costs a fresh engine and one more attempt,
+   * and after that becomes this candidate's verdict, so the worker's other
+   * jobs are unaffected.
+   */
+  private async runNow(job: CandidateJob): Promise<CandidateOutcome> {
+    let failure = '';
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      let engine: PythonSandbox;
+      try {
+        engine = await this.engineFor(job.limits.memoryMb);
+      } catch (e) {
+        failure = `the Python interpreter could not start: ${describe(e)}`;
+        continue;
+      }
+      try {
+        const outcome = await engine.run(job);
+        if (!engine.isReusable()) this.drop();
+        return outcome;
+      } catch (e) {
+        this.drop();
+        failure = `the Python engine failed: ${describe(e)}`;
+      }
+    }
+    return {
+      kind: 'ran',
+      entryPoint: '',
+      tests: job.tests.map(() => ({ kind: 'threw', message: `sandbox failure: ${failure}`, durationMs: 0 })),
+    };
+  }
+
+  private async engineFor(memoryMb: number): Promise<PythonSandbox> {
+    if (this.engine !== null && this.engineMemoryMb === memoryMb) return this.engine;
+    this.drop();
+    const options: PythonEngineOptions = { memoryMb, wasmMemoryMb: wasmCapMb(memoryMb) };
+    if (this.cacheDir !== undefined) options.cacheDir = this.cacheDir;
+    this.enginesCreated++;
+    this.engine = await this.create(options);
+    this.engineMemoryMb = memoryMb;
+    return this.engine;
+  }
+
+  private drop(): void {
+    const engine = this.engine;
+    this.engine = null;
+    try {
+      engine?.dispose();
+    } catch {
+      // Disposing an isolate that is already gone is not worth a verdict.
+    }
+  }
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+let shared: PythonBridge | null = null;
+
+/** The worker's entry point for Python jobs (see worker-process.ts). */
+export function runPython(job: CandidateJob): Promise<CandidateOutcome> {
+  shared ??= new PythonBridge();
+  return shared.run(job);
 }

@@ -59,6 +59,8 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     name: 'a growing dict',
     code: 'def f():\n    grow = {}\n    i = 0\n    while True:\n        grow[i] = [i] * 100\n        i += 1\n',
     expected: { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
+    // Filling 128 MB one small list at a time takes over 2 s on a loaded 2-core machine.
+    timeoutMs: 15_000,
   },
   {
     name: 'deep recursion',
