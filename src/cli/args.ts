@@ -16,11 +16,22 @@ export interface CliOptions {
   out: string | null;
   json: boolean;
   printSchema: boolean;
+  details: boolean;
+  passAtK: number[];
+  filters: { problems: string[]; tags: string[]; models: string[] };
+  minPassRate: number | null;
+  extractCode: boolean;
+  /** A run id (looked up under results/) or the path of a run log. */
+  resume: string | null;
 }
+
+/** Options that a resumed run takes from its log; giving them again is a mistake. */
+const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract'];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
-  evalrun --problems DIR --solutions DIR    grade submissions`;
+  evalrun --problems DIR --solutions DIR    grade submissions
+  evalrun --resume RUN                      finish an interrupted run (RUN: id under results/, or its .jsonl)`;
 
 /**
  * Parses the command line. Returns null when yargs already answered
@@ -54,6 +65,21 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('seed', { type: 'number', default: 1, describe: 'Seed of Math.random inside the sandbox' })
     .option('out', { type: 'string', describe: 'Write the JSON scorecard here instead of results/<timestamp>.json' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
+    .option('details', { type: 'boolean', default: false, describe: 'When grading, also list every candidate and failing test' })
+    .option('pass-at', { type: 'string', default: '1', describe: 'k values of pass@k, comma-separated (e.g. 1,10)' })
+    .option('problem', { type: 'string', array: true, describe: 'Only problems whose id matches this glob (repeatable)' })
+    .option('tag', { type: 'string', array: true, describe: 'Only problems with this tag (repeatable)' })
+    .option('model', { type: 'string', array: true, describe: 'Only submissions of models matching this glob (repeatable)' })
+    .option('min-pass-rate', {
+      type: 'string',
+      describe: 'When grading, exit 1 if the test pass rate is below this (0.8 or 80%)',
+    })
+    .option('extract', {
+      type: 'boolean',
+      default: true,
+      describe: 'Unwrap Markdown fences and drop prose around submitted code (--no-extract runs the text as is)',
+    })
+    .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log' })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .strict()
     .version(VERSION)
@@ -75,8 +101,16 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
   if (args._.length > 0) throw new UsageError(`unexpected argument: ${String(args._[0])}`);
 
   const printSchema = args['print-schema'] === true;
-  if (!printSchema && (args.problems === undefined || args.problems === '')) {
+  const resume = args.resume ?? null;
+  if (resume !== null) {
+    const given = FIXED_BY_RESUME.find((name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`)));
+    if (given !== undefined) throw new UsageError(`--resume takes --${given} from the run log; do not give it again`);
+  } else if (!printSchema && (args.problems === undefined || args.problems === '')) {
     throw new UsageError('missing required option --problems DIR');
+  }
+  const grading = args.solutions !== undefined;
+  if (args['min-pass-rate'] !== undefined && !grading && resume === null) {
+    throw new UsageError('--min-pass-rate applies when grading submissions (--solutions)');
   }
   return {
     problems: args.problems ?? '',
@@ -89,6 +123,12 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     out: args.out ?? null,
     json: args.json === true,
     printSchema,
+    details: args.details === true,
+    passAtK: parsePassAt(args['pass-at']),
+    filters: { problems: args.problem ?? [], tags: args.tag ?? [], models: args.model ?? [] },
+    minPassRate: args['min-pass-rate'] === undefined ? null : parseRate(args['min-pass-rate']),
+    extractCode: args.extract !== false,
+    resume,
   };
 }
 
@@ -111,4 +151,25 @@ export function parseTolerance(text: string): { relative: number; absolute: numb
   const relative = numbers[0]!;
   const absolute = numbers[1] ?? relative;
   return { relative, absolute };
+}
+
+export function parsePassAt(text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  const ks = parts.map(Number);
+  if (parts.some((p) => p === '') || ks.some((k) => !Number.isSafeInteger(k) || k < 1)) {
+    throw new UsageError(`--pass-at must be positive whole numbers separated by commas, got ${text}`);
+  }
+  return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+/** `0.8` and `80%` both mean eighty percent. */
+export function parseRate(text: string): number {
+  const trimmed = text.trim();
+  const isPercent = trimmed.endsWith('%');
+  const value = Number(isPercent ? trimmed.slice(0, -1) : trimmed);
+  const rate = isPercent ? value / 100 : value;
+  if (trimmed === '' || trimmed === '%' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    throw new UsageError(`--min-pass-rate must be a fraction from 0 to 1 or a percentage, got ${text}`);
+  }
+  return rate;
 }

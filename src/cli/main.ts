@@ -11,8 +11,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     options = await parseArgs(argv, yargs);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`evalrun: ${e.message}\n`);
-      process.stderr.write(`Run 'evalrun --help' for usage.\n`);
+      process.stderr.write(`evalrun: ${e.message} (see evalrun --help)\n`);
       return EXIT.usage;
     }
     throw e;
@@ -22,12 +21,23 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { printSchema } = await import('./print-schema.js');
     return printSchema();
   }
-  const problemsDir = options.problems;
-  if (!existsSync(problemsDir) || !statSync(problemsDir).isDirectory()) {
-    process.stderr.write(`evalrun: --problems ${problemsDir}: no such folder\n`);
-    return EXIT.usage;
+  if (options.resume === null) {
+    for (const [flag, dir] of [['--problems', options.problems], ['--solutions', options.solutions]] as const) {
+      if (dir !== null && !isFolder(dir)) {
+        process.stderr.write(`evalrun: ${flag} ${dir}: no such folder\n`);
+        return EXIT.usage;
+      }
+    }
   }
   // Heavy modules load only when there is work to do, so --help and --version stay fast.
   const { execute } = await import('./execute.js');
   return execute(options);
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return existsSync(path) && statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

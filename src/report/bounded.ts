@@ -2,6 +2,8 @@ import type { Value } from '../values/type-node.js';
 
 /** Largest recorded actual value, as JSON text, before it is replaced by a marker. */
 export const MAX_RECORDED_VALUE_CHARS = 4096;
+/** Largest recorded candidate source text (raw and as run). */
+export const MAX_RECORDED_CODE_CHARS = 65536;
 /** Largest recorded error message. */
 export const MAX_RECORDED_MESSAGE_CHARS = 2000;
 
@@ -25,4 +27,9 @@ export function boundValue(value: Value): Value {
 export function boundMessage(message: string): string {
   if (message.length <= MAX_RECORDED_MESSAGE_CHARS) return message;
   return `${message.slice(0, MAX_RECORDED_MESSAGE_CHARS)}… [${message.length - MAX_RECORDED_MESSAGE_CHARS} more characters]`;
+}
+
+export function boundCode(code: string): string {
+  if (code.length <= MAX_RECORDED_CODE_CHARS) return code;
+  return `${code.slice(0, MAX_RECORDED_CODE_CHARS)}\n… [${code.length - MAX_RECORDED_CODE_CHARS} more characters]`;
 }

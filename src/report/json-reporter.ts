@@ -1,41 +1,69 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import type { Reporter } from './reporter.js';
-import type { Scorecard } from './scorecard.js';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Reporter, RunOutcome } from './reporter.js';
 
 export interface JsonReporterOptions {
-  /** Where to write; default `results/<UTC timestamp>.json` under the working directory. */
-  outFile?: string;
+  /** Where to write the document. */
+  outFile: string;
   /** Also print the document on stdout (the `--json` flag). */
   toStdout: boolean;
   /** Where the "written to" line goes. */
   log: (line: string) => void;
 }
 
-export function timestampedResultPath(now: Date, dir = 'results'): string {
-  return join(dir, `${now.toISOString().replace(/:/g, '-')}.json`);
+/**
+ * The machine-readable scorecard: one JSON document per run. The head is
+ * pretty-printed; candidates follow, one per line, streamed from the run log
+ * so a run of a million tests is never held in memory as one string.
+ */
+export function jsonReporter(options: JsonReporterOptions): Reporter {
+  return {
+    onRunEnd(outcome: RunOutcome) {
+      let fd: number;
+      try {
+        mkdirSync(dirname(options.outFile), { recursive: true });
+        fd = openSync(options.outFile, 'w');
+      } catch (e) {
+        throw new ScorecardWriteError(options.outFile, e);
+      }
+      const sinks: Array<(text: string) => void> = [(text) => writeAll(fd, text)];
+      if (options.toStdout) sinks.push((text) => process.stdout.write(text));
+      try {
+        writeDocument(outcome, (text) => {
+          for (const sink of sinks) sink(text);
+        });
+      } catch (e) {
+        throw new ScorecardWriteError(options.outFile, e);
+      } finally {
+        closeSync(fd);
+      }
+      options.log(`Scorecard written to ${options.outFile}`);
+    },
+  };
 }
 
-/** The machine-readable scorecard: one JSON document per run. */
-export function jsonReporter(options: JsonReporterOptions): Reporter & { writtenTo(): string | null } {
-  let written: string | null = null;
-  return {
-    async onRunEnd(scorecard: Scorecard) {
-      const text = `${JSON.stringify(scorecard, null, 2)}\n`;
-      const file = options.outFile ?? timestampedResultPath(new Date(scorecard.started_at));
-      try {
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, text);
-        written = file;
-      } catch (e) {
-        throw new ScorecardWriteError(file, e);
-      } finally {
-        if (options.toStdout) process.stdout.write(text);
-      }
-      options.log(`Scorecard written to ${file}`);
-    },
-    writtenTo: () => written,
-  };
+/** Writes the document in pieces of about 1 MB. */
+export function writeDocument(outcome: RunOutcome, write: (text: string) => void): void {
+  const head = JSON.stringify(outcome.head, null, 2);
+  // The head's closing brace is replaced by the candidates array, written last.
+  let buffer = `${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`;
+  let first = true;
+  for (const result of outcome.results()) {
+    buffer += `${first ? '' : ','}\n    ${JSON.stringify(result)}`;
+    first = false;
+    if (buffer.length >= 1 << 20) {
+      write(buffer);
+      buffer = '';
+    }
+  }
+  buffer += first ? ']\n}\n' : '\n  ]\n}\n';
+  write(buffer);
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written);
 }
 
 export class ScorecardWriteError extends Error {

@@ -21,6 +21,8 @@ export function passAtK(n: number, c: number, k: number): number | null {
   if (k > n) return null;
   // Fewer than k wrong samples: every draw of k contains a correct one.
   if (n - c < k) return 1;
+  // pass@1 is exactly the fraction correct; the product below would round it (0.4 → 0.3999…).
+  if (k === 1) return c / n;
   let allWrong = 1;
   for (let i = n - c + 1; i <= n; i++) allWrong *= 1 - k / i;
   return 1 - allWrong;

@@ -1,26 +1,43 @@
-import type { CandidateResult, Scorecard } from './scorecard.js';
+import type { CandidateRowWithCounts, FailureRow } from '../runner/results-store.js';
+import type { CandidateResult, ScorecardHead } from './scorecard.js';
 
 export interface RunStartInfo {
+  mode: ScorecardHead['mode'];
   problems: number;
   invalidProblems: number;
+  /** Candidates this run will grade (after filters, minus those already done when resuming). */
   candidates: number;
+  /** Candidates taken from the run log of an interrupted run. */
+  resumed: number;
+  logFile: string;
+}
+
+/** A finished (or interrupted) run, as the reporters see it. */
+export interface RunOutcome {
+  head: ScorecardHead;
+  /** One small row per candidate result, in input order. */
+  rows: readonly CandidateRowWithCounts[];
+  /** The first failing tests in input order, and how many there are. */
+  failures: { shown: readonly FailureRow[]; total: number };
+  /** Every candidate's full results, in input order, read from the run log as they are iterated. */
+  results(): Iterable<CandidateResult>;
 }
 
 /**
  * An output format. Each hook is optional; a reporter sees the run start,
- * every candidate as soon as it is graded, and the final scorecard.
+ * every candidate as soon as it is graded, and the finished run.
  */
 export interface Reporter {
   onRunStart?(info: RunStartInfo): void | Promise<void>;
   onCandidateResult?(results: readonly CandidateResult[]): void | Promise<void>;
-  onRunEnd?(scorecard: Scorecard): void | Promise<void>;
+  onRunEnd?(outcome: RunOutcome): void | Promise<void>;
 }
 
 /** Calls every reporter in order; a hook of one finishes before the next starts. */
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
   onCandidateResult(results: readonly CandidateResult[]): Promise<void>;
-  onRunEnd(scorecard: Scorecard): Promise<void>;
+  onRunEnd(outcome: RunOutcome): Promise<void>;
 }
 
 export function combineReporters(reporters: readonly Reporter[]): CombinedReporter {
@@ -31,8 +48,8 @@ export function combineReporters(reporters: readonly Reporter[]): CombinedReport
     async onCandidateResult(results) {
       for (const r of reporters) await r.onCandidateResult?.(results);
     },
-    async onRunEnd(scorecard) {
-      for (const r of reporters) await r.onRunEnd?.(scorecard);
+    async onRunEnd(outcome) {
+      for (const r of reporters) await r.onRunEnd?.(outcome);
     },
   };
 }

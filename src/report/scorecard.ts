@@ -1,4 +1,5 @@
 import type { Value } from '../values/type-node.js';
+import type { ModelRow, PassAtKRow, PromptRow, TagRow } from './aggregate.js';
 
 /** Every test ends with exactly one of these. */
 export type TestStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'memory';
@@ -36,6 +37,10 @@ export interface CandidateResult {
   language: string;
   /** Where the candidate came from: a solution file, or `optimal_solution` of the problem file. */
   source: string;
+  /** The text as submitted, before fences and prose were removed (bounded, see bounded.ts). */
+  raw_code: string;
+  /** The code that ran (bounded). */
+  code: string;
   status: CandidateStatus;
   /** Why the candidate could not run, for load errors. */
   error: string | null;
@@ -71,15 +76,36 @@ export interface Summary {
   pass_rate: number;
 }
 
-export interface Scorecard {
+/** A solution file (or JSON Lines line) that was not graded, and why. */
+export interface SkippedSubmissionReport {
+  source: string;
+  reason: string;
+}
+
+/**
+ * Everything in the JSON document except the per-candidate results, which
+ * can be large and are streamed from the run log (see results-store.ts).
+ */
+export interface ScorecardHead {
   evalrun_version: string;
   mode: 'self-check' | 'grade';
+  /** Names the run's files: `results/<run_id>.json` and `.jsonl`. */
+  run_id: string;
   started_at: string;
   finished_at: string;
   /** False when the run was interrupted before every candidate finished. */
   complete: boolean;
   options: Record<string, unknown>;
   summary: Summary;
-  candidates: CandidateResult[];
+  models: ModelRow[];
+  prompts: PromptRow[];
+  tags: TagRow[];
+  pass_at_k: PassAtKRow[];
   problems: ProblemReport[];
+  skipped_submissions: SkippedSubmissionReport[];
+}
+
+/** The JSON document as written: the head, then every candidate's results in input order. */
+export interface Scorecard extends ScorecardHead {
+  candidates: CandidateResult[];
 }

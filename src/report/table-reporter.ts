@@ -1,51 +1,75 @@
 import Table from 'cli-table3';
+import type { CandidateRow, FailureRow } from '../runner/results-store.js';
 import { formatValue } from '../values/format.js';
-import type { Reporter } from './reporter.js';
-import type { CandidateResult, Scorecard, TestResult } from './scorecard.js';
+import type { PassAtKRow, RowMetrics } from './aggregate.js';
+import type { Reporter, RunOutcome } from './reporter.js';
+import type { ScorecardHead } from './scorecard.js';
 
 export interface TableReporterOptions {
   write: (text: string) => void;
+  /** List every candidate (and, when grading, every failing test), not just the roll-ups. */
+  details: boolean;
   /** At most this many failing tests are shown in detail; the JSON has them all. */
   maxFailures?: number;
+  /** Above this many candidates, only those that did not pass are listed unless `details` is set. */
+  maxCandidateRows?: number;
 }
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 
-/** The human-readable scorecard: a table per candidate, failing tests, and a summary line. */
+/**
+ * The human-readable scorecard. A self-check lists candidates and failing
+ * tests; grading shows roll-ups per model, prompt and tag (and pass@k), with
+ * the per-candidate tables behind `--details`. Both end with one summary line.
+ */
 export function tableReporter(options: TableReporterOptions): Reporter {
   const maxFailures = options.maxFailures ?? 25;
+  const maxCandidateRows = options.maxCandidateRows ?? 100;
   return {
-    onRunEnd(scorecard: Scorecard) {
+    onRunEnd(outcome: RunOutcome) {
+      const { head } = outcome;
       const out: string[] = [];
-      if (scorecard.candidates.length > 0) out.push(candidateTable(scorecard.candidates));
-      const failures = failingTests(scorecard.candidates);
-      if (failures.length > 0) out.push(failureTable(failures.slice(0, maxFailures), failures.length));
-      const invalid = scorecard.problems.filter((p) => !p.valid);
-      if (invalid.length > 0) {
-        out.push(`Invalid problem files (${invalid.length}):`);
-        for (const p of invalid) for (const e of p.errors) out.push(`  ${e}`);
+      const grading = head.mode === 'grade';
+      if (!grading || options.details) {
+        const listed = candidateRowsToList(outcome.rows, options.details, maxCandidateRows);
+        if (listed.rows.length > 0) out.push(candidateTable(listed.rows));
+        if (listed.hidden > 0) out.push(`(${listed.hidden} passing candidates not listed; --details lists every one)`);
+        const { shown, total } = outcome.failures;
+        if (total > 0) out.push(failureTable(shown.slice(0, maxFailures), total));
       }
-      const idle = scorecard.problems.filter((p) => p.valid && !scorecard.candidates.some((c) => c.problem_id === p.problem_id));
-      if (idle.length > 0) {
-        out.push(`Nothing to run for ${idle.length} problem${idle.length === 1 ? '' : 's'}: ${idle.map((p) => p.problem_id).join(', ')}`);
-      }
-      out.push(summaryLine(scorecard));
+      if (grading) out.push(...rollUps(head));
+      out.push(...problemsWithoutWork(outcome));
+      out.push(...invalidFiles(head));
+      out.push(...skippedSubmissions(head));
+      out.push(summaryLine(head));
       options.write(`${out.join('\n')}\n`);
     },
   };
 }
 
-function candidateTable(candidates: readonly CandidateResult[]): string {
+function candidateRowsToList(
+  rows: readonly CandidateRow[],
+  details: boolean,
+  max: number,
+): { rows: readonly CandidateRow[]; hidden: number } {
+  if (details || rows.length <= max) return { rows, hidden: 0 };
+  const notPassed = rows.filter((r) => r.status !== 'passed');
+  return { rows: notPassed, hidden: rows.length - notPassed.length };
+}
+
+function candidateTable(rows: readonly CandidateRow[]): string {
+  const samples = rows.some((r) => r.sample_id !== null);
   const table = new Table({
-    head: ['problem', 'model', 'prompt', 'passed', 'time', 'status'],
+    head: ['problem', 'model', 'prompt', ...(samples ? ['sample'] : []), 'passed', 'time', 'status'],
     style: PLAIN,
-    colAligns: ['left', 'left', 'left', 'right', 'right', 'left'],
+    colAligns: ['left', 'left', 'left', ...(samples ? ['left' as const] : []), 'right', 'right', 'left'],
   });
-  for (const c of candidates) {
+  for (const c of rows) {
     table.push([
       c.problem_id,
       c.model_id,
       c.prompt_id ?? '-',
+      ...(samples ? [c.sample_id ?? '-'] : []),
       `${c.passed}/${c.total}`,
       formatDuration(c.duration_ms),
       c.error === null ? c.status : `${c.status}: ${shorten(c.error, 60)}`,
@@ -54,22 +78,7 @@ function candidateTable(candidates: readonly CandidateResult[]): string {
   return table.toString();
 }
 
-interface Failure {
-  candidate: CandidateResult;
-  test: TestResult;
-}
-
-function failingTests(candidates: readonly CandidateResult[]): Failure[] {
-  const failures: Failure[] = [];
-  for (const candidate of candidates) {
-    // A candidate that never ran has one reason for all its tests; the candidate table shows it.
-    if (candidate.status === 'load-error' || candidate.status === 'unsupported') continue;
-    for (const test of candidate.tests) if (test.status !== 'pass') failures.push({ candidate, test });
-  }
-  return failures;
-}
-
-function failureTable(failures: readonly Failure[], total: number): string {
+function failureTable(failures: readonly FailureRow[], total: number): string {
   const table = new Table({
     head: ['problem', 'model', 'test', 'input', 'expected', 'actual', 'verdict'],
     style: PLAIN,
@@ -90,17 +99,87 @@ function failureTable(failures: readonly Failure[], total: number): string {
   return `Failing tests (${total}):\n${table.toString()}${more}`;
 }
 
-export function summaryLine(scorecard: Scorecard): string {
-  const s = scorecard.summary;
-  const seconds = (Date.parse(scorecard.finished_at) - Date.parse(scorecard.started_at)) / 1000;
+function rollUps(head: ScorecardHead): string[] {
+  const out: string[] = [];
+  out.push(metricsTable('model', head.models.map((m) => [m.model_id, m])));
+  if (head.prompts.some((p) => p.prompt_id !== null)) {
+    out.push(metricsTable('prompt', head.prompts.map((p) => [p.prompt_id ?? '-', p])));
+  }
+  if (head.tags.length > 0) out.push(metricsTable('tag', head.tags.map((t) => [t.tag, t])));
+  const askedForK = JSON.stringify(head.options.pass_at_k) !== '[1]';
+  if (askedForK || head.pass_at_k.some((row) => row.max_samples > 1)) out.push(passAtKTable(head.pass_at_k));
+  return out;
+}
+
+function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMetrics]>): string {
+  const table = new Table({
+    head: [label, 'candidates', 'tests passed', 'problems solved', 'pass rate'],
+    style: PLAIN,
+    colAligns: ['left', 'right', 'right', 'right', 'right'],
+  });
+  for (const [name, m] of rows) {
+    table.push([name, String(m.candidates), `${m.passed}/${m.tests}`, `${m.problems_solved}/${m.problems}`, percent(m.pass_rate)]);
+  }
+  return table.toString();
+}
+
+function passAtKTable(rows: readonly PassAtKRow[]): string {
+  const ks = Object.keys(rows[0]?.values ?? {});
+  const table = new Table({
+    head: ['model', 'tasks', 'samples per task', ...ks],
+    style: PLAIN,
+    colAligns: ['left', 'right', 'right', ...ks.map(() => 'right' as const)],
+  });
+  for (const row of rows) {
+    const samples = row.min_samples === row.max_samples ? `${row.min_samples}` : `${row.min_samples}-${row.max_samples}`;
+    table.push([row.model_id, String(row.tasks), samples, ...ks.map((k) => formatPassAtK(row.values[k] ?? null))]);
+  }
+  return `pass@k (unbiased estimator; "n/a" where a task has fewer samples than k):\n${table.toString()}`;
+}
+
+function formatPassAtK(value: number | null): string {
+  return value === null ? 'n/a' : percent(value);
+}
+
+function problemsWithoutWork(outcome: RunOutcome): string[] {
+  if (outcome.head.mode === 'grade') return [];
+  const withRows = new Set(outcome.rows.map((r) => r.problem_id));
+  const idle = outcome.head.problems.filter((p) => p.valid && p.problem_id !== null && !withRows.has(p.problem_id));
+  if (idle.length === 0 || !outcome.head.complete) return [];
+  return [`Nothing to run for ${idle.length} problem${idle.length === 1 ? '' : 's'} (no optimal_solution): ${idle.map((p) => p.problem_id).join(', ')}`];
+}
+
+function invalidFiles(head: ScorecardHead): string[] {
+  const invalid = head.problems.filter((p) => !p.valid);
+  if (invalid.length === 0) return [];
+  return [`Invalid problem files (${invalid.length}):`, ...invalid.flatMap((p) => p.errors.map((e) => `  ${e}`))];
+}
+
+const MAX_SKIPPED_LINES = 20;
+
+function skippedSubmissions(head: ScorecardHead): string[] {
+  const skipped = head.skipped_submissions;
+  if (skipped.length === 0) return [];
+  const lines = skipped.slice(0, MAX_SKIPPED_LINES).map((s) => `  ${s.source}: ${s.reason}`);
+  if (skipped.length > MAX_SKIPPED_LINES) lines.push(`  … and ${skipped.length - MAX_SKIPPED_LINES} more (all are in the JSON scorecard)`);
+  return [`Skipped submissions (${skipped.length}):`, ...lines];
+}
+
+export function summaryLine(head: ScorecardHead): string {
+  const s = head.summary;
+  const seconds = (Date.parse(head.finished_at) - Date.parse(head.started_at)) / 1000;
   const parts = [
     `${s.problems} problem${s.problems === 1 ? '' : 's'}${s.invalid_problems > 0 ? ` (${s.invalid_problems} invalid)` : ''}`,
     `${s.candidates} candidate${s.candidates === 1 ? '' : 's'}`,
     `${s.tests} tests: ${s.passed} passed, ${s.failed} failed, ${s.errored} errors, ${s.timed_out} timeouts, ${s.memory_exceeded} over memory`,
-    `pass rate ${(s.pass_rate * 100).toFixed(1)}%`,
+    `pass rate ${percent(s.pass_rate)}`,
     `${seconds.toFixed(2)} s`,
   ];
-  return `${scorecard.complete ? '' : 'INCOMPLETE: '}${parts.join(' | ')}`;
+  return `${head.complete ? '' : 'INCOMPLETE: '}${parts.join(' | ')}`;
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
 }
 
 function formatDuration(ms: number): string {

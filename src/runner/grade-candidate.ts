@@ -1,4 +1,5 @@
 import type { PreparedTest } from '../problems/prepared.js';
+import { boundCode } from '../report/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { SandboxCrashed, SandboxUnresponsive, type WorkerPool } from '../sandbox-host/pool.js';
@@ -20,37 +21,40 @@ export interface GradeOptions {
 
 /** The code as it will run, or why it cannot run. */
 type Runnable =
-  | { ok: true; language: Language; code: string; topLevelNames: string[] }
+  | { ok: true; language: Language; sourceLanguage: string; code: string; topLevelNames: string[] }
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
 async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptions): Promise<Runnable> {
-  const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: null });
+  const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   if (language === 'python') {
     if (!options.languages.has('python')) {
       return { ok: false, language, status: 'unsupported', message: 'unsupported language: python' };
     }
-    return { ok: true, language: 'python', code, topLevelNames: [] };
+    return { ok: true, language: 'python', sourceLanguage: 'python', code, topLevelNames: [] };
   }
   const prepared = await prepareJavaScript(code, language);
   if (!prepared.ok) return { ok: false, language, status: 'load-error', message: prepared.error };
-  return { ok: true, language: 'javascript', code: prepared.code, topLevelNames: topLevelFunctionNames(prepared.code) };
+  return {
+    ok: true,
+    language: 'javascript',
+    // Reported as written: TypeScript runs as JavaScript after its types are stripped.
+    sourceLanguage: language,
+    code: prepared.code,
+    topLevelNames: topLevelFunctionNames(prepared.code),
+  };
 }
 
 /** Grades one candidate; returns one result per suite it was run against. */
-export async function gradeCandidate(
-  pool: WorkerPool,
-  spec: CandidateSpec,
-  code: string,
-  options: GradeOptions,
-): Promise<CandidateResult[]> {
+export async function gradeCandidate(pool: WorkerPool, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
   const started = performance.now();
+  const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
   const runnable = await toRunnable(code, spec, options);
   if (!runnable.ok) {
     return splitBySuite(spec, runnable.language, null, tests.map(() => null), runnable, started);
   }
   if (tests.length === 0) {
-    return splitBySuite(spec, runnable.language, null, [], null, started);
+    return splitBySuite(spec, runnable.sourceLanguage, null, [], null, started);
   }
   const job: GradeJob = {
     language: runnable.language,
@@ -66,14 +70,14 @@ export async function gradeCandidate(
   };
   const reply = await gradeWithRecovery(pool, job);
   if (reply.kind === 'load-error') {
-    return splitBySuite(spec, runnable.language, null, tests.map(() => null), {
+    return splitBySuite(spec, runnable.sourceLanguage, null, tests.map(() => null), {
       ok: false,
-      language: runnable.language,
+      language: runnable.sourceLanguage,
       status: 'load-error',
       message: reply.message,
     }, started);
   }
-  return splitBySuite(spec, runnable.language, reply.entryPoint, reply.verdicts, null, started);
+  return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, started);
 }
 
 /**
@@ -166,6 +170,8 @@ function splitBySuite(
       sample_id: spec.sampleId,
       language,
       source: spec.source,
+      raw_code: boundCode(spec.raw),
+      code: boundCode(spec.code),
       status,
       error: failure?.message ?? null,
       entry_point: entryPoint,

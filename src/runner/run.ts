@@ -1,118 +1,295 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
 import { loadProblems } from '../problems/load.js';
-import type { LoadedProblems } from '../problems/prepared.js';
-import { combineReporters, type Reporter } from '../report/reporter.js';
-import type { CandidateResult, ProblemReport, Scorecard } from '../report/scorecard.js';
-import { summarize } from '../report/summary.js';
+import type { LoadedProblems, PreparedProblem } from '../problems/prepared.js';
+import { aggregateResults } from '../report/aggregate.js';
+import { combineReporters, type Reporter, type RunOutcome } from '../report/reporter.js';
+import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
+import { discoverSubmissions } from '../solutions/discover.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../values/compare.js';
-import { selfCheckCandidates, type CandidateSpec } from './candidate.js';
-import { gradeCandidate } from './grade-candidate.js';
 import { VERSION } from '../version.js';
+import { candidateKey, selfCheckCandidates, submissionCandidate, type CandidateSpec } from './candidate.js';
+import { NO_FILTERS, selector, type Filters } from './filters.js';
+import { gradeCandidate } from './grade-candidate.js';
+import { ResultsStore, type RunHeader } from './results-store.js';
 
 export interface RunOptions {
   problemsDir: string;
+  /** Null for a self-check of each problem's optimal_solution. */
+  solutionsDir: string | null;
+  filters: Filters;
   concurrency: number;
   memoryMb: number;
   timeoutMs: number;
   tolerance: Tolerance;
   seed: number;
   languages: ReadonlySet<Language>;
+  /** The k values of pass@k. */
+  passAtK: readonly number[];
+  /** Unwrap Markdown fences and drop prose around submitted code (default true). */
+  extractCode: boolean;
 }
 
 export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
+  solutionsDir: null,
+  filters: NO_FILTERS,
   concurrency: availableParallelism(),
   memoryMb: 128,
   timeoutMs: 2000,
   tolerance: DEFAULT_TOLERANCE,
   seed: 1,
   languages: new Set<Language>(['javascript', 'python']),
+  passAtK: [1],
+  extractCode: true,
 };
 
-/** Loads the problems, grades every candidate with at most `concurrency` at once, and reports. */
-export async function runSelfCheck(options: RunOptions, reporters: readonly Reporter[]): Promise<Scorecard> {
-  const startedAt = new Date();
+/** Where a run keeps its log, and how it can be stopped. */
+export interface RunControl {
+  runId: string;
+  /** `results/<run>.jsonl`; created, or reopened when resuming. */
+  logFile: string;
+  resume: boolean;
+  /** Aborting stops grading; finished candidates are kept and the outcome is marked incomplete. */
+  signal?: AbortSignal;
+}
+
+/** The run's options as recorded in its log and scorecard; `optionsFromRecord` reads them back. */
+export function recordOptions(options: RunOptions): Record<string, unknown> {
+  return {
+    problems: options.problemsDir,
+    solutions: options.solutionsDir,
+    filters: { problem: options.filters.problems, tag: options.filters.tags, model: options.filters.models },
+    concurrency: options.concurrency,
+    memory_mb: options.memoryMb,
+    timeout_ms: options.timeoutMs,
+    float_tolerance: options.tolerance,
+    seed: options.seed,
+    languages: [...options.languages].sort(),
+    pass_at_k: [...options.passAtK],
+    extract_code: options.extractCode,
+  };
+}
+
+export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
+  const filters = (record.filters ?? {}) as { problem?: string[]; tag?: string[]; model?: string[] };
+  return {
+    problemsDir: String(record.problems),
+    solutionsDir: typeof record.solutions === 'string' ? record.solutions : null,
+    filters: { problems: filters.problem ?? [], tags: filters.tag ?? [], models: filters.model ?? [] },
+    concurrency: Number(record.concurrency),
+    memoryMb: Number(record.memory_mb),
+    timeoutMs: Number(record.timeout_ms),
+    tolerance: record.float_tolerance as Tolerance,
+    seed: Number(record.seed),
+    languages: new Set(record.languages as Language[]),
+    passAtK: record.pass_at_k as number[],
+    extractCode: record.extract_code !== false,
+  };
+}
+
+/**
+ * One run: load the problems, plan the candidates (self-check or
+ * submissions, filtered), grade at most `concurrency` at once, stream each
+ * result to the run log, and hand the outcome to the reporters.
+ */
+export async function runEvaluation(
+  options: RunOptions,
+  control: RunControl,
+  reporters: readonly Reporter[],
+): Promise<RunOutcome> {
   const reporter = combineReporters(reporters);
   const loaded = await loadProblems(options.problemsDir);
-  const specs = selfCheckCandidates(loaded.problems);
-  await reporter.onRunStart({
-    problems: loaded.problems.length + loaded.invalid.length,
-    invalidProblems: loaded.invalid.length,
-    candidates: specs.length,
-  });
+  const select = selector(options.filters);
+  const selected = loaded.problems.filter((p) => select.problem(p.id, p.problem.tags ?? []));
+  const problemReports = reportProblems(loaded, options.filters);
+  const { specs, skipped } = await planCandidates(options, loaded, selected, select.model);
 
-  const results = await gradeAll(specs, options, reporter.onCandidateResult);
+  const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
+  let store: ResultsStore;
+  let startedAt: string;
+  if (control.resume) {
+    const reopened = ResultsStore.resume(control.logFile);
+    store = reopened.store;
+    startedAt = reopened.header.started_at;
+  } else {
+    startedAt = new Date().toISOString();
+    const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
+    store = ResultsStore.create(control.logFile, header);
+  }
 
-  const scorecard: Scorecard = {
-    evalrun_version: VERSION,
-    mode: 'self-check',
-    started_at: startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    complete: true,
-    options: {
-      problems: options.problemsDir,
-      concurrency: options.concurrency,
-      memory_mb: options.memoryMb,
-      timeout_ms: options.timeoutMs,
-      float_tolerance: options.tolerance,
-      seed: options.seed,
-    },
-    summary: summarize(results, []),
-    candidates: results,
-    problems: problemReports(loaded),
-  };
-  scorecard.summary = summarize(results, scorecard.problems);
-  await reporter.onRunEnd(scorecard);
-  return scorecard;
+  try {
+    const keys = specs.map(candidateKey);
+    store.plan(keys);
+    const todo = specs.filter((_, i) => !store.has(keys[i]!));
+    await reporter.onRunStart({
+      mode,
+      problems: problemReports.length,
+      invalidProblems: problemReports.filter((p) => !p.valid).length,
+      candidates: todo.length,
+      resumed: specs.length - todo.length,
+      logFile: control.logFile,
+    });
+
+    await gradeAll(todo, options, control.signal, async (spec, results) => {
+      store.record(candidateKey(spec), results);
+      await reporter.onCandidateResult(results);
+    });
+
+    const rows = store.rows();
+    const tagsByProblem = new Map(selected.map((p) => [p.id, p.problem.tags ?? []] as const));
+    const aggregates = aggregateResults(rows, { tagsByProblem, ks: options.passAtK });
+    const head: ScorecardHead = {
+      evalrun_version: VERSION,
+      mode,
+      run_id: control.runId,
+      started_at: startedAt,
+      finished_at: new Date().toISOString(),
+      complete: store.missing() === 0,
+      options: recordOptions(options),
+      summary: store.summary(problemReports.length, problemReports.filter((p) => !p.valid).length),
+      ...aggregates,
+      problems: problemReports,
+      skipped_submissions: skipped,
+    };
+    const outcome: RunOutcome = {
+      head,
+      rows,
+      failures: store.failingTests(),
+      results: () => store.results(),
+    };
+    await reporter.onRunEnd(outcome);
+    return outcome;
+  } finally {
+    store.close();
+  }
+}
+
+async function planCandidates(
+  options: RunOptions,
+  loaded: LoadedProblems,
+  selected: readonly PreparedProblem[],
+  modelSelected: (id: string) => boolean,
+): Promise<{ specs: CandidateSpec[]; skipped: SkippedSubmissionReport[] }> {
+  if (options.solutionsDir === null) return { specs: selfCheckCandidates(selected), skipped: [] };
+
+  const byId = new Map(selected.map((p) => [p.id, p] as const));
+  const valid = new Set(loaded.problems.map((p) => p.id));
+  const invalidFiles = new Map<string, string>();
+  for (const bad of loaded.invalid) if (bad.id !== null && !valid.has(bad.id)) invalidFiles.set(bad.id, bad.file);
+  const known = new Set([...valid, ...invalidFiles.keys()]);
+
+  const found = await discoverSubmissions(options.solutionsDir, known);
+  const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
+  const specs: CandidateSpec[] = [];
+  for (const submission of found.submissions) {
+    const invalidFile = invalidFiles.get(submission.problemId);
+    if (invalidFile !== undefined) {
+      skipped.push({ source: submission.source, reason: `problem "${submission.problemId}" is invalid (${invalidFile})` });
+      continue;
+    }
+    const problem = byId.get(submission.problemId);
+    // Filtered out by --problem, --tag or --model: not run, and not an error.
+    if (problem === undefined || !modelSelected(submission.modelId)) continue;
+    specs.push(submissionCandidate(problem, submission, options.extractCode));
+  }
+  return { specs, skipped };
 }
 
 async function gradeAll(
   specs: readonly CandidateSpec[],
   options: RunOptions,
-  onResult: (results: readonly CandidateResult[]) => Promise<void>,
-): Promise<CandidateResult[]> {
+  signal: AbortSignal | undefined,
+  onResult: (spec: CandidateSpec, results: CandidateResult[]) => Promise<void>,
+): Promise<void> {
+  if (specs.length === 0) return;
   const pool = new WorkerPool({ size: options.concurrency });
   const limit = pLimit(options.concurrency);
-  const bySpec: CandidateResult[][] = new Array(specs.length);
+  const stop = (): void => {
+    limit.clearQueue();
+    void pool.close();
+  };
+  signal?.addEventListener('abort', stop, { once: true });
+  // A function, not a value: the signal changes while a candidate is graded.
+  const aborted = (): boolean => signal?.aborted === true;
+  const gradeOptions = {
+    limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
+    tolerance: options.tolerance,
+    languages: options.languages,
+  };
   try {
     await Promise.all(
-      specs.map((spec, i) =>
+      specs.map((spec) =>
         limit(async () => {
-          const results = await gradeCandidate(pool, spec, spec.raw, {
-            limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
-            tolerance: options.tolerance,
-            languages: options.languages,
-          });
-          bySpec[i] = results;
-          await onResult(results);
+          if (aborted()) return;
+          let results: CandidateResult[];
+          try {
+            results = await gradeCandidate(pool, spec, gradeOptions);
+          } catch (e) {
+            // Interrupted mid-candidate: its results are incomplete, so none are kept.
+            if (aborted()) return;
+            results = internalError(spec, e);
+          }
+          if (aborted()) return;
+          await onResult(spec, results);
         }),
       ),
     );
   } finally {
+    signal?.removeEventListener('abort', stop);
     await pool.close();
   }
-  // Reported in input order whatever order they finished in, so runs are comparable.
-  return bySpec.flat();
 }
 
-function problemReports(loaded: LoadedProblems): ProblemReport[] {
+/**
+ * A bug in evalrun itself while grading one candidate: that candidate's
+ * tests get an error verdict naming it, and the run goes on.
+ */
+function internalError(spec: CandidateSpec, error: unknown): CandidateResult[] {
+  const message = `internal error in evalrun: ${error instanceof Error ? error.message : String(error)}`;
+  return spec.suites
+    .filter((suite) => suite.kind === 'correctness' || suite.tests.length > 0)
+    .map((suite) => ({
+      problem_id: spec.problem.id,
+      model_id: spec.modelId,
+      prompt_id: suite.kind === 'sample' ? suite.promptId : spec.promptId,
+      sample_id: spec.sampleId,
+      language: 'unknown',
+      source: spec.source,
+      raw_code: spec.raw,
+      code: spec.code,
+      status: 'load-error' as const,
+      error: message,
+      entry_point: null,
+      passed: 0,
+      total: suite.tests.length,
+      score: 0,
+      duration_ms: 0,
+      tests: suite.tests.map((t) => ({
+        index: t.index,
+        suite: suite.kind === 'correctness' ? 'correctness' : `sample:${suite.promptId ?? ''}`,
+        source: t.source,
+        input: t.rawInput,
+        expected: t.expected,
+        duration_ms: null,
+        status: 'error' as const,
+        actual: null,
+        error: message,
+      })),
+    }));
+}
+
+function reportProblems(loaded: LoadedProblems, filters: Filters): ProblemReport[] {
+  const select = selector({ ...filters, models: [] });
   const reports: ProblemReport[] = [
-    ...loaded.problems.map((p) => ({
-      problem_id: p.id,
-      file: p.file,
-      valid: true,
-      errors: [],
-      warnings: p.warnings,
-    })),
-    ...loaded.invalid.map((p) => ({
-      problem_id: p.id,
-      file: p.file,
-      valid: false,
-      errors: p.errors,
-      warnings: [],
-    })),
+    ...loaded.problems
+      .filter((p) => select.problem(p.id, p.problem.tags ?? []))
+      .map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
+    // A broken file is always reported, unless a --problem glob rules out its id.
+    ...loaded.invalid
+      .filter((p) => p.id === null || selector({ problems: filters.problems, tags: [], models: [] }).problem(p.id, []))
+      .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
   ];
   return reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

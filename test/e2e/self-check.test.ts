@@ -67,9 +67,11 @@ describe('evalrun --problems (self-check) on a clean folder', () => {
     const cwd = scratch();
     const r = await runCli(['--problems', join(process.cwd(), 'test/fixtures/cli-pass')], { cwd });
     expect(r.code).toBe(0);
-    const files = readdirSync(join(cwd, 'results'));
-    expect(files).toHaveLength(1);
+    const files = readdirSync(join(cwd, 'results')).sort();
+    // The scorecard and, beside it, the run log that results were streamed to.
+    expect(files).toHaveLength(2);
     expect(files[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.json$/);
+    expect(files[1]).toBe(`${files[0]}l`);
     expect(r.stdout).toContain(`Scorecard written to results/${files[0]}`);
   });
 });
@@ -135,7 +137,7 @@ describe('usage errors', () => {
   it('an unknown flag exits 2 with one line and no stack', async () => {
     const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^evalrun: Unknown argument: frobnicate\n/);
+    expect(r.stderr).toMatch(/^evalrun: Unknown argument: frobnicate \(see evalrun --help\)\n$/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 

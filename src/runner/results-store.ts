@@ -1,0 +1,300 @@
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import type { CandidateResult, CandidateStatus, Summary, TestResult } from '../report/scorecard.js';
+
+/**
+ * Where graded candidates go: one line each in the run log
+ * (`results/<run>.jsonl`), written with a synchronous write the moment the
+ * candidate finishes, so `kill -9` loses only unfinished work. Only a small
+ * row per candidate stays in memory; the full results (every test's input,
+ * expected and actual values) are read back from the log, in input order,
+ * when the scorecard is written. That keeps the host's memory flat however
+ * many tests a run has.
+ */
+
+export interface RunHeader {
+  type: 'run';
+  run_id: string;
+  started_at: string;
+  mode: 'self-check' | 'grade';
+  /** Enough to plan the same run again for `--resume`. */
+  options: Record<string, unknown>;
+}
+
+interface CandidateLine {
+  type: 'candidate';
+  key: string;
+  results: CandidateResult[];
+}
+
+/** What the tables and roll-ups need of a candidate; the rest stays on disk. */
+export interface CandidateRow {
+  problem_id: string;
+  model_id: string;
+  prompt_id: string | null;
+  sample_id: string | null;
+  language: string;
+  status: CandidateStatus;
+  error: string | null;
+  entry_point: string | null;
+  passed: number;
+  total: number;
+  duration_ms: number;
+}
+
+/** A test that did not pass, kept for the table's "failing tests" section. */
+export interface FailureRow {
+  candidate: CandidateRow;
+  test: TestResult;
+}
+
+interface Located {
+  offset: number;
+  length: number;
+  rows: CandidateRowWithCounts[];
+}
+
+/** How many failing tests are kept in memory for the table (in input order). */
+const FAILURES_KEPT = 100;
+
+export class ResultsStore {
+  private readonly byKey = new Map<string, Located>();
+  private readonly order: string[] = [];
+  private readonly rankOf = new Map<string, number>();
+  private readonly failures: Array<{ rank: number; row: FailureRow }> = [];
+  private failureCount = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly fd: number,
+    private size: number,
+    readonly file: string,
+  ) {}
+
+  /** Starts a new log with its header line. */
+  static create(file: string, header: RunHeader): ResultsStore {
+    const fd = openSync(file, 'w+');
+    const store = new ResultsStore(fd, 0, file);
+    store.append(`${JSON.stringify(header)}\n`);
+    return store;
+  }
+
+  /**
+   * Reopens a log to finish an interrupted run: every complete candidate
+   * line counts as done; a line cut short by a kill is ignored.
+   */
+  static resume(file: string): { store: ResultsStore; header: RunHeader; damagedLines: number } {
+    const fd = openSync(file, 'r+');
+    const size = fstatSync(fd).size;
+    const store = new ResultsStore(fd, size, file);
+    let header: RunHeader | null = null;
+    let damaged = 0;
+    for (const { offset, length, text } of readLines(fd, size)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        damaged++;
+        continue;
+      }
+      if (isHeader(parsed) && header === null) header = parsed;
+      else if (isCandidateLine(parsed)) store.byKey.set(parsed.key, { offset, length, rows: parsed.results.map(toRow) });
+      else damaged++;
+    }
+    if (header === null) {
+      closeSync(fd);
+      throw new Error(`${file}: not an evalrun run log (no header line)`);
+    }
+    // A kill can leave a partial last line; start the next record on a line of its own.
+    if (size > 0 && lastByte(fd, size) !== 0x0a) store.append('\n');
+    return { store, header, damagedLines: damaged };
+  }
+
+  /** True when the log already holds this candidate (from the interrupted run). */
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /**
+   * Declares the run's candidates in input order, which is the order of
+   * the scorecard whatever order they finish in.
+   */
+  plan(keys: readonly string[]): void {
+    this.order.splice(0, this.order.length, ...keys);
+    this.rankOf.clear();
+    keys.forEach((key, rank) => this.rankOf.set(key, rank));
+    this.failures.length = 0;
+    this.failureCount = 0;
+    keys.forEach((key, rank) => {
+      const located = this.byKey.get(key);
+      if (located !== undefined) this.noteFailures(rank, located.rows, () => this.readLine(located).results);
+    });
+  }
+
+  record(key: string, results: readonly CandidateResult[]): void {
+    const line: CandidateLine = { type: 'candidate', key, results: [...results] };
+    const text = `${JSON.stringify(line)}\n`;
+    const offset = this.size;
+    const length = this.append(text);
+    const located: Located = { offset, length, rows: results.map(toRow) };
+    this.byKey.set(key, located);
+    this.noteFailures(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, located.rows, () => [...results]);
+  }
+
+  /** Rows of the planned candidates that finished, in input order. */
+  rows(): CandidateRowWithCounts[] {
+    return this.order.flatMap((key) => this.byKey.get(key)?.rows ?? []);
+  }
+
+  /** Planned candidates that have not finished. */
+  missing(): number {
+    return this.order.filter((key) => !this.byKey.has(key)).length;
+  }
+
+  /** Full results of the finished candidates, in input order, read back from the log one at a time. */
+  *results(): Generator<CandidateResult> {
+    for (const key of this.order) {
+      const located = this.byKey.get(key);
+      if (located !== undefined) yield* this.readLine(located).results;
+    }
+  }
+
+  /** The first failing tests in input order, and how many there are in all. */
+  failingTests(): { shown: FailureRow[]; total: number } {
+    return { shown: this.failures.map((f) => f.row), total: this.failureCount };
+  }
+
+  summary(problems: number, invalidProblems: number): Summary {
+    const s: Summary = {
+      problems,
+      candidates: 0,
+      tests: 0,
+      passed: 0,
+      failed: 0,
+      errored: 0,
+      timed_out: 0,
+      memory_exceeded: 0,
+      invalid_problems: invalidProblems,
+      pass_rate: 0,
+    };
+    for (const key of this.order) {
+      for (const row of this.byKey.get(key)?.rows ?? []) {
+        s.candidates++;
+        s.tests += row.total;
+        s.passed += row.passed;
+        s.failed += row.counts.fail;
+        s.errored += row.counts.error;
+        s.timed_out += row.counts.timeout;
+        s.memory_exceeded += row.counts.memory;
+      }
+    }
+    s.pass_rate = s.tests === 0 ? 0 : s.passed / s.tests;
+    return s;
+  }
+
+  close(): void {
+    if (!this.closed) closeSync(this.fd);
+    this.closed = true;
+  }
+
+  private append(text: string): number {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, this.size + written);
+    this.size += bytes.length;
+    return bytes.length;
+  }
+
+  private readLine(located: Located): CandidateLine {
+    const buffer = Buffer.alloc(located.length);
+    let read = 0;
+    while (read < located.length) {
+      const n = readSync(this.fd, buffer, read, located.length - read, located.offset + read);
+      if (n === 0) throw new Error(`${this.file}: log ends early at byte ${located.offset + read}`);
+      read += n;
+    }
+    return JSON.parse(buffer.toString('utf8')) as CandidateLine;
+  }
+
+  private noteFailures(rank: number, rows: readonly CandidateRowWithCounts[], full: () => CandidateResult[]): void {
+    const failing = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed : 0), 0);
+    if (failing === 0) return;
+    this.failureCount += failing;
+    const worst = this.failures[this.failures.length - 1];
+    if (this.failures.length >= FAILURES_KEPT && worst !== undefined && worst.rank < rank) return;
+    full().forEach((result, i) => {
+      const row = rows[i];
+      if (row === undefined || !row.ran) return;
+      for (const test of result.tests) if (test.status !== 'pass') this.failures.push({ rank, row: { candidate: row, test } });
+    });
+    // Stable sort keeps each candidate's tests in their own order.
+    this.failures.sort((a, b) => a.rank - b.rank);
+    this.failures.length = Math.min(this.failures.length, FAILURES_KEPT);
+  }
+}
+
+/** The row plus per-status counts, which the summary needs. */
+export interface CandidateRowWithCounts extends CandidateRow {
+  counts: { fail: number; error: number; timeout: number; memory: number };
+  /** False when the candidate never ran (load error, unsupported): its tests share one reason. */
+  ran: boolean;
+}
+
+function toRow(result: CandidateResult): CandidateRowWithCounts {
+  const counts = { fail: 0, error: 0, timeout: 0, memory: 0 };
+  for (const test of result.tests) if (test.status !== 'pass') counts[test.status]++;
+  return {
+    problem_id: result.problem_id,
+    model_id: result.model_id,
+    prompt_id: result.prompt_id,
+    sample_id: result.sample_id,
+    language: result.language,
+    status: result.status,
+    error: result.error,
+    entry_point: result.entry_point,
+    passed: result.passed,
+    total: result.total,
+    duration_ms: result.duration_ms,
+    counts,
+    ran: result.status === 'passed' || result.status === 'failed',
+  };
+}
+
+function* readLines(fd: number, size: number): Generator<{ offset: number; length: number; text: string }> {
+  const chunk = Buffer.alloc(1 << 20);
+  let pending: Buffer[] = [];
+  let pendingStart = 0;
+  let position = 0;
+  while (position < size) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
+    if (n === 0) break;
+    let start = 0;
+    for (let i = 0; i < n; i++) {
+      if (chunk[i] !== 0x0a) continue;
+      const piece = chunk.subarray(start, i + 1);
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      yield { offset: pendingStart, length: line.length, text: line.toString('utf8') };
+      pending = [];
+      start = i + 1;
+      pendingStart = position + start;
+    }
+    if (start < n) pending.push(Buffer.from(chunk.subarray(start, n)));
+    position += n;
+  }
+  // A last line without its newline was cut short by a kill: it is not a record.
+}
+
+function lastByte(fd: number, size: number): number {
+  const one = Buffer.alloc(1);
+  readSync(fd, one, 0, 1, size - 1);
+  return one[0] ?? 0;
+}
+
+function isHeader(value: unknown): value is RunHeader {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'run';
+}
+
+function isCandidateLine(value: unknown): value is CandidateLine {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<CandidateLine>;
+  return v.type === 'candidate' && typeof v.key === 'string' && Array.isArray(v.results);
+}
