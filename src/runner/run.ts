@@ -206,10 +206,9 @@ async function gradeAll(
   if (specs.length === 0) return;
   const pool = new WorkerPool({ size: options.concurrency });
   const limit = pLimit(options.concurrency);
-  const stop = (): void => {
-    limit.clearQueue();
-    void pool.close();
-  };
+  // Queued candidates see the abort and return at once (clearing p-limit's
+  // queue instead would leave their promises pending forever).
+  const stop = (): void => void pool.close();
   signal?.addEventListener('abort', stop, { once: true });
   // A function, not a value: the signal changes while a candidate is graded.
   const aborted = (): boolean => signal?.aborted === true;
