@@ -31,7 +31,7 @@ const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-to
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
   evalrun --problems DIR --solutions DIR    grade submissions
-  evalrun --resume RUN                      finish an interrupted run (RUN: id under results/, or its .jsonl)`;
+  evalrun --resume RUN                      finish an interrupted run`;
 
 /**
  * Parses the command line. Returns null when yargs already answered

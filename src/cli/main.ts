@@ -1,11 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
-import yargs from 'yargs';
 import { parseArgs, UsageError, type CliOptions } from './args.js';
+import { quickAnswer } from './quick-answers.js';
 
 /** Exit codes: 0 all passed and valid, 1 anything failed or invalid, 2 usage error, 130 interrupted. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 export async function main(argv: readonly string[]): Promise<number> {
+  if (quickAnswer(argv)) return EXIT.ok;
+  const { default: yargs } = await import('yargs');
   let options: CliOptions | null;
   try {
     options = await parseArgs(argv, yargs);
