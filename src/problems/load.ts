@@ -1,48 +1,99 @@
 /**
  * Loading problem files from disk. A bad file becomes an `InvalidProblemFile`
  * with every reason found; it never throws and never stops the other files.
- * Only a problem directory that cannot be used at all is an exception.
+ * Only a problem directory that cannot be used at all is an exception
+ * (`ProblemDirectoryError`), and so is one with no problem file in it.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MAX_PROBLEM_FILE_BYTES, osReason, readProblemText } from './file-text.js';
 import { formatJsonPath } from './json-path.js';
+import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
-import { validateProblemDocument } from './validate.js';
+import { identifierOf, validateProblemDocument } from './validate.js';
+
+export { lineAndColumn };
+
+export interface LoadOptions {
+  /** Files larger than this are reported invalid unread; default `MAX_PROBLEM_FILE_BYTES`. */
+  maxFileBytes?: number;
+  /** Deepest array/object nesting accepted; default `MAX_JSON_DEPTH`. */
+  maxDepth?: number;
+}
+
+/**
+ * The problem directory cannot be used: missing, not a directory, not
+ * listable, or holding no problem file. `reason` is short enough to follow
+ * the directory name in a one-line message.
+ */
+export class ProblemDirectoryError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly reason: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ProblemDirectoryError';
+  }
+}
 
 /**
  * Loads every `*.json` file under `dir`, recursively, in a stable order
  * (entries sorted by name, depth first). Paths are `join(dir, ...)`, so they
- * are relative when `dir` is. Hidden entries and `node_modules` are skipped;
- * symlinked directories are followed once each. Throws only when `dir`
- * itself is missing, not a directory, or unreadable.
+ * are relative when `dir` is. Hidden entries and `node_modules` are skipped.
+ * Symlinks are followed, each real directory entered once: a link back to a
+ * directory being walked, or a link that resolves to itself, is reported as
+ * a symlink loop; a second link to a directory already walked elsewhere is
+ * skipped, its files having been loaded once already. Throws
+ * `ProblemDirectoryError` when `dir` is missing, not a directory, unreadable,
+ * or has nothing to load.
  */
-export async function loadProblems(dir: string): Promise<LoadedProblems> {
+export async function loadProblems(dir: string, options: LoadOptions = {}): Promise<LoadedProblems> {
   await assertDirectory(dir);
   const found = await findProblemFiles(dir);
+  if (found.length === 0) {
+    throw new ProblemDirectoryError(
+      dir,
+      'no problem files (*.json) found in it or its subfolders',
+      `problem directory "${dir}" has no problem files (*.json) in it or its subfolders`,
+    );
+  }
   // One file at a time: validation is CPU-bound anyway, and a large tree
   // read all at once could run out of file descriptors.
   const loaded: (PreparedProblem | InvalidProblemFile)[] = [];
-  for (const file of found.files) loaded.push(await loadProblemFile(file));
-  return splitAndRejectDuplicates([...found.unreadable, ...loaded]);
+  for (const item of found) loaded.push(typeof item === 'string' ? await loadProblemFile(item, options) : item);
+  return splitAndRejectDuplicates(loaded);
 }
 
 /** Loads one problem file; every failure is returned, not thrown. */
-export async function loadProblemFile(file: string): Promise<PreparedProblem | InvalidProblemFile> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return invalid(file, null, [`${file}: cannot read file: ${osReason(error)}`]);
-  }
+export async function loadProblemFile(
+  file: string,
+  options: LoadOptions = {},
+): Promise<PreparedProblem | InvalidProblemFile> {
+  const read = await readProblemText(file, options.maxFileBytes ?? MAX_PROBLEM_FILE_BYTES);
+  if (!read.ok) return invalid(file, null, [`${file}: ${read.message}`]);
+  const text = read.text.startsWith('\uFEFF') ? read.text.slice(1) : read.text;
   const parsed = parseJsonText(text);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
-  const validated = validateProblemDocument(parsed.value, file);
-  if (!validated.ok) return invalid(file, validated.id, validated.errors);
-  const prepared = prepareProblem(validated.problem, file, validated.warnings);
-  if (!prepared.ok) return invalid(file, validated.problem.identifier, prepared.errors);
-  return prepared.prepared;
+  const id = identifierOf(parsed.value);
+  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH);
+  if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
+  try {
+    const validated = validateProblemDocument(parsed.value, file);
+    if (!validated.ok) return invalid(file, validated.id, validated.errors);
+    const warnings = [...read.warnings.map((warning) => `${file}: ${warning}`), ...validated.warnings];
+    const prepared = prepareProblem(validated.problem, file, warnings);
+    if (!prepared.ok) return invalid(file, validated.problem.identifier, prepared.errors);
+    return prepared.prepared;
+  } catch (error) {
+    // The depth limit keeps the recursive steps above within the stack; should
+    // one still overflow, it costs this file, not the run.
+    if (!(error instanceof RangeError)) throw error;
+    return invalid(file, id, [`${file}: too deeply nested to check (${error.message})`]);
+  }
 }
 
 export function isInvalidProblemFile(result: PreparedProblem | InvalidProblemFile): result is InvalidProblemFile {
@@ -62,54 +113,96 @@ async function assertDirectory(dir: string): Promise<void> {
   try {
     isDirectory = (await stat(dir)).isDirectory();
   } catch (error) {
-    throw new Error(`problem directory "${dir}" cannot be used: ${osReason(error)}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such folder' : `cannot use folder: ${osReason(error)}`;
+    throw new ProblemDirectoryError(dir, reason, `problem directory "${dir}" cannot be used: ${osReason(error)}`, {
+      cause: error,
+    });
   }
-  if (!isDirectory) throw new Error(`problem directory "${dir}" is not a directory`);
+  if (!isDirectory) throw new ProblemDirectoryError(dir, 'not a folder', `problem directory "${dir}" is not a directory`);
 }
 
-interface FoundFiles {
-  files: string[];
-  /** Subdirectories that could not be listed; reported like bad files. */
-  unreadable: InvalidProblemFile[];
-}
+/** A file to load, or a folder entry already known to be bad, in walk order. */
+type Found = string | InvalidProblemFile;
 
-async function findProblemFiles(dir: string): Promise<FoundFiles> {
-  const found: FoundFiles = { files: [], unreadable: [] };
+async function findProblemFiles(dir: string): Promise<Found[]> {
   let entries: Dirent[];
+  let real: string;
   try {
     entries = await readdir(dir, { withFileTypes: true });
+    real = await realpath(dir);
   } catch (error) {
-    throw new Error(`problem directory "${dir}" cannot be read: ${osReason(error)}`, { cause: error });
+    throw new ProblemDirectoryError(
+      dir,
+      `cannot read folder: ${osReason(error)}`,
+      `problem directory "${dir}" cannot be read: ${osReason(error)}`,
+      { cause: error },
+    );
   }
-  await walk(dir, entries, new Set([await realpath(dir)]), found);
+  const found: Found[] = [];
+  await walk(dir, entries, { visited: new Set([real]), ancestors: new Map([[real, dir]]), found });
   return found;
 }
 
-/** `visited` holds real paths, so a symlink back up the tree is entered once at most. */
-async function walk(dir: string, entries: Dirent[], visited: Set<string>, found: FoundFiles): Promise<void> {
+interface Walk {
+  /** Real paths of every directory entered so far. */
+  visited: Set<string>;
+  /** Real path -> path as walked, for the directories enclosing the current one. */
+  ancestors: Map<string, string>;
+  found: Found[];
+}
+
+async function walk(dir: string, entries: Dirent[], state: Walk): Promise<void> {
   for (const entry of [...entries].sort((a, b) => compareNames(a.name, b.name))) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const path = join(dir, entry.name);
     const kind = await entryKind(entry, path);
-    if (kind === 'file' && entry.name.endsWith('.json')) found.files.push(path);
-    if (kind === 'directory') await walkSubdirectory(path, visited, found);
+    const isProblemName = entry.name.endsWith('.json');
+    if (kind === 'directory') await walkSubdirectory(path, state);
+    else if (kind === 'loop') state.found.push(symlinkLoop(path, 'too many levels of symbolic links'));
+    else if (isProblemName && (kind === 'file' || kind === 'broken')) state.found.push(path);
+    else if (isProblemName && kind === 'other') {
+      // Never opened: a FIFO would block the whole run until someone wrote to it.
+      state.found.push(invalid(path, null, [`${path}: cannot read file: not a regular file`]));
+    }
   }
 }
 
-async function walkSubdirectory(path: string, visited: Set<string>, found: FoundFiles): Promise<void> {
+async function walkSubdirectory(path: string, state: Walk): Promise<void> {
+  let real: string;
+  let entries: Dirent[];
   try {
-    const real = await realpath(path);
-    if (visited.has(real)) return;
-    visited.add(real);
-    const entries = await readdir(path, { withFileTypes: true });
-    await walk(path, entries, visited, found);
+    real = await realpath(path);
+    const ancestor = state.ancestors.get(real);
+    if (ancestor !== undefined) {
+      state.found.push(symlinkLoop(path, `leads back to ${ancestor}`));
+      return;
+    }
+    if (state.visited.has(real)) return;
+    state.visited.add(real);
+    entries = await readdir(path, { withFileTypes: true });
   } catch (error) {
-    found.unreadable.push(invalid(path, null, [`${path}: cannot read directory: ${osReason(error)}`]));
+    state.found.push(invalid(path, null, [`${path}: cannot read folder: ${osReason(error)}`]));
+    return;
+  }
+  state.ancestors.set(real, path);
+  try {
+    await walk(path, entries, state);
+  } finally {
+    state.ancestors.delete(real);
   }
 }
 
-/** What an entry is, looking through symlinks; a dangling link counts as a file so its error is reported. */
-async function entryKind(entry: Dirent, path: string): Promise<'file' | 'directory' | 'other'> {
+function symlinkLoop(path: string, why: string): InvalidProblemFile {
+  return invalid(path, null, [`${path}: symlink loop (${why}), not followed`]);
+}
+
+/**
+ * What an entry is, looking through symlinks. A link that cannot be
+ * resolved is `broken` (a `.json` one is then reported by the failed read)
+ * or `loop` when it resolves to itself, which is reported whatever its name.
+ */
+async function entryKind(entry: Dirent, path: string): Promise<'file' | 'directory' | 'other' | 'broken' | 'loop'> {
   if (entry.isDirectory()) return 'directory';
   if (entry.isFile()) return 'file';
   if (!entry.isSymbolicLink()) return 'other';
@@ -117,8 +210,8 @@ async function entryKind(entry: Dirent, path: string): Promise<'file' | 'directo
     const target = await stat(path);
     if (target.isDirectory()) return 'directory';
     return target.isFile() ? 'file' : 'other';
-  } catch {
-    return 'file';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'loop' : 'broken';
   }
 }
 
@@ -126,14 +219,6 @@ async function entryKind(entry: Dirent, path: string): Promise<'file' | 'directo
 function compareNames(a: string, b: string): number {
   if (a === b) return 0;
   return a < b ? -1 : 1;
-}
-
-/** The OS's reason without the `, open '<path>'` tail Node adds (the path is already named). */
-function osReason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const { syscall, path } = error as NodeJS.ErrnoException;
-  const tail = syscall !== undefined && path !== undefined ? `, ${syscall} '${path}'` : '';
-  return tail !== '' && error.message.endsWith(tail) ? error.message.slice(0, -tail.length) : error.message;
 }
 
 // ---------------------------------------------------------------------------
@@ -207,19 +292,6 @@ function syntaxErrorPosition(message: string, text: string): number | null {
   if (reported?.[1] !== undefined) return Math.min(Number(reported[1]), text.length);
   if (message.startsWith('Unexpected end of JSON input')) return text.length;
   return findJsonErrorOffset(text);
-}
-
-/** 1-based line and column of a UTF-16 offset; `\r\n` and `\n` both end a line. */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text[i] === '\n') {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
 }
 
 class JsonErrorAt {

