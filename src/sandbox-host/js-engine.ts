@@ -173,6 +173,18 @@ export class JsEngine {
 
   /** A fresh context with the harness installed, then the candidate's top-level code run. */
   private open(job: CandidateJob): SessionOpen {
+    try {
+      return this.openOnce(job);
+    } catch (e) {
+      // The isolate gave out while a fresh context was being set up (a heap
+      // left nearly full by an earlier candidate): start over on a new one.
+      this.discard();
+      if (!isDisposedError(e)) throw e;
+      return this.openOnce(job);
+    }
+  }
+
+  private openOnce(job: CandidateJob): SessionOpen {
     const { isolate, harness } = this.ensureIsolate(job.limits.memoryMb);
     const context = isolate.createContextSync();
     const install = harness.runSync(context, { reference: true }) as ivm.Reference<
@@ -199,6 +211,9 @@ export class JsEngine {
       if (isolate.isDisposed) return { kind: 'memory' };
       if (isTimeout(e)) return { kind: 'timeout' };
       context.release();
+      // Typed arrays live outside the V8 heap: when they exhaust memory the
+      // code gets a RangeError instead of the isolate being disposed.
+      if (isAllocationFailure(e)) return { kind: 'memory' };
       return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
     } finally {
       script.release();
@@ -253,6 +268,14 @@ export class JsEngine {
 
 function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {
   while (outcomes.length < n) outcomes.push(outcome);
+}
+
+function isAllocationFailure(e: unknown): boolean {
+  return /Array buffer allocation failed/.test(errorText(e));
+}
+
+function isDisposedError(e: unknown): boolean {
+  return /Isolate (was|is) disposed/.test(errorText(e));
 }
 
 function isTimeout(e: unknown): boolean {

@@ -26,6 +26,8 @@ interface Case {
   check?: (reply: GradeReply) => void;
   timeoutMs?: number;
   memoryMb?: number;
+  /** The candidate must fail to load with this message (then `verdicts` is empty). */
+  loadError?: RegExp;
 }
 
 const ONE = { tests: [[1, 2]], expected: [3] };
@@ -115,6 +117,23 @@ const cases: Case[] = [
     name: 'memory bomb at top level',
     code: 'const keep = []; for (;;) keep.push(new Array(1e5).fill(1));\nfunction add(a, b) { return a + b; }',
     verdicts: ['memory'],
+  },
+  {
+    name: 'growing Map at top level',
+    code: 'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i });\nfunction add(a, b) { return a + b; }',
+    verdicts: ['memory'],
+  },
+  {
+    name: 'typed arrays at top level',
+    code: 'const keep = []; for (;;) keep.push(new Float64Array(1 << 20));\nfunction add(a, b) { return a + b; }',
+    verdicts: ['memory'],
+  },
+  {
+    name: 'WebAssembly memory at top level is not available either',
+    code: 'const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); m.grow(60000);\nfunction add(a, b) { return a + b; }',
+    // Top-level code that throws means the candidate does not load: every test gets that error.
+    verdicts: [],
+    loadError: /threw while loading: WebAssembly is not defined/,
   },
   {
     name: 'only the memory-hungry test is blamed',
@@ -352,8 +371,12 @@ describe('hostile candidate catalogue', () => {
   });
 
   describe.each(cases)('$name', (c) => {
-    it(`gets ${c.verdicts.join(', ')}`, async () => {
+    it(`gets ${c.loadError === undefined ? c.verdicts.join(', ') : 'a load error'}`, async () => {
       const reply = await gradeWithRecovery(pool, jobFor(c));
+      if (c.loadError !== undefined) {
+        expect(reply.kind === 'load-error' ? reply.message : JSON.stringify(reply)).toMatch(c.loadError);
+        return;
+      }
       const got = reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : [`load-error: ${reply.message}`];
       expect(got, JSON.stringify(reply).slice(0, 500)).toEqual(c.verdicts);
       c.check?.(reply);
