@@ -147,6 +147,22 @@ describe('usage errors', () => {
     expect(r.stderr).toBe('evalrun: --problems no/such/folder: no such folder\n');
   });
 
+  it('an --out path that cannot be written exits 2 before any work, naming the path', async () => {
+    for (const out of ['/dev/null/card.json', scratch()]) {
+      const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--out', out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr, out).toMatch(new RegExp(`^evalrun: --out ${out.replace(/[/.]/g, '\\$&')}: cannot write there \\(.+\\)\n$`));
+    }
+  });
+
+  it('a missing or non-folder --solutions exits 2', async () => {
+    for (const dir of ['no/such/solutions', 'README.md']) {
+      const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--solutions', dir]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`evalrun: --solutions ${dir}: no such folder\n`);
+    }
+  });
+
   it('no --problems exits 2', async () => {
     const r = await runCli([]);
     expect(r.code).toBe(2);
