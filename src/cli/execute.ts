@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ProblemDirectoryError } from '../problems/load.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
@@ -57,6 +58,10 @@ export async function execute(cli: CliOptions): Promise<number> {
       reporters,
     );
   } catch (e) {
+    if (e instanceof ProblemDirectoryError) {
+      process.stderr.write(`evalrun: --problems ${e.dir}: ${e.reason}\n`);
+      return EXIT.usage;
+    }
     if (e instanceof ScorecardWriteError) {
       process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log}\n`);
       return EXIT.failed;
