@@ -244,6 +244,8 @@ describe('loadProblems: walking the tree', () => {
     ]);
     const rejected = loaded.invalid.map((entry) => [relative(root, entry.file), entry.errors.length]);
     expect(rejected).toEqual([
+      // A link back to a folder being walked is reported once, not followed.
+      [join('a', 'deeper', 'loop'), 1],
       ['c-link.json', 1], // same content as b.json, so a duplicate identifier
       ['dangling.json', 1],
     ]);
