@@ -25,8 +25,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.resume === null) {
     for (const [flag, dir] of [['--problems', options.problems], ['--solutions', options.solutions]] as const) {
-      if (dir !== null && !isFolder(dir)) {
-        process.stderr.write(`evalrun: ${flag} ${dir}: no such folder\n`);
+      const problem = dir === null ? null : folderProblem(dir);
+      if (problem !== null) {
+        process.stderr.write(`evalrun: ${flag} ${dir}: ${problem}\n`);
         return EXIT.usage;
       }
     }
@@ -36,10 +37,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   return execute(options);
 }
 
-function isFolder(path: string): boolean {
+/** Why `path` cannot be used as a folder, or null when it can. */
+function folderProblem(path: string): string | null {
+  if (!existsSync(path)) return 'no such folder';
   try {
-    return existsSync(path) && statSync(path).isDirectory();
-  } catch {
-    return false;
+    return statSync(path).isDirectory() ? null : 'not a folder';
+  } catch (e) {
+    return `cannot use it (${e instanceof Error ? e.message : String(e)})`;
   }
 }

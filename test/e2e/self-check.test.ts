@@ -156,10 +156,10 @@ describe('usage errors', () => {
   });
 
   it('a missing or non-folder --solutions exits 2', async () => {
-    for (const dir of ['no/such/solutions', 'README.md']) {
-      const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--solutions', dir]);
+    for (const [dir, why] of [['no/such/solutions', 'no such folder'], ['README.md', 'not a folder']]) {
+      const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--solutions', dir!]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`evalrun: --solutions ${dir}: no such folder\n`);
+      expect(r.stderr).toBe(`evalrun: --solutions ${dir}: ${why}\n`);
     }
   });
 
