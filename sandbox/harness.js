@@ -11,9 +11,14 @@
 // - No expected output ever enters this context: the harness only reports
 //   what the candidate returned; the host compares.
 //
-// The script evaluates to `install(seed)`, which returns [run, progress].
+// The script evaluates to `install(seed)`, which returns [run, progress, settle].
 // Results are a single framed string (see `frame`) so that nothing but one
 // string crosses back to the host.
+//
+// The host calls `run` synchronously: for a candidate that returns plain
+// values that is the whole run, without the thread hop of an asynchronous
+// call. When a candidate returns a thenable, `run` answers "A" and the rest
+// of the run continues as a promise that the host awaits through `settle`.
 (function () {
   'use strict';
 
@@ -60,6 +65,7 @@
   const identifierPattern = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   const RegExpTest = RegExp.prototype.test;
   const StringSlice = String.prototype.slice;
+  const StringIndexOf = String.prototype.indexOf;
 
   const now = () => ReflectApply(realNow, RealDate, []);
 
@@ -209,6 +215,13 @@
       }
       return out + ']';
     }
+    // A plain object or dictionary is by far the most common container after
+    // arrays. Its prototype says it is not a typed array, Set or Map without
+    // the brand probes below, which throw (and build a stack trace) on
+    // anything that is not one. A Set or Map whose prototype the candidate
+    // replaced with Object.prototype is encoded as the object it pretends to be.
+    const proto = ReflectGetPrototypeOf(v);
+    if (proto === ObjectPrototype || proto === null) return encodeObject(v, ancestors, depth);
     if (isTypedArray(v)) {
       const n = ReflectApply(TypedArrayLength, v, []);
       let out = '[';
@@ -250,11 +263,12 @@
       }
       return out + '}';
     }
-    const proto = ReflectGetPrototypeOf(v);
-    if (proto !== null && proto !== ObjectPrototype) {
-      if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
-      if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');
-    }
+    if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
+    if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');
+    return encodeObject(v, ancestors, depth);
+  }
+
+  function encodeObject(v, ancestors, depth) {
     const keys = ObjectKeys(v);
     let out = '{';
     let first = true;
@@ -412,6 +426,11 @@
     // host can recover them after interrupting a test that ran too long.
     let done = '';
     let header = '';
+    // The asynchronous rest of the current run, for `settle`; and which run
+    // is current, so that a continuation of an interrupted earlier run that
+    // wakes up later cannot write into this one's results.
+    let pendingRun = null;
+    let generation = 0;
 
     function record(entry) {
       done += entry;
@@ -420,13 +439,18 @@
     function run(name, topLevelNamesJson, testsJson) {
       done = '';
       header = '';
+      pendingRun = null;
+      generation++;
       const resolved = resolveEntryPoint(name, JSONParse(topLevelNamesJson), moduleRecord);
       if (resolved === undefined) {
         return 'E' + 'no function named ' + JSONStringify(name) + ' is defined (looked for a declaration, module.exports, a default export, a static method and the last top-level function)';
       }
       const fn = resolved[0];
       const receiver = resolved[1];
-      const tests = JSONParse(testsJson, reviveWire);
+      // The host wrote this text; a reviver costs a call per value, so it is
+      // only used when a tagged value (a Set, a non-finite float) is present.
+      const tests =
+        ReflectApply(StringIndexOf, testsJson, ['"$evalrun"']) < 0 ? JSONParse(testsJson) : JSONParse(testsJson, reviveWire);
       const n = tests.length;
       header = 'P' + resolved[2].length + ',' + resolved[2];
       for (let i = 0; i < n; i++) {
@@ -445,7 +469,10 @@
           record(thrownOutcome(e, started));
           continue;
         }
-        if (thenable) return finishAsync(fn, receiver, tests, i, value, started);
+        if (thenable) {
+          pendingRun = finishAsync(fn, receiver, tests, i, value, started, generation);
+          return 'A';
+        }
         record(outcomeOf(value, started));
       }
       return header + done;
@@ -453,11 +480,12 @@
 
     // From the first promise on, the rest of the run is asynchronous. The
     // host's timer bounds a promise that never settles.
-    async function finishAsync(fn, receiver, tests, from, firstValue, firstStarted) {
+    async function finishAsync(fn, receiver, tests, from, firstValue, firstStarted, runGeneration) {
       const n = tests.length;
       let pending = firstValue;
       let started = firstStarted;
       for (let i = from; i < n; i++) {
+        if (runGeneration !== generation) return '';
         if (i > from) {
           started = now();
           try {
@@ -471,12 +499,19 @@
           // A fresh native promise adopts the candidate's thenable without
           // trusting its `then` to be well behaved beyond that.
           const value = await ReflectApply(PromiseResolve, PromiseCtor, [pending]);
+          if (runGeneration !== generation) return '';
           record(outcomeOf(value, started));
         } catch (e) {
+          if (runGeneration !== generation) return '';
           record(thrownOutcome(e, started));
         }
       }
       return header + done;
+    }
+
+    // Called asynchronously by the host after `run` answered "A".
+    function settle() {
+      return pendingRun === null ? header + done : pendingRun;
     }
 
     // Same framing as a finished run, so the host parses both the same way.
@@ -484,6 +519,6 @@
       return header + done;
     }
 
-    return [run, progress];
+    return [run, progress, settle];
   };
 })();

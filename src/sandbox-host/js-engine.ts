@@ -20,6 +20,15 @@ const IDLE_GRACE_MS = 100;
 /** Isolates are recycled after this many candidates so no heap grows without bound. */
 const CANDIDATES_PER_ISOLATE = 500;
 
+/**
+ * Heap limit of the isolate prepared before any job has said which limit it
+ * wants: the CLI's default. A job with another limit replaces it once.
+ */
+export const DEFAULT_MEMORY_MB = 128;
+
+/** What `run` answers when the candidate returned a thenable: the rest comes through `settle`. */
+const ASYNC_MARK = 'A';
+
 const MEMORY_MESSAGE = 'exceeded the memory limit';
 
 type CallResult =
@@ -32,10 +41,20 @@ type CallResult =
   | { kind: 'memory' }
   | { kind: 'crashed'; message: string };
 
+type Install = ivm.Reference<(seed: number, epoch: number) => unknown>;
+
 interface Session {
   context: ivm.Context;
-  run: ivm.Reference<(name: string, names: string, tests: string) => string | Promise<string>>;
+  run: ivm.Reference<(name: string, names: string, tests: string) => string>;
   progress: ivm.Reference<() => string>;
+  settle: ivm.Reference<() => string | Promise<string>>;
+}
+
+/** A context nobody has used yet, with the harness evaluated in it but not installed. */
+interface Spare {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  install: Install;
 }
 
 type SessionOpen =
@@ -49,12 +68,29 @@ type SessionOpen =
  * candidates, each in a fresh context; an isolate that hit a limit is
  * discarded. All of a candidate's tests go into the isolate in one call;
  * the engine falls back to smaller calls only to say which test hit a limit.
+ *
+ * Creating a context is the largest fixed cost of a candidate, so `warm`
+ * prepares the next one (and the isolate, when it was discarded) while the
+ * worker waits for its next job; `run` takes it if it is there.
  */
 export class JsEngine {
   private isolate: ivm.Isolate | null = null;
   private harness: ivm.Script | null = null;
   private memoryMb = 0;
   private served = 0;
+  private spare: Spare | null = null;
+
+  /**
+   * Prepares the isolate and one unused context for the next candidate.
+   * Only ever called between jobs; if it throws, the next `run` meets the
+   * same trouble and reports it.
+   */
+  warm(memoryMb: number): void {
+    const { isolate, harness } = this.ensureIsolate(memoryMb);
+    if (this.spare !== null && this.spare.isolate === isolate) return;
+    this.dropSpare();
+    this.spare = { isolate, ...this.freshContext(isolate, harness) };
+  }
 
   async run(job: CandidateJob): Promise<CandidateOutcome> {
     const n = job.tests.length;
@@ -166,9 +202,36 @@ export class JsEngine {
   }
 
   private discard(): void {
+    this.dropSpare();
     if (this.isolate !== null && !this.isolate.isDisposed) this.isolate.dispose();
     this.isolate = null;
     this.harness = null;
+  }
+
+  private dropSpare(): void {
+    const spare = this.spare;
+    this.spare = null;
+    if (spare === null || spare.isolate.isDisposed) return;
+    spare.install.release();
+    spare.context.release();
+  }
+
+  /** The compiled harness is evaluated in every new context, so it captures its intrinsics before any candidate runs there. */
+  private freshContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
+    const context = isolate.createContextSync();
+    const install = harness.runSync(context, { reference: true }) as Install;
+    return { context, install };
+  }
+
+  /** The prepared context when it belongs to this isolate, else a new one. */
+  private takeContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
+    const spare = this.spare;
+    if (spare !== null && spare.isolate === isolate && !isolate.isDisposed) {
+      this.spare = null;
+      return spare;
+    }
+    this.dropSpare();
+    return this.freshContext(isolate, harness);
   }
 
   /** A fresh context with the harness installed, then the candidate's top-level code run. */
@@ -186,15 +249,13 @@ export class JsEngine {
 
   private openOnce(job: CandidateJob): SessionOpen {
     const { isolate, harness } = this.ensureIsolate(job.limits.memoryMb);
-    const context = isolate.createContextSync();
-    const install = harness.runSync(context, { reference: true }) as ivm.Reference<
-      (seed: number, epoch: number) => unknown
-    >;
+    const { context, install } = this.takeContext(isolate, harness);
     const api = install.applySync(undefined, [job.limits.seed, SANDBOX_EPOCH_MS], {
       result: { reference: true },
     }) as ivm.Reference<unknown[]>;
     const run = api.getSync(0, { reference: true }) as Session['run'];
     const progress = api.getSync(1, { reference: true }) as Session['progress'];
+    const settle = api.getSync(2, { reference: true }) as Session['settle'];
     install.release();
     api.release();
 
@@ -218,31 +279,41 @@ export class JsEngine {
     } finally {
       script.release();
     }
-    return { kind: 'open', session: { context, run, progress } };
+    return { kind: 'open', session: { context, run, progress, settle } };
   }
 
+  /**
+   * Runs a slice of tests. The first call is synchronous: for a candidate
+   * that returns plain values it is the whole run, without handing the call
+   * to the isolate's thread and back. Only a candidate that returned a
+   * thenable continues in an asynchronous call, raced against a host timer
+   * because a promise that never settles is not covered by the isolate's
+   * own timeout.
+   */
   private async call(session: Session, job: CandidateJob, tests: readonly string[]): Promise<CallResult> {
     const isolate = this.isolate;
     if (isolate === null) return { kind: 'crashed', message: 'isolate missing' };
     const names = JSON.stringify(job.topLevelNames ?? []);
     const testsJson = `[${tests.join(',')}]`;
+    let text: unknown;
+    try {
+      text = session.run.applySync(undefined, [job.functionName, names, testsJson], { timeout: job.limits.timeoutMs });
+    } catch (e) {
+      return failedCall(isolate, e);
+    }
+    if (text !== ASYNC_MARK) {
+      return typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' };
+    }
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<CallResult>((resolve) => {
       timer = setTimeout(() => resolve({ kind: 'idle' }), job.limits.timeoutMs + IDLE_GRACE_MS);
     });
-    const running = session.run
-      .apply(undefined, [job.functionName, names, testsJson], {
-        timeout: job.limits.timeoutMs,
-        result: { promise: true, copy: true },
-      })
+    const running = session.settle
+      .apply(undefined, [], { timeout: job.limits.timeoutMs, result: { promise: true, copy: true } })
       .then(
-        (text): CallResult =>
-          typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' },
-        (e: unknown): CallResult => {
-          if (isolate.isDisposed) return { kind: 'memory' };
-          if (isTimeout(e)) return { kind: 'timeout' };
-          return { kind: 'crashed', message: errorText(e) };
-        },
+        (settled): CallResult =>
+          typeof settled === 'string' ? { kind: 'finished', text: settled } : { kind: 'crashed', message: 'harness returned no text' },
+        (e: unknown): CallResult => failedCall(isolate, e),
       );
     try {
       return await Promise.race([running, idle]);
@@ -264,6 +335,12 @@ export class JsEngine {
       return null;
     }
   }
+}
+
+function failedCall(isolate: ivm.Isolate, e: unknown): CallResult {
+  if (isolate.isDisposed) return { kind: 'memory' };
+  if (isTimeout(e)) return { kind: 'timeout' };
+  return { kind: 'crashed', message: errorText(e) };
 }
 
 function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {

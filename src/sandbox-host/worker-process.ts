@@ -6,7 +6,7 @@
  */
 import { boundMessage, boundValue } from '../report/bounded.js';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict } from './grade-protocol.js';
-import { JsEngine } from './js-engine.js';
+import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
 
@@ -49,14 +49,38 @@ function bound(verdict: Verdict): Verdict {
 
 // One job at a time: the supervisor never sends a second before the first is answered.
 let queue: Promise<void> = Promise.resolve();
+let pending = 0;
+let lastMemoryMb = DEFAULT_MEMORY_MB;
+
+/**
+ * Between jobs the worker would only wait for the supervisor, which is
+ * busy recording the reply it just got: prepare the next context then, so
+ * that creating it is not part of the next job. Skipped when a job is
+ * already waiting, since that job creates what it needs anyway.
+ */
+function warmWhenIdle(): void {
+  setImmediate(() => {
+    if (pending > 0) return;
+    try {
+      engine.warm(lastMemoryMb);
+    } catch {
+      // The next job meets the same failure and reports it with its candidate.
+    }
+  });
+}
 
 process.on('message', (raw: ToWorker) => {
   if (raw?.type !== 'grade') return;
+  pending++;
   queue = queue.then(async () => {
     try {
+      if (raw.job.language === 'javascript') lastMemoryMb = raw.job.limits.memoryMb;
       send({ type: 'graded', id: raw.id, reply: await grade(raw.job) });
     } catch (e) {
       send({ type: 'failed', id: raw.id, message: e instanceof Error ? e.message : String(e) });
+    } finally {
+      pending--;
+      warmWhenIdle();
     }
   });
 });
@@ -67,3 +91,4 @@ process.on('disconnect', () => {
 });
 
 send({ type: 'ready' });
+warmWhenIdle();
