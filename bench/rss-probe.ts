@@ -1,7 +1,7 @@
 /**
  * Preloaded into every process of a measured run (NODE_OPTIONS=--import=...):
- * when the process exits it appends its own peak resident set size to the
- * file named by BENCH_RSS_FILE. Child processes inherit NODE_OPTIONS, so a
+ * when the process exits it appends its own peak resident set size and the
+ * CPU time it used to the file named by BENCH_RSS_FILE. Child processes inherit NODE_OPTIONS, so a
  * contender's sandbox workers report too, which separates the host's peak
  * from the workers' (/usr/bin/time would give only the largest of them).
  *
@@ -13,7 +13,9 @@ import { appendFileSync } from 'node:fs';
 const file = process.env.BENCH_RSS_FILE;
 if (file !== undefined && file !== '') {
   process.on('exit', () => {
-    const line = JSON.stringify({ pid: process.pid, ppid: process.ppid, maxRssKb: process.resourceUsage().maxRSS });
+    const usage = process.resourceUsage();
+    const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+    const line = JSON.stringify({ pid: process.pid, ppid: process.ppid, maxRssKb: usage.maxRSS, cpuMs });
     try {
       appendFileSync(file, `${line}\n`);
     } catch {

@@ -70,6 +70,10 @@ interface Options {
 
 interface Measurement {
   wallMs: number;
+  /** CPU time (user + system) of the whole process tree, when /usr/bin/time is there to measure it. */
+  treeCpuMs: number | null;
+  /** CPU time of the contender's own process. */
+  hostCpuMs: number | null;
   hostRssKb: number | null;
   workerRssKb: number | null;
   workers: number;
@@ -152,15 +156,25 @@ function commandFor(name: ContenderName, problemsDir: string, outFile: string): 
  * peak RSS each of its processes reported. The run's cwd is a scratch folder
  * so that anything a contender writes by default stays out of the checkout.
  */
+/**
+ * GNU time reports the CPU time of every process of the tree it waited
+ * for, which includes a peer's per-problem processes; CPU time is also far
+ * less disturbed than wall time by other work on a shared machine.
+ */
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+
 async function measure(args: readonly string[], scratch: string): Promise<Measurement> {
   const rssFile = join(scratch, `rss-${process.hrtime.bigint()}.jsonl`);
+  const timeFile = join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${PROBE}`.trim(),
     BENCH_RSS_FILE: rssFile,
   };
   const started = performance.now();
-  const child = spawn(process.execPath, [...args], { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const [command, ...commandArgs] =
+    GNU_TIME === null ? [process.execPath, ...args] : [GNU_TIME, '-o', timeFile, '-f', '%U %S', process.execPath, ...args];
+  const child = spawn(command!, commandArgs, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -168,15 +182,28 @@ async function measure(args: readonly string[], scratch: string): Promise<Measur
   });
   const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
   const wallMs = performance.now() - started;
+  let treeCpuMs: number | null = null;
+  if (existsSync(timeFile)) {
+    // The last line: GNU time puts a note about a failed command before it.
+    const fields = (await readFile(timeFile, 'utf8')).trim().split('\n').pop()?.split(' ').map(Number) ?? [];
+    if (fields.length === 2 && fields.every(Number.isFinite)) treeCpuMs = (fields[0]! + fields[1]!) * 1000;
+    await rm(timeFile, { force: true });
+  }
+  // The contender's own process is the child, or the child of GNU time.
+  const isHost = (record: { pid: number; ppid: number }): boolean =>
+    GNU_TIME === null ? record.pid === child.pid : record.ppid === child.pid;
   let hostRssKb: number | null = null;
+  let hostCpuMs: number | null = null;
   let workerRssKb: number | null = null;
   let workers = 0;
   if (existsSync(rssFile)) {
     for (const line of (await readFile(rssFile, 'utf8')).split('\n')) {
       if (line === '') continue;
-      const record = JSON.parse(line) as { pid: number; maxRssKb: number };
-      if (record.pid === child.pid) hostRssKb = record.maxRssKb;
-      else {
+      const record = JSON.parse(line) as { pid: number; ppid: number; maxRssKb: number; cpuMs: number };
+      if (isHost(record)) {
+        hostRssKb = record.maxRssKb;
+        hostCpuMs = record.cpuMs;
+      } else {
         workers++;
         workerRssKb = Math.max(workerRssKb ?? 0, record.maxRssKb);
       }
@@ -184,7 +211,7 @@ async function measure(args: readonly string[], scratch: string): Promise<Measur
     await rm(rssFile, { force: true });
   }
   const ok = code === 0;
-  return { wallMs, hostRssKb, workerRssKb, workers, ok, detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}` };
+  return { wallMs, treeCpuMs, hostCpuMs, hostRssKb, workerRssKb, workers, ok, detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}` };
 }
 
 /** A run in a folder of its own, removed afterwards: contenders may write more than the file they are given. */
@@ -209,6 +236,7 @@ function medianOrNull(values: ReadonlyArray<number | null>): number | null {
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+const cpu = (ms: number | null): string => (ms === null ? '-' : (ms / 1000).toFixed(2));
 const mb = (kb: number | null): string => (kb === null ? '-' : (kb / 1024).toFixed(0));
 const verdict = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
 
@@ -246,17 +274,19 @@ async function mainComparison(options: Options, scratch: string, problemsDir: st
 
 function report(options: Options, runs: Map<ContenderName, Measurement[]>): void {
   const tests = options.problems * options.tests;
-  const rows: string[][] = [['contender', 'wall (s)', 'min-max (s)', 'tests/s', 'host peak RSS (MB)', 'worker peak RSS (MB)', 'all passed']];
-  const walls = new Map<ContenderName, number>();
+  const rows: string[][] = [
+    ['contender', 'wall (s)', 'min-max (s)', 'tests/s', 'CPU all (s)', 'CPU host (s)', 'host peak RSS (MB)', 'worker peak RSS (MB)', 'all passed'],
+  ];
   for (const [name, ms] of runs) {
     const wall = median(ms.map((m) => m.wallMs));
-    walls.set(name, wall);
     const all = ms.map((m) => m.wallMs);
     rows.push([
       name,
       seconds(wall),
       `${seconds(Math.min(...all))}-${seconds(Math.max(...all))}`,
       Math.round(tests / (wall / 1000)).toLocaleString('en-US'),
+      cpu(medianOrNull(ms.map((m) => m.treeCpuMs))),
+      cpu(medianOrNull(ms.map((m) => m.hostCpuMs))),
       mb(medianOrNull(ms.map((m) => m.hostRssKb))),
       ms.some((m) => m.workers > 0) ? `${mb(medianOrNull(ms.map((m) => m.workerRssKb)))} (x${Math.max(...ms.map((m) => m.workers))})` : '-',
       ms.every((m) => m.ok) ? 'yes' : 'NO',
@@ -266,18 +296,24 @@ function report(options: Options, runs: Map<ContenderName, Measurement[]>): void
   log(`${options.problems} problems x ${options.tests} tests = ${tests.toLocaleString('en-US')} tests, medians of ${options.rounds} rounds`);
   log(table(rows));
   log();
-  const evalrun = walls.get('evalrun');
-  const floor = walls.get('floor');
-  const peer = walls.get('peer');
   const allOk = (name: ContenderName): boolean => runs.get(name)?.every((m) => m.ok) ?? false;
-  if (evalrun !== undefined && floor !== undefined) {
-    const ratio = evalrun / floor;
-    log(`evalrun / floor = ${ratio.toFixed(2)}   (target <= 2.0)  ${verdict(ratio <= 2.0 && allOk('evalrun') && allOk('floor'))}`);
-  }
-  if (evalrun !== undefined && peer !== undefined) {
-    const ratio = peer / evalrun;
-    log(`peer / evalrun  = ${ratio.toFixed(1)}   (target >= 20)   ${verdict(ratio >= 20 && allOk('evalrun') && allOk('peer'))}`);
-  }
+  const ratioLine = (label: string, slow: ContenderName, fast: ContenderName, target: (r: number) => boolean, goal: string): void => {
+    const a = runs.get(slow);
+    const b = runs.get(fast);
+    if (a === undefined || b === undefined) return;
+    const ratio = median(a.map((m) => m.wallMs)) / median(b.map((m) => m.wallMs));
+    // Runs next to each other in time saw the same load from the rest of the machine.
+    const perRound = median(a.map((m, i) => m.wallMs / b[i]!.wallMs));
+    const cpuA = medianOrNull(a.map((m) => m.treeCpuMs));
+    const cpuB = medianOrNull(b.map((m) => m.treeCpuMs));
+    const byCpu = cpuA !== null && cpuB !== null ? `, by CPU time ${(cpuA / cpuB).toFixed(2)}` : '';
+    log(
+      `${label} = ${ratio.toFixed(2)}   (target ${goal})  ${verdict(target(ratio) && allOk(slow) && allOk(fast))}` +
+        `   [median of per-round ratios ${perRound.toFixed(2)}${byCpu}]`,
+    );
+  };
+  ratioLine('evalrun / floor', 'evalrun', 'floor', (r) => r <= 2.0, '<= 2.0');
+  ratioLine('peer / evalrun ', 'peer', 'evalrun', (r) => r >= 20, '>= 20');
 }
 
 async function scaling(options: Options, scratch: string, smallDir: string): Promise<void> {
