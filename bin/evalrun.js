@@ -4,4 +4,11 @@
 // what isolated-vm requires on Node 20+.
 import { main } from '../dist/src/cli/main.js';
 
+// `evalrun ... | head` closes stdout early: the run still finishes and writes its scorecard.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 process.exitCode = await main(process.argv.slice(2));

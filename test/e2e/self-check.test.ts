@@ -1,6 +1,7 @@
 /**
  * End-to-end: the built CLI (bin/evalrun.js) on real folders, as a user runs it.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,17 @@ describe('evalrun --problems (self-check) on a clean folder', () => {
     const card = JSON.parse(r.stdout) as Scorecard;
     expect(card.summary.passed).toBe(10);
     expect(r.stderr).toContain(`Scorecard written to ${out}`);
+  });
+
+  it('survives its output being cut short (| head) and still writes the scorecard', () => {
+    const out = join(scratch(), 'card.json');
+    const bin = join(process.cwd(), 'bin', 'evalrun.js');
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${bin}" --problems test/fixtures/cli-pass --out "${out}" | head -c 10; exit \${PIPESTATUS:-0}`], {
+      encoding: 'utf8',
+    });
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    expect(card.summary.passed).toBe(10);
   });
 
   it('writes results/<UTC timestamp>.json when --out is not given', async () => {
