@@ -288,13 +288,14 @@ export class JsEngine {
    * to the isolate's thread and back. Only a candidate that returned a
    * thenable continues in an asynchronous call, raced against a host timer
    * because a promise that never settles is not covered by the isolate's
-   * own timeout.
+   * own timeout. Both calls together get one time limit, as one call did.
    */
   private async call(session: Session, job: CandidateJob, tests: readonly string[]): Promise<CallResult> {
     const isolate = this.isolate;
     if (isolate === null) return { kind: 'crashed', message: 'isolate missing' };
     const names = JSON.stringify(job.topLevelNames ?? []);
     const testsJson = `[${tests.join(',')}]`;
+    const started = performance.now();
     let text: unknown;
     try {
       text = session.run.applySync(undefined, [job.functionName, names, testsJson], { timeout: job.limits.timeoutMs });
@@ -304,12 +305,13 @@ export class JsEngine {
     if (text !== ASYNC_MARK) {
       return typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' };
     }
+    const remainingMs = Math.max(1, Math.ceil(job.limits.timeoutMs - (performance.now() - started)));
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<CallResult>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: 'idle' }), job.limits.timeoutMs + IDLE_GRACE_MS);
+      timer = setTimeout(() => resolve({ kind: 'idle' }), remainingMs + IDLE_GRACE_MS);
     });
     const running = session.settle
-      .apply(undefined, [], { timeout: job.limits.timeoutMs, result: { promise: true, copy: true } })
+      .apply(undefined, [], { timeout: remainingMs, result: { promise: true, copy: true } })
       .then(
         (settled): CallResult =>
           typeof settled === 'string' ? { kind: 'finished', text: settled } : { kind: 'crashed', message: 'harness returned no text' },

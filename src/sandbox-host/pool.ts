@@ -19,16 +19,40 @@ export class SandboxUnresponsive extends Error {
 
 export interface PoolOptions {
   size: number;
+  /**
+   * Jobs one worker may hold at once: the one it runs and the ones queued
+   * behind it (default 2). A queued job is already in the worker's pipe
+   * when the running one ends, so the worker does not sit idle while the
+   * supervisor records a reply and prepares the next job. A job is only
+   * queued behind another when every worker is busy.
+   */
+  depth?: number;
   /** Overrides the per-job ceiling computed from the job's limits. */
   ceilingMs?: (job: GradeJob) => number;
 }
 
+interface Pending {
+  id: number;
+  job: GradeJob;
+  resolve: (reply: GradeReply) => void;
+  reject: (error: Error) => void;
+}
+
 interface Slot {
   child: ChildProcess;
-  ready: Promise<void>;
-  busy: boolean;
+  ready: boolean;
+  /** No new job goes to it: it exited, or it is being killed. */
   dead: boolean;
+  /** Killed at the ceiling of its first job: the jobs behind that one never started. */
+  killedAtCeiling: boolean;
+  /** In the order the worker runs them; the first is running (or will, once the worker is ready). */
+  jobs: Pending[];
+  /** Ceiling of the first job, armed once the worker has it. */
+  timer: NodeJS.Timeout | null;
+  stderrTail: string;
 }
+
+const DEFAULT_DEPTH = 2;
 
 /**
  * Ceiling for one candidate: every test may use its whole time limit twice
@@ -43,16 +67,21 @@ const WORKER_SCRIPT = (): string => join(packageRoot(), 'dist', 'src', 'sandbox-
 
 /**
  * A fixed number of sandbox worker processes. Each runs one candidate at a
- * time; a worker that dies or hangs is replaced, and only the job it held
- * fails.
+ * time, in the order it received them; a worker that dies or hangs is
+ * replaced, and only the job it was running fails. Jobs queued behind that
+ * one had not started, and go to another worker.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
-  private readonly waiting: Array<(slot: Slot) => void> = [];
+  /** Jobs no worker has taken yet, oldest first. */
+  private readonly queue: Pending[] = [];
+  private readonly depth: number;
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    this.depth = Math.max(1, options.depth ?? DEFAULT_DEPTH);
+  }
 
   /**
    * Starts every worker now instead of at the first jobs. A worker takes a
@@ -62,33 +91,110 @@ export class WorkerPool {
    */
   warm(): void {
     if (this.closed) return;
-    this.slots.splice(0, this.slots.length, ...this.slots.filter((s) => !s.dead || s.busy));
-    while (this.slots.length < this.options.size) this.slots.push(this.spawn());
+    while (this.live().length < this.options.size) this.slots.push(this.spawn());
   }
 
-  async grade(job: GradeJob): Promise<GradeReply> {
-    const slot = await this.acquire();
-    try {
-      return await this.send(slot, job);
-    } finally {
-      this.release(slot);
-    }
+  grade(job: GradeJob): Promise<GradeReply> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'));
+    return new Promise<GradeReply>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
   }
 
-  /** Stops every worker. Jobs still running fail with SandboxCrashed. */
+  /** Stops every worker. Jobs still running fail with SandboxCrashed; jobs not yet taken fail too. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
     await Promise.all(
       this.slots.map(
         (slot) =>
           new Promise<void>((resolve) => {
-            if (slot.dead || slot.child.exitCode !== null) return resolve();
+            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
             slot.child.once('exit', () => resolve());
             if (slot.child.connected) slot.child.disconnect();
             setTimeout(() => slot.child.kill('SIGKILL'), 2000).unref();
           }),
       ),
     );
+  }
+
+  private live(): Slot[] {
+    return this.slots.filter((s) => !s.dead);
+  }
+
+  /** Hands queued jobs to workers: an idle one first, then a new one, then the least loaded below `depth`. */
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const live = this.live();
+      let slot = live.find((s) => s.jobs.length === 0);
+      if (slot === undefined && live.length < this.options.size) {
+        slot = this.spawn();
+        this.slots.push(slot);
+      }
+      if (slot === undefined) {
+        const lightest = live.reduce<Slot | undefined>((best, s) => (best === undefined || s.jobs.length < best.jobs.length ? s : best), undefined);
+        if (lightest === undefined || lightest.jobs.length >= this.depth) return;
+        slot = lightest;
+      }
+      const pending = this.queue.shift()!;
+      slot.jobs.push(pending);
+      if (slot.ready) this.post(slot, pending);
+    }
+  }
+
+  private post(slot: Slot, pending: Pending): void {
+    const message: ToWorker = { type: 'grade', id: pending.id, job: pending.job };
+    try {
+      slot.child.send(message, (error) => {
+        // The pipe broke: the worker is gone or going; its exit settles its jobs.
+        if (error !== null && error !== undefined) this.kill(slot);
+      });
+    } catch (e) {
+      // The job itself cannot be sent (it does not serialize): only it fails.
+      this.take(slot, pending.id);
+      pending.reject(new Error(`could not send the job to a sandbox worker: ${e instanceof Error ? e.message : String(e)}`));
+      this.afterTake(slot);
+      return;
+    }
+    if (slot.jobs[0] === pending) this.armCeiling(slot);
+  }
+
+  private armCeiling(slot: Slot): void {
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    const head = slot.jobs[0];
+    if (head === undefined || !slot.ready) return;
+    const ceiling = (this.options.ceilingMs ?? defaultCeilingMs)(head.job);
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      if (slot.jobs[0] !== head) return;
+      slot.jobs.shift();
+      slot.killedAtCeiling = true;
+      this.kill(slot);
+      head.reject(new SandboxUnresponsive(ceiling));
+    }, ceiling);
+  }
+
+  private kill(slot: Slot): void {
+    slot.dead = true;
+    slot.child.kill('SIGKILL');
+  }
+
+  private take(slot: Slot, id: number): Pending | undefined {
+    const index = slot.jobs.findIndex((p) => p.id === id);
+    if (index < 0) return undefined;
+    const [pending] = slot.jobs.splice(index, 1);
+    if (index === 0) this.armCeiling(slot);
+    return pending;
+  }
+
+  private afterTake(slot: Slot): void {
+    if (slot.jobs.length === 0 && slot.timer !== null) {
+      clearTimeout(slot.timer);
+      slot.timer = null;
+    }
+    this.dispatch();
   }
 
   private spawn(): Slot {
@@ -98,109 +204,48 @@ export class WorkerPool {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
+    const slot: Slot = { child, ready: false, dead: false, killedAtCeiling: false, jobs: [], timer: null, stderrTail: '' };
     // A worker's stderr is only read to explain a crash; keep the tail.
-    let stderrTail = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      stderrTail = (stderrTail + chunk).slice(-2000);
+      slot.stderrTail = (slot.stderrTail + chunk).slice(-2000);
     });
-    Object.defineProperty(child, 'stderrTail', { get: () => stderrTail });
-    const ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (m: FromWorker): void => {
-        if (m.type === 'ready') {
-          child.off('message', onMessage);
-          resolve();
-        }
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code, signal) => reject(new SandboxCrashed(describeExit(code, signal, stderrTail))));
-    });
-    ready.catch(() => undefined);
-    const slot: Slot = { child, ready, busy: false, dead: false };
-    child.once('exit', () => {
-      slot.dead = true;
-    });
+    child.on('message', (m: FromWorker) => this.onMessage(slot, m));
+    child.once('exit', (code, signal) => this.onExit(slot, code, signal));
     return slot;
   }
 
-  private async acquire(): Promise<Slot> {
-    if (this.closed) throw new Error('worker pool is closed');
-    this.slots.splice(0, this.slots.length, ...this.slots.filter((s) => !s.dead || s.busy));
-    const idle = this.slots.find((s) => !s.busy && !s.dead);
-    if (idle !== undefined) {
-      idle.busy = true;
-      return idle;
-    }
-    if (this.slots.length < this.options.size) {
-      const slot = this.spawn();
-      slot.busy = true;
-      this.slots.push(slot);
-      return slot;
-    }
-    return new Promise<Slot>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    const next = this.waiting.shift();
-    if (next === undefined) return;
-    if (slot.dead) {
-      const index = this.slots.indexOf(slot);
-      if (index >= 0) this.slots.splice(index, 1);
-      const fresh = this.spawn();
-      fresh.busy = true;
-      this.slots.push(fresh);
-      next(fresh);
+  private onMessage(slot: Slot, m: FromWorker): void {
+    if (m.type === 'ready') {
+      if (slot.ready) return;
+      slot.ready = true;
+      for (const pending of [...slot.jobs]) if (!slot.dead) this.post(slot, pending);
       return;
     }
-    slot.busy = true;
-    next(slot);
+    const pending = this.take(slot, m.id);
+    if (pending === undefined) return;
+    if (m.type === 'graded') pending.resolve(m.reply);
+    else pending.reject(new Error(`sandbox worker failed: ${m.message}`));
+    this.afterTake(slot);
   }
 
-  private async send(slot: Slot, job: GradeJob): Promise<GradeReply> {
-    await slot.ready;
-    const id = this.nextId++;
-    const ceiling = (this.options.ceilingMs ?? defaultCeilingMs)(job);
-    const { child } = slot;
-    return new Promise<GradeReply>((resolve, reject) => {
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      const onMessage = (m: FromWorker): void => {
-        if (m.type === 'graded' && m.id === id) {
-          cleanup();
-          resolve(m.reply);
-        } else if (m.type === 'failed' && m.id === id) {
-          cleanup();
-          reject(new Error(`sandbox worker failed: ${m.message}`));
-        }
-      };
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-        cleanup();
-        slot.dead = true;
-        const tail = (child as ChildProcess & { stderrTail?: string }).stderrTail ?? '';
-        reject(new SandboxCrashed(describeExit(code, signal, tail)));
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        slot.dead = true;
-        child.kill('SIGKILL');
-        reject(new SandboxUnresponsive(ceiling));
-      }, ceiling);
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-      const message: ToWorker = { type: 'grade', id, job };
-      child.send(message, (error) => {
-        if (error !== null && error !== undefined) {
-          cleanup();
-          slot.dead = true;
-          child.kill('SIGKILL');
-          reject(new SandboxCrashed(`could not send the job: ${error.message}`));
-        }
-      });
-    });
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+    slot.dead = true;
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    const jobs = slot.jobs.splice(0);
+    const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail));
+    // The first job was running unless the ceiling already failed it; the rest never started.
+    const running = slot.killedAtCeiling ? undefined : jobs.shift();
+    running?.reject(crash);
+    if (this.closed) {
+      for (const pending of jobs) pending.reject(crash);
+      return;
+    }
+    this.queue.unshift(...jobs);
+    this.dispatch();
   }
 }
 
