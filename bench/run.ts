@@ -34,6 +34,7 @@
  *                          target: at most 10.5x the time;
  *                          one run of --million tests (default 1,000,000, as
  *                          problems of T tests), target: host peak RSS < 500 MB
+ *   --scale-only         the scaling measurements without the three-way comparison
  *   --scale-rounds R     rounds of the 10x comparison (default 3)
  *   --million N          tests in the big-memory run (default 1000000)
  *   --keep               keep the generated problem sets and print where they are
@@ -63,6 +64,7 @@ interface Options {
   rounds: number;
   only: ContenderName[];
   scale: boolean;
+  compare: boolean;
   scaleRounds: number;
   million: number;
   keep: boolean;
@@ -74,6 +76,8 @@ interface Measurement {
   treeCpuMs: number | null;
   /** CPU time of the contender's own process. */
   hostCpuMs: number | null;
+  /** CPU time of that process's main thread: the thread a run waits on. */
+  hostMainCpuMs: number | null;
   hostRssKb: number | null;
   workerRssKb: number | null;
   workers: number;
@@ -88,6 +92,7 @@ function parseOptions(argv: readonly string[]): Options {
     rounds: 5,
     only: [...CONTENDERS],
     scale: false,
+    compare: true,
     scaleRounds: 3,
     million: 1_000_000,
     keep: false,
@@ -128,6 +133,10 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case '--scale':
         options.scale = true;
+        break;
+      case '--scale-only':
+        options.scale = true;
+        options.compare = false;
         break;
       case '--keep':
         options.keep = true;
@@ -194,15 +203,17 @@ async function measure(args: readonly string[], scratch: string): Promise<Measur
     GNU_TIME === null ? record.pid === child.pid : record.ppid === child.pid;
   let hostRssKb: number | null = null;
   let hostCpuMs: number | null = null;
+  let hostMainCpuMs: number | null = null;
   let workerRssKb: number | null = null;
   let workers = 0;
   if (existsSync(rssFile)) {
     for (const line of (await readFile(rssFile, 'utf8')).split('\n')) {
       if (line === '') continue;
-      const record = JSON.parse(line) as { pid: number; ppid: number; maxRssKb: number; cpuMs: number };
+      const record = JSON.parse(line) as { pid: number; ppid: number; maxRssKb: number; cpuMs: number; mainThreadCpuMs: number | null };
       if (isHost(record)) {
         hostRssKb = record.maxRssKb;
         hostCpuMs = record.cpuMs;
+        hostMainCpuMs = record.mainThreadCpuMs;
       } else {
         workers++;
         workerRssKb = Math.max(workerRssKb ?? 0, record.maxRssKb);
@@ -211,7 +222,7 @@ async function measure(args: readonly string[], scratch: string): Promise<Measur
     await rm(rssFile, { force: true });
   }
   const ok = code === 0;
-  return { wallMs, treeCpuMs, hostCpuMs, hostRssKb, workerRssKb, workers, ok, detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}` };
+  return { wallMs, treeCpuMs, hostCpuMs, hostMainCpuMs, hostRssKb, workerRssKb, workers, ok, detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}` };
 }
 
 /** A run in a folder of its own, removed afterwards: contenders may write more than the file they are given. */
@@ -275,7 +286,7 @@ async function mainComparison(options: Options, scratch: string, problemsDir: st
 function report(options: Options, runs: Map<ContenderName, Measurement[]>): void {
   const tests = options.problems * options.tests;
   const rows: string[][] = [
-    ['contender', 'wall (s)', 'min-max (s)', 'tests/s', 'CPU all (s)', 'CPU host (s)', 'host peak RSS (MB)', 'worker peak RSS (MB)', 'all passed'],
+    ['contender', 'wall (s)', 'min-max (s)', 'tests/s', 'CPU all (s)', 'CPU host (s)', 'host main thread (s)', 'host peak RSS (MB)', 'worker peak RSS (MB)', 'all passed'],
   ];
   for (const [name, ms] of runs) {
     const wall = median(ms.map((m) => m.wallMs));
@@ -287,6 +298,7 @@ function report(options: Options, runs: Map<ContenderName, Measurement[]>): void
       Math.round(tests / (wall / 1000)).toLocaleString('en-US'),
       cpu(medianOrNull(ms.map((m) => m.treeCpuMs))),
       cpu(medianOrNull(ms.map((m) => m.hostCpuMs))),
+      cpu(medianOrNull(ms.map((m) => m.hostMainCpuMs))),
       mb(medianOrNull(ms.map((m) => m.hostRssKb))),
       ms.some((m) => m.workers > 0) ? `${mb(medianOrNull(ms.map((m) => m.workerRssKb)))} (x${Math.max(...ms.map((m) => m.workers))})` : '-',
       ms.every((m) => m.ok) ? 'yes' : 'NO',
@@ -362,8 +374,7 @@ async function main(): Promise<void> {
   const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-'));
   try {
     const problemsDir = await generate(scratch, 'set', options.problems, options.tests);
-    const runs = await mainComparison(options, scratch, problemsDir);
-    report(options, runs);
+    if (options.compare) report(options, await mainComparison(options, scratch, problemsDir));
     if (options.scale) await scaling(options, scratch, problemsDir);
   } finally {
     if (options.keep) log(`kept: ${scratch}`);
