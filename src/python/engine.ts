@@ -188,7 +188,7 @@ export class PythonEngine {
         }
         if (call.kind === 'timeout') {
           const done = readProgress(interpreter.progress(), slice.length);
-          outcomes.push(...done);
+          for (const o of done) outcomes.push(o);
           // The interrupted test gets the blame only when it had the call to
           // itself from the start; otherwise it runs again as the first test
           // of a new call. After an interrupt the interpreter may be corrupt.
