@@ -52,6 +52,25 @@ export class ProblemDirectoryError extends Error {
  * or has nothing to load.
  */
 export async function loadProblems(dir: string, options: LoadOptions = {}): Promise<LoadedProblems> {
+  return loadProblemsAs(dir, (prepared) => prepared, options);
+}
+
+/** What a problem must keep for duplicate detection. */
+export interface ProblemIdentity {
+  id: string;
+  file: string;
+}
+
+/**
+ * Like `loadProblems`, but keeps only `keep(problem)` of each valid problem,
+ * so a run over a million tests need not hold them all: the runner keeps a
+ * small summary and loads each file again just before grading it.
+ */
+export async function loadProblemsAs<T extends ProblemIdentity>(
+  dir: string,
+  keep: (problem: PreparedProblem) => T,
+  options: LoadOptions = {},
+): Promise<{ problems: T[]; invalid: InvalidProblemFile[] }> {
   await assertDirectory(dir);
   const found = await findProblemFiles(dir);
   if (found.length === 0) {
@@ -63,8 +82,15 @@ export async function loadProblems(dir: string, options: LoadOptions = {}): Prom
   }
   // One file at a time: validation is CPU-bound anyway, and a large tree
   // read all at once could run out of file descriptors.
-  const loaded: (PreparedProblem | InvalidProblemFile)[] = [];
-  for (const item of found) loaded.push(typeof item === 'string' ? await loadProblemFile(item, options) : item);
+  const loaded: (T | InvalidProblemFile)[] = [];
+  for (const item of found) {
+    if (typeof item !== 'string') {
+      loaded.push(item);
+      continue;
+    }
+    const result = await loadProblemFile(item, options);
+    loaded.push(isInvalidProblemFile(result) ? result : keep(result));
+  }
   return splitAndRejectDuplicates(loaded);
 }
 
@@ -226,11 +252,13 @@ function compareNames(a: string, b: string): number {
 // ---------------------------------------------------------------------------
 
 /** The first file (in load order) to use an identifier keeps it; later ones are invalid. */
-function splitAndRejectDuplicates(results: readonly (PreparedProblem | InvalidProblemFile)[]): LoadedProblems {
+function splitAndRejectDuplicates<T extends ProblemIdentity>(
+  results: readonly (T | InvalidProblemFile)[],
+): { problems: T[]; invalid: InvalidProblemFile[] } {
   const owner = new Map<string, string>();
-  const loaded: LoadedProblems = { problems: [], invalid: [] };
+  const loaded: { problems: T[]; invalid: InvalidProblemFile[] } = { problems: [], invalid: [] };
   for (const result of results) {
-    if (isInvalidProblemFile(result)) {
+    if ('errors' in result) {
       loaded.invalid.push(result);
       continue;
     }

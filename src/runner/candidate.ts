@@ -28,27 +28,87 @@ export interface CandidateSpec {
   suites: PreparedSuite[];
 }
 
+/** What the runner keeps of a valid problem while its file is not being graded. */
+export interface ProblemSummary {
+  id: string;
+  file: string;
+  tags: string[];
+  warnings: string[];
+  hasOptimalSolution: boolean;
+}
+
+export function summarizeProblem(problem: PreparedProblem): ProblemSummary {
+  return {
+    id: problem.id,
+    file: problem.file,
+    tags: problem.problem.tags ?? [],
+    warnings: problem.warnings,
+    hasOptimalSolution: typeof problem.problem.optimal_solution === 'string',
+  };
+}
+
+/**
+ * A candidate before its problem is loaded: who it is (enough to key it in
+ * the run log) and how to build it once the problem file is read again.
+ */
+export interface PlannedCandidate {
+  problemId: string;
+  file: string;
+  modelId: string;
+  promptId: string | null;
+  sampleId: string | null;
+  source: string;
+  build(problem: PreparedProblem): CandidateSpec;
+}
+
 /** Self-check: the optimal_solution of every problem that has one. */
-export function selfCheckCandidates(problems: readonly PreparedProblem[]): CandidateSpec[] {
-  const specs: CandidateSpec[] = [];
-  for (const problem of problems) {
-    const code = problem.problem.optimal_solution;
-    if (typeof code !== 'string') continue;
-    specs.push({
-      problem,
+export function selfCheckPlans(problems: readonly ProblemSummary[]): PlannedCandidate[] {
+  return problems
+    .filter((p) => p.hasOptimalSolution)
+    .map((p) => ({
+      problemId: p.id,
+      file: p.file,
       modelId: 'optimal_solution',
       promptId: null,
       sampleId: null,
-      source: `${problem.file}#optimal_solution`,
-      raw: code,
-      code,
-      declaredLanguage: null,
-      fenceLanguage: null,
-      functionName: problem.functionName,
-      suites: [problem.correctness, ...problem.samples],
-    });
-  }
-  return specs;
+      source: `${p.file}#optimal_solution`,
+      build: selfCheckCandidate,
+    }));
+}
+
+/** Self-check candidates of problems already loaded (the benchmark's floor uses this). */
+export function selfCheckCandidates(problems: readonly PreparedProblem[]): CandidateSpec[] {
+  return problems.filter((p) => typeof p.problem.optimal_solution === 'string').map(selfCheckCandidate);
+}
+
+/** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */
+export function selfCheckCandidate(problem: PreparedProblem): CandidateSpec {
+  const code = problem.problem.optimal_solution ?? '';
+  return {
+    problem,
+    modelId: 'optimal_solution',
+    promptId: null,
+    sampleId: null,
+    source: `${problem.file}#optimal_solution`,
+    raw: code,
+    code,
+    declaredLanguage: null,
+    fenceLanguage: null,
+    functionName: problem.functionName,
+    suites: [problem.correctness, ...problem.samples],
+  };
+}
+
+export function submissionPlan(problem: ProblemSummary, submission: Submission, extract: boolean): PlannedCandidate {
+  return {
+    problemId: problem.id,
+    file: problem.file,
+    modelId: submission.modelId,
+    promptId: submission.promptId,
+    sampleId: submission.sampleId,
+    source: submission.source,
+    build: (prepared) => submissionCandidate(prepared, submission, extract),
+  };
 }
 
 /**
@@ -79,6 +139,6 @@ export function submissionCandidate(problem: PreparedProblem, submission: Submis
  * Identifies a candidate across runs (for `--resume`): the same problem,
  * model, prompt, sample and source.
  */
-export function candidateKey(spec: CandidateSpec): string {
-  return JSON.stringify([spec.problem.id, spec.modelId, spec.promptId, spec.sampleId, spec.source]);
+export function candidateKey(c: Pick<PlannedCandidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId' | 'source'>): string {
+  return JSON.stringify([c.problemId, c.modelId, c.promptId, c.sampleId, c.source]);
 }

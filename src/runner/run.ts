@@ -1,16 +1,24 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
-import { loadProblems } from '../problems/load.js';
-import type { LoadedProblems, PreparedProblem } from '../problems/prepared.js';
+import { isInvalidProblemFile, loadProblemFile, loadProblemsAs } from '../problems/load.js';
+import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { aggregateResults } from '../report/aggregate.js';
-import { combineReporters, type Reporter, type RunOutcome } from '../report/reporter.js';
+import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../values/compare.js';
 import { VERSION } from '../version.js';
-import { candidateKey, selfCheckCandidates, submissionCandidate, type CandidateSpec } from './candidate.js';
+import {
+  candidateKey,
+  selfCheckPlans,
+  submissionPlan,
+  summarizeProblem,
+  type CandidateSpec,
+  type PlannedCandidate,
+  type ProblemSummary,
+} from './candidate.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate } from './grade-candidate.js';
 import { ResultsStore, type RunHeader } from './results-store.js';
@@ -100,9 +108,26 @@ export async function runEvaluation(
   reporters: readonly Reporter[],
 ): Promise<RunOutcome> {
   const reporter = combineReporters(reporters);
-  const loaded = await loadProblems(options.problemsDir);
+  // Worker processes start (loading isolated-vm) while the problems are read.
+  const pool = new WorkerPool({ size: options.concurrency });
+  pool.warm();
+  try {
+    return await evaluate(options, control, reporter, pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function evaluate(
+  options: RunOptions,
+  control: RunControl,
+  reporter: CombinedReporter,
+  pool: WorkerPool,
+): Promise<RunOutcome> {
+  // Only a summary of each problem is kept; files are read again as they are graded.
+  const loaded = await loadProblemsAs(options.problemsDir, summarizeProblem);
   const select = selector(options.filters);
-  const selected = loaded.problems.filter((p) => select.problem(p.id, p.problem.tags ?? []));
+  const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(loaded, options.filters);
   const { specs, skipped } = await planCandidates(options, loaded, selected, select.model);
 
@@ -132,13 +157,13 @@ export async function runEvaluation(
       logFile: control.logFile,
     });
 
-    await gradeAll(todo, options, control.signal, async (spec, results) => {
+    await gradeAll(pool, todo, options, control.signal, async (spec, results) => {
       store.record(candidateKey(spec), results);
       await reporter.onCandidateResult(results);
     });
 
     const rows = store.rows();
-    const tagsByProblem = new Map(selected.map((p) => [p.id, p.problem.tags ?? []] as const));
+    const tagsByProblem = new Map(selected.map((p) => [p.id, p.tags] as const));
     const aggregates = aggregateResults(rows, { tagsByProblem, ks: options.passAtK });
     const head: ScorecardHead = {
       evalrun_version: VERSION,
@@ -166,13 +191,18 @@ export async function runEvaluation(
   }
 }
 
+interface LoadedSummaries {
+  problems: ProblemSummary[];
+  invalid: InvalidProblemFile[];
+}
+
 async function planCandidates(
   options: RunOptions,
-  loaded: LoadedProblems,
-  selected: readonly PreparedProblem[],
+  loaded: LoadedSummaries,
+  selected: readonly ProblemSummary[],
   modelSelected: (id: string) => boolean,
-): Promise<{ specs: CandidateSpec[]; skipped: SkippedSubmissionReport[] }> {
-  if (options.solutionsDir === null) return { specs: selfCheckCandidates(selected), skipped: [] };
+): Promise<{ specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] }> {
+  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [] };
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
@@ -182,7 +212,7 @@ async function planCandidates(
 
   const found = await discoverSubmissions(options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
-  const specs: CandidateSpec[] = [];
+  const specs: PlannedCandidate[] = [];
   for (const submission of found.submissions) {
     const invalidFile = invalidFiles.get(submission.problemId);
     if (invalidFile !== undefined) {
@@ -192,20 +222,22 @@ async function planCandidates(
     const problem = byId.get(submission.problemId);
     // Filtered out by --problem, --tag or --model: not run, and not an error.
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
-    specs.push(submissionCandidate(problem, submission, options.extractCode));
+    specs.push(submissionPlan(problem, submission, options.extractCode));
   }
   return { specs, skipped };
 }
 
 async function gradeAll(
-  specs: readonly CandidateSpec[],
+  pool: WorkerPool,
+  specs: readonly PlannedCandidate[],
   options: RunOptions,
   signal: AbortSignal | undefined,
-  onResult: (spec: CandidateSpec, results: CandidateResult[]) => Promise<void>,
+  onResult: (spec: PlannedCandidate, results: CandidateResult[]) => Promise<void>,
 ): Promise<void> {
   if (specs.length === 0) return;
-  const pool = new WorkerPool({ size: options.concurrency });
-  const limit = pLimit(options.concurrency);
+  // Each worker can hold a second job behind the one it runs, so keep that many in flight.
+  const limit = pLimit(options.concurrency * 2);
+  const problems = new ProblemCache(specs);
   // Queued candidates see the abort and return at once (clearing p-limit's
   // queue instead would leave their promises pending forever).
   const stop = (): void => void pool.close();
@@ -219,26 +251,86 @@ async function gradeAll(
   };
   try {
     await Promise.all(
-      specs.map((spec) =>
+      specs.map((planned) =>
         limit(async () => {
           if (aborted()) return;
           let results: CandidateResult[];
+          const problem = await problems.acquire(planned.file);
           try {
-            results = await gradeCandidate(pool, spec, gradeOptions);
-          } catch (e) {
-            // Interrupted mid-candidate: its results are incomplete, so none are kept.
-            if (aborted()) return;
-            results = internalError(spec, e);
+            if (isInvalidProblemFile(problem)) {
+              results = [unavailable(planned, `problem file changed during the run: ${problem.errors.join('; ')}`)];
+            } else {
+              const spec = planned.build(problem);
+              try {
+                results = await gradeCandidate(pool, spec, gradeOptions);
+              } catch (e) {
+                // Interrupted mid-candidate: its results are incomplete, so none are kept.
+                if (aborted()) return;
+                results = internalError(spec, e);
+              }
+            }
+          } finally {
+            problems.release(planned.file);
           }
           if (aborted()) return;
-          await onResult(spec, results);
+          await onResult(planned, results);
         }),
       ),
     );
   } finally {
     signal?.removeEventListener('abort', stop);
-    await pool.close();
   }
+}
+
+/**
+ * Problems are read again just before their candidates are graded and
+ * dropped when the last of them is done, so memory holds the problems in
+ * flight rather than the whole set.
+ */
+class ProblemCache {
+  private readonly pending = new Map<string, number>();
+  private readonly loaded = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
+
+  constructor(specs: readonly PlannedCandidate[]) {
+    for (const s of specs) this.pending.set(s.file, (this.pending.get(s.file) ?? 0) + 1);
+  }
+
+  acquire(file: string): Promise<PreparedProblem | InvalidProblemFile> {
+    let entry = this.loaded.get(file);
+    if (entry === undefined) {
+      entry = loadProblemFile(file);
+      this.loaded.set(file, entry);
+    }
+    return entry;
+  }
+
+  release(file: string): void {
+    const left = (this.pending.get(file) ?? 1) - 1;
+    this.pending.set(file, left);
+    if (left <= 0) this.loaded.delete(file);
+  }
+}
+
+/** A candidate that could not be graded at all, with the reason. */
+function unavailable(planned: PlannedCandidate, message: string): CandidateResult {
+  return {
+    problem_id: planned.problemId,
+    model_id: planned.modelId,
+    prompt_id: planned.promptId,
+    sample_id: planned.sampleId,
+    language: 'unknown',
+    source: planned.source,
+    raw_code: '',
+    code: '',
+    status: 'load-error',
+    error: message,
+    entry_point: null,
+    passed: 0,
+    total: 0,
+    score: 0,
+    duration_ms: 0,
+    tests: [],
+  };
 }
 
 /**
@@ -279,11 +371,11 @@ function internalError(spec: CandidateSpec, error: unknown): CandidateResult[] {
     }));
 }
 
-function reportProblems(loaded: LoadedProblems, filters: Filters): ProblemReport[] {
+function reportProblems(loaded: LoadedSummaries, filters: Filters): ProblemReport[] {
   const select = selector({ ...filters, models: [] });
   const reports: ProblemReport[] = [
     ...loaded.problems
-      .filter((p) => select.problem(p.id, p.problem.tags ?? []))
+      .filter((p) => select.problem(p.id, p.tags))
       .map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
     // A broken file is always reported, unless a --problem glob rules out its id.
     ...loaded.invalid
