@@ -25,7 +25,8 @@
  *   where no `require` exists: the engine reports that as a load error.
  * - Top-level `await` cannot be expressed in CommonJS and is reported as an error.
  */
-import { transform, type Message } from 'esbuild';
+// esbuild is loaded on first use: plain JavaScript runs never pay for it.
+import type { Message } from 'esbuild';
 import { hasModuleSyntax, tokenizeJs } from './js-tokens.js';
 
 export type PreparedJavaScript = { ok: true; code: string } | { ok: false; error: string };
@@ -40,6 +41,7 @@ export async function prepareJavaScript(
   const isModule = hasModuleSyntax(tokenizeJs(code));
   if (language === 'javascript' && !isModule) return { ok: true, code };
   try {
+    const { transform } = await import('esbuild');
     const result = await transform(code, {
       loader: language === 'typescript' ? 'ts' : 'js',
       sourcefile: `${SOURCE_NAME}.${language === 'typescript' ? 'ts' : 'js'}`,
