@@ -11,7 +11,7 @@ export interface TableReporterOptions {
   details: boolean;
   /** At most this many failing tests are shown in detail; the JSON has them all. */
   maxFailures?: number;
-  /** Above this many candidates, only those that did not pass are listed unless `details` is set. */
+  /** Above this many candidates (default 500), only those that did not pass are listed unless `details` is set. */
   maxCandidateRows?: number;
 }
 
@@ -24,7 +24,7 @@ const PLAIN = { head: [] as string[], border: [] as string[] };
  */
 export function tableReporter(options: TableReporterOptions): Reporter {
   const maxFailures = options.maxFailures ?? 25;
-  const maxCandidateRows = options.maxCandidateRows ?? 100;
+  const maxCandidateRows = options.maxCandidateRows ?? 500;
   return {
     onRunEnd(outcome: RunOutcome) {
       const { head } = outcome;

@@ -53,6 +53,9 @@ export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
   extractCode: true,
 };
 
+/** Tests of problems kept in memory from the first load (about 1 KB each). */
+const RETAINED_TESTS = 50_000;
+
 /** Where a run keeps its log, and how it can be stopped. */
 export interface RunControl {
   runId: string;
@@ -124,8 +127,19 @@ async function evaluate(
   reporter: CombinedReporter,
   pool: WorkerPool,
 ): Promise<RunOutcome> {
-  // Only a summary of each problem is kept; files are read again as they are graded.
-  const loaded = await loadProblemsAs(options.problemsDir, summarizeProblem);
+  // The first problems are kept as loaded, up to a budget of tests; of the
+  // rest only a summary is kept and the file is read again when graded.
+  // Small runs never read a file twice, large ones keep memory bounded.
+  const retained = new Map<string, PreparedProblem>();
+  let budget = RETAINED_TESTS;
+  const loaded = await loadProblemsAs(options.problemsDir, (problem) => {
+    const tests = problem.correctness.tests.length + problem.samples.reduce((n, s) => n + s.tests.length, 0);
+    if (tests <= budget) {
+      budget -= tests;
+      retained.set(problem.file, problem);
+    }
+    return summarizeProblem(problem);
+  });
   const select = selector(options.filters);
   const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(loaded, options.filters);
@@ -157,7 +171,7 @@ async function evaluate(
       logFile: control.logFile,
     });
 
-    await gradeAll(pool, todo, options, control.signal, async (spec, results) => {
+    await gradeAll(pool, retained, todo, options, control.signal, async (spec, results) => {
       store.record(candidateKey(spec), results);
       await reporter.onCandidateResult(results);
     });
@@ -229,6 +243,7 @@ async function planCandidates(
 
 async function gradeAll(
   pool: WorkerPool,
+  retained: Map<string, PreparedProblem>,
   specs: readonly PlannedCandidate[],
   options: RunOptions,
   signal: AbortSignal | undefined,
@@ -237,7 +252,7 @@ async function gradeAll(
   if (specs.length === 0) return;
   // Each worker can hold a second job behind the one it runs, so keep that many in flight.
   const limit = pLimit(options.concurrency * 2);
-  const problems = new ProblemCache(specs);
+  const problems = new ProblemCache(specs, retained);
   // Queued candidates see the abort and return at once (clearing p-limit's
   // queue instead would leave their promises pending forever).
   const stop = (): void => void pool.close();
@@ -291,12 +306,21 @@ class ProblemCache {
   private readonly pending = new Map<string, number>();
   private readonly loaded = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
 
-  constructor(specs: readonly PlannedCandidate[]) {
+  constructor(
+    specs: readonly PlannedCandidate[],
+    /** Problems still held from the first load; each is let go once graded. */
+    private readonly retained: Map<string, PreparedProblem>,
+  ) {
     for (const s of specs) this.pending.set(s.file, (this.pending.get(s.file) ?? 0) + 1);
   }
 
   acquire(file: string): Promise<PreparedProblem | InvalidProblemFile> {
     let entry = this.loaded.get(file);
+    const kept = this.retained.get(file);
+    if (entry === undefined && kept !== undefined) {
+      entry = Promise.resolve(kept);
+      this.loaded.set(file, entry);
+    }
     if (entry === undefined) {
       entry = loadProblemFile(file);
       this.loaded.set(file, entry);
@@ -307,7 +331,10 @@ class ProblemCache {
   release(file: string): void {
     const left = (this.pending.get(file) ?? 1) - 1;
     this.pending.set(file, left);
-    if (left <= 0) this.loaded.delete(file);
+    if (left <= 0) {
+      this.loaded.delete(file);
+      this.retained.delete(file);
+    }
   }
 }
 
