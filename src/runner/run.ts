@@ -53,8 +53,8 @@ export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
   extractCode: true,
 };
 
-/** Tests of problems kept in memory from the first load (about 1 KB each). */
-const RETAINED_TESTS = 50_000;
+/** Tests of problems kept in memory from the first load (a few KB each, with their problem files). */
+const RETAINED_TESTS = 20_000;
 
 /** Where a run keeps its log, and how it can be stopped. */
 export interface RunControl {
