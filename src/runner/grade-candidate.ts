@@ -50,9 +50,7 @@ export async function gradeCandidate(pool: WorkerPool, spec: CandidateSpec, opti
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
   const runnable = await toRunnable(code, spec, options);
-  if (!runnable.ok) {
-    return splitBySuite(spec, runnable.language, null, tests.map(() => null), runnable, started);
-  }
+  if (!runnable.ok) return unrunnableResults(spec, runnable, started);
   if (tests.length === 0) {
     return splitBySuite(spec, runnable.sourceLanguage, null, [], null, started);
   }
@@ -70,14 +68,19 @@ export async function gradeCandidate(pool: WorkerPool, spec: CandidateSpec, opti
   };
   const reply = await gradeWithRecovery(pool, job);
   if (reply.kind === 'load-error') {
-    return splitBySuite(spec, runnable.sourceLanguage, null, tests.map(() => null), {
-      ok: false,
-      language: runnable.sourceLanguage,
-      status: 'load-error',
-      message: reply.message,
-    }, started);
+    const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
+    return unrunnableResults(spec, failure, started);
   }
   return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, started);
+}
+
+/** Why a candidate could not run at all: every one of its tests gets this error. */
+export type Unrunnable = Extract<Runnable, { ok: false }>;
+
+/** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
+export function unrunnableResults(spec: CandidateSpec, failure: Unrunnable, started = performance.now()): CandidateResult[] {
+  const tests = spec.suites.flatMap((suite) => suite.tests);
+  return splitBySuite(spec, failure.language, null, tests.map(() => null), failure, started);
 }
 
 /**
@@ -147,7 +150,7 @@ function splitBySuite(
   language: string,
   entryPoint: string | null,
   verdicts: ReadonlyArray<Verdict | null>,
-  failure: Extract<Runnable, { ok: false }> | null,
+  failure: Unrunnable | null,
   started: number,
 ): CandidateResult[] {
   const duration = Math.round(performance.now() - started);
@@ -189,7 +192,7 @@ function toTestResult(
   test: PreparedTest,
   suite: string,
   verdict: Verdict | null,
-  failure: Extract<Runnable, { ok: false }> | null,
+  failure: Unrunnable | null,
 ): TestResult {
   const base = { index: test.index, suite, source: test.source, input: test.rawInput, expected: test.expected };
   if (verdict === null) {

@@ -20,7 +20,7 @@ import {
   type ProblemSummary,
 } from './candidate.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
-import { gradeCandidate } from './grade-candidate.js';
+import { gradeCandidate, unrunnableResults } from './grade-candidate.js';
 import { ResultsStore, type RunHeader } from './results-store.js';
 
 export interface RunOptions {
@@ -142,7 +142,8 @@ async function evaluate(
   });
   const select = selector(options.filters);
   const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
-  const problemReports = reportProblems(loaded, options.filters);
+  const problemReports = reportProblems(selected, loaded.invalid, options.filters);
+  const invalidCount = problemReports.filter((p) => !p.valid).length;
   const { specs, skipped } = await planCandidates(options, loaded, selected, select.model);
 
   const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
@@ -165,7 +166,7 @@ async function evaluate(
     await reporter.onRunStart({
       mode,
       problems: problemReports.length,
-      invalidProblems: problemReports.filter((p) => !p.valid).length,
+      invalidProblems: invalidCount,
       candidates: todo.length,
       resumed: specs.length - todo.length,
       logFile: control.logFile,
@@ -187,7 +188,7 @@ async function evaluate(
       finished_at: new Date().toISOString(),
       complete: store.missing() === 0,
       options: recordOptions(options),
-      summary: store.summary(problemReports.length, problemReports.filter((p) => !p.valid).length),
+      summary: store.summary(problemReports.length, invalidCount),
       ...aggregates,
       problems: problemReports,
       skipped_submissions: skipped,
@@ -366,47 +367,20 @@ function unavailable(planned: PlannedCandidate, message: string): CandidateResul
  */
 function internalError(spec: CandidateSpec, error: unknown): CandidateResult[] {
   const message = `internal error in evalrun: ${error instanceof Error ? error.message : String(error)}`;
-  return spec.suites
-    .filter((suite) => suite.kind === 'correctness' || suite.tests.length > 0)
-    .map((suite) => ({
-      problem_id: spec.problem.id,
-      model_id: spec.modelId,
-      prompt_id: suite.kind === 'sample' ? suite.promptId : spec.promptId,
-      sample_id: spec.sampleId,
-      language: 'unknown',
-      source: spec.source,
-      raw_code: spec.raw,
-      code: spec.code,
-      status: 'load-error' as const,
-      error: message,
-      entry_point: null,
-      passed: 0,
-      total: suite.tests.length,
-      score: 0,
-      duration_ms: 0,
-      tests: suite.tests.map((t) => ({
-        index: t.index,
-        suite: suite.kind === 'correctness' ? 'correctness' : `sample:${suite.promptId ?? ''}`,
-        source: t.source,
-        input: t.rawInput,
-        expected: t.expected,
-        duration_ms: null,
-        status: 'error' as const,
-        actual: null,
-        error: message,
-      })),
-    }));
+  return unrunnableResults(spec, { ok: false, language: 'unknown', status: 'load-error', message });
 }
 
-function reportProblems(loaded: LoadedSummaries, filters: Filters): ProblemReport[] {
-  const select = selector({ ...filters, models: [] });
+function reportProblems(
+  selected: readonly ProblemSummary[],
+  invalid: readonly InvalidProblemFile[],
+  filters: Filters,
+): ProblemReport[] {
+  // A broken file is always reported, unless a --problem glob rules out its id.
+  const byId = selector({ problems: filters.problems, tags: [], models: [] });
   const reports: ProblemReport[] = [
-    ...loaded.problems
-      .filter((p) => select.problem(p.id, p.tags))
-      .map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
-    // A broken file is always reported, unless a --problem glob rules out its id.
-    ...loaded.invalid
-      .filter((p) => p.id === null || selector({ problems: filters.problems, tags: [], models: [] }).problem(p.id, []))
+    ...selected.map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
+    ...invalid
+      .filter((p) => p.id === null || byId.problem(p.id, []))
       .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
   ];
   return reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
