@@ -134,15 +134,11 @@ function resumedRunFiles(run: string, out: string | null): RunFiles {
 }
 
 function resumedOptions(log: string): RunOptions {
-  let header;
   try {
-    const { store, header: h } = ResultsStore.resume(log);
-    store.close();
-    header = h;
+    return optionsFromRecord(ResultsStore.readHeader(log).options);
   } catch (e) {
     throw new SetupError(`--resume: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return optionsFromRecord(header.options);
 }
 
 /**

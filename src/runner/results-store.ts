@@ -109,6 +109,26 @@ export class ResultsStore {
     return { store, header, damagedLines: damaged };
   }
 
+  /** The header of a run log, read without reading the rest of the log. */
+  static readHeader(file: string): RunHeader {
+    const fd = openSync(file, 'r');
+    try {
+      for (const { text } of readLines(fd, fstatSync(fd).size)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          break;
+        }
+        if (isHeader(parsed)) return parsed;
+        break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    throw new Error(`${file}: not an evalrun run log (no header line)`);
+  }
+
   /** True when the log already holds this candidate (from the interrupted run). */
   has(key: string): boolean {
     return this.byKey.has(key);
