@@ -13,6 +13,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Rng as BaseRng } from './rng.js';
 
 export interface GenerateOptions {
   problems: number;
@@ -32,25 +33,8 @@ interface Family {
   inputs(rng: Rng): Json[];
 }
 
-/** mulberry32: tiny and deterministic, so the same options give the same files. */
-class Rng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-  ints(n: number, lo: number, hi: number): number[] {
-    return Array.from({ length: n }, () => this.int(lo, hi));
-  }
+/** The shared generator plus the text and float values this problem set uses. */
+class Rng extends BaseRng {
   float(lo: number, hi: number): number {
     // Two decimals, so the JSON text is short and exact.
     return Math.round((lo + this.next() * (hi - lo)) * 100) / 100;

@@ -28,6 +28,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
+import { Rng as BaseRng } from './rng.js';
 
 /** The python3 executable, resolved once (see main). */
 let PYTHON = 'python3';
@@ -93,28 +94,8 @@ function parseOptions(argv: readonly string[]): Options {
 // ---------------------------------------------------------------------------
 // The problem set
 
-/** mulberry32: the same options always give the same files. */
-class Rng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-  ints(n: number, lo: number, hi: number): number[] {
-    return Array.from({ length: n }, () => this.int(lo, hi));
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.next() * xs.length)]!;
-  }
+/** The shared generator plus the words this problem set uses. */
+class Rng extends BaseRng {
   word(min = 2, max = 8): string {
     return Array.from({ length: this.int(min, max) }, () => this.pick([...'abcdefghijklmnopqrstuvwxyz'])).join('');
   }
