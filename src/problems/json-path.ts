@@ -6,22 +6,40 @@
 
 export type PathSegment = string | number;
 
-/** Keys that read unambiguously after a dot; everything else is bracketed and quoted. */
-const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/**
+ * Whether a key reads unambiguously after a dot (`/^[A-Za-z_$][A-Za-z0-9_$]*$/`);
+ * everything else is bracketed and quoted. A code-unit loop rather than the
+ * regex: paths are built for every test of every file, mostly from short keys.
+ */
+function isPlainKey(key: string): boolean {
+  const length = key.length;
+  if (length === 0) return false;
+  for (let i = 0; i < length; i++) {
+    const c = key.charCodeAt(i);
+    const isLetter = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24;
+    if (!isLetter && (i === 0 || c < 0x30 || c > 0x39)) return false;
+  }
+  return true;
+}
 
-function renderSegment(segment: PathSegment): string {
-  if (typeof segment === 'number') return `[${segment}]`;
-  return PLAIN_KEY.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
+/** One segment as it follows a path: `.key`, `["odd key"]` or `[3]`. */
+export function renderPathSegment(segment: PathSegment): string {
+  if (typeof segment === 'number') return '[' + String(segment) + ']';
+  return isPlainKey(segment) ? '.' + segment : '[' + JSON.stringify(segment) + ']';
 }
 
 /** Renders segments from the document root: `["a", 1, "b"]` -> `$.a[1].b`. */
 export function formatJsonPath(segments: readonly PathSegment[]): string {
-  return '$' + segments.map(renderSegment).join('');
+  let rendered = '$';
+  for (const segment of segments) rendered += renderPathSegment(segment);
+  return rendered;
 }
 
 /** Extends a rendered path by one or more segments: `childPath('$.a', 1)` -> `$.a[1]`. */
 export function childPath(path: string, ...segments: readonly PathSegment[]): string {
-  return path + segments.map(renderSegment).join('');
+  let rendered = path;
+  for (const segment of segments) rendered += renderPathSegment(segment);
+  return rendered;
 }
 
 /**

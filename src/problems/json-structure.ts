@@ -2,12 +2,13 @@
  * What JSON.parse accepts but a problem file must not have: duplicate keys
  * (JSON.parse silently keeps the last one, so a test could quietly differ
  * from what its author reads) and nesting so deep that the recursive steps
- * after parsing (schema check, cloning, decoding) would overflow the stack.
+ * after parsing (schema check, decoding) would overflow the stack.
  *
- * One pass over the tokens of jsonc-parser's scanner, with an explicit stack
- * instead of recursion, so that the check itself cannot overflow.
+ * One pass over the characters with an explicit stack instead of recursion,
+ * so that the check itself cannot overflow. It only has to track brackets,
+ * commas and keys: the text is already known to be JSON, so everything else
+ * (values, colons, whitespace) is skipped without being checked.
  */
-import { createScanner, SyntaxKind } from 'jsonc-parser';
 import { formatJsonPath, type PathSegment } from './json-path.js';
 
 /**
@@ -23,20 +24,79 @@ const MAX_LISTED_DUPLICATES = 20;
 /** Path segments shown before `...` in a depth error, which would otherwise be a thousand `[0]`s long. */
 const SHOWN_DEPTH_SEGMENTS = 8;
 
-interface ObjectFrame {
-  kind: 'object';
-  /** Each key seen so far, with the offset where it was first written. */
-  keys: Map<string, number>;
-  key: string | null;
-  expectingKey: boolean;
-}
+/**
+ * Objects with up to this many keys look keys up by a linear scan of the
+ * frame's arrays, which needs no allocation; past it, a Map. Nearly every
+ * object in a problem file (a test, its input) has a handful of keys.
+ */
+const LINEAR_KEY_LIMIT = 16;
 
-interface ArrayFrame {
-  kind: 'array';
-  index: number;
-}
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
-type Frame = ObjectFrame | ArrayFrame;
+/**
+ * One open array or object. Frames are reused by depth rather than
+ * allocated per container: a problem file holds tens of thousands of
+ * small objects, and per-object garbage was most of this check's cost.
+ */
+class Frame {
+  isObject = false;
+  /** Array: index of the current element. */
+  index = 0;
+  /** Object: the key of the current member, '' before the first. */
+  key = '';
+  /** Object: whether the next string is a key (after `{` or `,`). */
+  expectingKey = false;
+  /**
+   * Object: each key seen so far, with the offset where it was first
+   * written: the first `keyCount` entries (the rest are left over from an
+   * earlier object at this depth).
+   */
+  keyCount = 0;
+  readonly keys: string[] = [];
+  readonly keyOffsets: number[] = [];
+  /** Object: every key instead, once there are more than LINEAR_KEY_LIMIT. */
+  keyMap: Map<string, number> | null = null;
+
+  open(isObject: boolean): void {
+    this.isObject = isObject;
+    this.index = 0;
+    this.key = '';
+    this.expectingKey = isObject;
+    this.keyCount = 0;
+    this.keyMap = null;
+  }
+
+  /** Records `key` written at `offset`; returns the offset of an earlier identical key, or -1. */
+  addKey(key: string, offset: number): number {
+    if (this.keyMap !== null) {
+      const first = this.keyMap.get(key);
+      if (first !== undefined) return first;
+      this.keyMap.set(key, offset);
+      return -1;
+    }
+    const count = this.keyCount;
+    const keys = this.keys;
+    for (let i = 0; i < count; i++) {
+      if (keys[i] === key) return this.keyOffsets[i] ?? -1;
+    }
+    if (count === LINEAR_KEY_LIMIT) {
+      this.keyMap = new Map();
+      for (let i = 0; i < count; i++) this.keyMap.set(keys[i] ?? '', this.keyOffsets[i] ?? -1);
+      this.keyMap.set(key, offset);
+      return -1;
+    }
+    keys[count] = key;
+    this.keyOffsets[count] = offset;
+    this.keyCount = count + 1;
+    return -1;
+  }
+}
 
 /**
  * Problems with the structure of `text`, which must already be valid JSON
@@ -44,63 +104,118 @@ type Frame = ObjectFrame | ArrayFrame;
  * line and column of the offending token; an empty list means none.
  */
 export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH): string[] {
-  const scanner = createScanner(text, true);
   const frames: Frame[] = [];
+  /** Frames in use: frames[0 .. depth - 1]; the rest are kept for reuse. */
+  let depth = 0;
   const messages: string[] = [];
   let duplicates = 0;
-  const where = (offset = scanner.getTokenOffset()): string => {
-    const { line, column } = lineAndColumn(text, offset);
-    return `line ${line}, column ${column}`;
-  };
-
-  for (let token = scanner.scan(); token !== SyntaxKind.EOF; token = scanner.scan()) {
-    const top = frames[frames.length - 1];
-    switch (token) {
-      case SyntaxKind.OpenBraceToken:
-      case SyntaxKind.OpenBracketToken:
-        if (frames.length >= maxDepth) {
-          messages.push(`${shortPath(frames)}: nested deeper than the limit of ${maxDepth} levels (${where()})`);
-          return messages;
+  const length = text.length;
+  let pos = 0;
+  while (pos < length) {
+    const c = text.charCodeAt(pos);
+    if (c === QUOTE) {
+      const top = depth > 0 ? frames[depth - 1] : undefined;
+      if (top === undefined || !top.expectingKey) {
+        pos = skipString(text, pos);
+        continue;
+      }
+      const start = pos;
+      pos = skipString(text, pos);
+      const key = keyValue(text.slice(start + 1, pos - 1));
+      top.expectingKey = false;
+      top.key = key;
+      const first = top.addKey(key, start);
+      if (first !== -1) {
+        duplicates++;
+        if (duplicates <= MAX_LISTED_DUPLICATES) {
+          const path = formatJsonPath(segments(frames, depth - 1));
+          messages.push(`${path}: duplicate key ${JSON.stringify(key)} (${where(text, start)}; first at ${where(text, first)})`);
         }
-        frames.push(
-          token === SyntaxKind.OpenBraceToken
-            ? { kind: 'object', keys: new Map(), key: null, expectingKey: true }
-            : { kind: 'array', index: 0 },
-        );
-        break;
-      case SyntaxKind.CloseBraceToken:
-      case SyntaxKind.CloseBracketToken:
-        frames.pop();
-        break;
-      case SyntaxKind.CommaToken:
-        if (top?.kind === 'array') top.index++;
-        else if (top?.kind === 'object') top.expectingKey = true;
-        break;
-      case SyntaxKind.StringLiteral:
-        if (top?.kind !== 'object' || !top.expectingKey) break;
-        top.expectingKey = false;
-        top.key = scanner.getTokenValue();
-        {
-          const first = top.keys.get(top.key);
-          if (first === undefined) {
-            top.keys.set(top.key, scanner.getTokenOffset());
-          } else {
-            duplicates++;
-            if (duplicates <= MAX_LISTED_DUPLICATES) {
-              const path = formatJsonPath(segments(frames.slice(0, -1)));
-              messages.push(`${path}: duplicate key ${JSON.stringify(top.key)} (${where()}; first at ${where(first)})`);
-            }
-          }
-        }
-        break;
-      default:
-        break;
+      }
+      continue;
     }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth >= maxDepth) {
+        messages.push(`${shortPath(frames, depth)}: nested deeper than the limit of ${maxDepth} levels (${where(text, pos)})`);
+        return messages;
+      }
+      let frame = frames[depth];
+      if (frame === undefined) {
+        frame = new Frame();
+        frames.push(frame);
+      }
+      frame.open(c === OPEN_BRACE);
+      depth++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth > 0) depth--;
+    } else if (c === COMMA && depth > 0) {
+      const top = frames[depth - 1];
+      if (top !== undefined) {
+        if (top.isObject) top.expectingKey = true;
+        else top.index++;
+      }
+    }
+    pos++;
   }
   if (duplicates > MAX_LISTED_DUPLICATES) {
     messages.push(`$: ${duplicates - MAX_LISTED_DUPLICATES} more duplicate keys not listed`);
   }
   return messages;
+}
+
+/** Offset just past the string starting at `start` (its opening quote), or the text's length if it never ends. */
+function skipString(text: string, start: number): number {
+  let quote = text.indexOf('"', start + 1);
+  while (quote !== -1) {
+    // A quote is escaped when an odd number of backslashes precedes it.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length;
+}
+
+/**
+ * The value of a key written as `raw` (between its quotes), as JSON.parse
+ * reads it, so that `"a"` and `"\u0061"` are the same key. Only a key with a
+ * backslash in it needs decoding, and few have one.
+ */
+function keyValue(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  let value = '';
+  let i = 0;
+  while (i < raw.length) {
+    const char = raw.charAt(i);
+    if (char !== '\\') {
+      value += char;
+      i++;
+      continue;
+    }
+    const kind = raw.charAt(i + 1);
+    const code = kind === 'u' ? hexValue(raw.slice(i + 2, i + 6)) : -1;
+    if (code !== -1) {
+      value += String.fromCharCode(code);
+      i += 6;
+    } else {
+      value += ESCAPES[kind] ?? kind;
+      i += 2;
+    }
+  }
+  return value;
+}
+
+/** The value of exactly four hex digits, or -1. */
+function hexValue(digits: string): number {
+  return /^[0-9a-fA-F]{4}$/.test(digits) ? parseInt(digits, 16) : -1;
+}
+
+/** What the one-letter escapes stand for; any other escaped character (`"`, `\`, `/`) stands for itself. */
+const ESCAPES: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+function where(text: string, offset: number): string {
+  const { line, column } = lineAndColumn(text, offset);
+  return `line ${line}, column ${column}`;
 }
 
 /** 1-based line and column of a UTF-16 offset; `\r\n` and `\n` both end a line. */
@@ -114,13 +229,18 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
   return { line, column: offset - lineStart + 1 };
 }
 
-/** The path of the value each frame is currently at, from the root. */
-function segments(frames: readonly Frame[]): PathSegment[] {
-  return frames.map((frame) => (frame.kind === 'array' ? frame.index : (frame.key ?? '')));
+/** The path of the value the first `count` frames are at, from the root. */
+function segments(frames: readonly Frame[], count: number): PathSegment[] {
+  const path: PathSegment[] = [];
+  for (let i = 0; i < count; i++) {
+    const frame = frames[i];
+    if (frame !== undefined) path.push(frame.isObject ? frame.key : frame.index);
+  }
+  return path;
 }
 
-function shortPath(frames: readonly Frame[]): string {
-  const all = segments(frames);
+function shortPath(frames: readonly Frame[], count: number): string {
+  const all = segments(frames, count);
   const shown = formatJsonPath(all.slice(0, SHOWN_DEPTH_SEGMENTS));
   return all.length > SHOWN_DEPTH_SEGMENTS ? `${shown}...` : shown;
 }

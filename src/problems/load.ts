@@ -71,15 +71,7 @@ export async function loadProblemsAs<T extends ProblemIdentity>(
   keep: (problem: PreparedProblem) => T,
   options: LoadOptions = {},
 ): Promise<{ problems: T[]; invalid: InvalidProblemFile[] }> {
-  await assertDirectory(dir);
-  const found = await findProblemFiles(dir);
-  if (found.length === 0) {
-    throw new ProblemDirectoryError(
-      dir,
-      'no problem files (*.json) found in it or its subfolders',
-      `problem directory "${dir}" has no problem files (*.json) in it or its subfolders`,
-    );
-  }
+  const found = await listProblemFiles(dir);
   // One file at a time: validation is CPU-bound anyway, and a large tree
   // read all at once could run out of file descriptors.
   const loaded: (T | InvalidProblemFile)[] = [];
@@ -92,6 +84,27 @@ export async function loadProblemsAs<T extends ProblemIdentity>(
     loaded.push(isInvalidProblemFile(result) ? result : keep(result));
   }
   return splitAndRejectDuplicates(loaded);
+}
+
+/**
+ * The problem files under `dir` in load order, as `loadProblems` finds
+ * them, without reading them: a path to load, or an entry already known to
+ * be bad (a symlink loop, a FIFO, an unreadable folder). Throws
+ * `ProblemDirectoryError` as `loadProblems` does. For callers that read the
+ * files elsewhere (the runner loads them in its worker processes) and then
+ * settle identifiers with `splitAndRejectDuplicates`.
+ */
+export async function listProblemFiles(dir: string): Promise<Array<string | InvalidProblemFile>> {
+  await assertDirectory(dir);
+  const found = await findProblemFiles(dir);
+  if (found.length === 0) {
+    throw new ProblemDirectoryError(
+      dir,
+      'no problem files (*.json) found in it or its subfolders',
+      `problem directory "${dir}" has no problem files (*.json) in it or its subfolders`,
+    );
+  }
+  return found;
 }
 
 /** Loads one problem file; every failure is returned, not thrown. */
@@ -252,7 +265,7 @@ function compareNames(a: string, b: string): number {
 // ---------------------------------------------------------------------------
 
 /** The first file (in load order) to use an identifier keeps it; later ones are invalid. */
-function splitAndRejectDuplicates<T extends ProblemIdentity>(
+export function splitAndRejectDuplicates<T extends ProblemIdentity>(
   results: readonly (T | InvalidProblemFile)[],
 ): { problems: T[]; invalid: InvalidProblemFile[] } {
   const owner = new Map<string, string>();

@@ -5,7 +5,7 @@
 import { decodeValue } from '../values/decode.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import { parseType } from '../values/type-grammar.js';
-import { childPath, formatJsonPath, type PathSegment } from './json-path.js';
+import { formatJsonPath, renderPathSegment, type PathSegment } from './json-path.js';
 import type { PreparedProblem, PreparedSuite, PreparedTest } from './prepared.js';
 import type { Problem, TestCase } from './schema.js';
 import { returnValueNames } from './validate.js';
@@ -17,6 +17,8 @@ interface DecodeContext {
   file: string;
   parameterNames: string[];
   parameterTypes: TypeNode[];
+  /** The two above, paired, for the per-test loop. */
+  parameters: { name: string; type: TypeNode | undefined }[];
   returnTypes: TypeNode[];
   /** Set when every return value is named: object-form outputs are then read by name. */
   returnNames: string[] | null;
@@ -41,6 +43,7 @@ export function prepareProblem(problem: Problem, file: string, warnings: string[
     file,
     parameterNames: prototype.parameters.map((p) => p.name),
     parameterTypes: parameters.map((d) => d.type),
+    parameters: prototype.parameters.map((p, i) => ({ name: p.name, type: parameters[i]?.type })),
     returnTypes: returns.map((d) => d.type),
     returnNames: returnValueNames(prototype.return_values),
     errors: [],
@@ -101,51 +104,75 @@ function prepareSuite(
   at: PathSegment[],
   context: DecodeContext,
 ): PreparedSuite {
+  const path = formatJsonPath(at);
   return {
     ...suite,
-    tests: tests.map((test, index) => prepareTest(test, index, formatJsonPath([...at, index]), context)),
-  };
-}
-
-function prepareTest(test: TestCase, index: number, source: string, context: DecodeContext): PreparedTest {
-  const inputPath = childPath(source, 'input');
-  const args = context.parameterNames.map((name, i) =>
-    decodeAt(test.input[name], context.parameterTypes[i], childPath(inputPath, name), context),
-  );
-  const outputs = expectedEntries(test.expected_output, childPath(source, 'expected_output'), context.returnNames);
-  if (outputs.length !== context.returnTypes.length) {
-    // Validation rejects this; kept so a caller that skipped it gets an error, not a wrong test.
-    const path = childPath(source, 'expected_output');
-    const count = context.returnTypes.length;
-    context.errors.push(
-      `${context.file}: ${path}: expected ${count} value${count === 1 ? '' : 's'} (one per return value), got ${outputs.length}`,
-    );
-  }
-  const decoded = outputs.map(({ path, raw }, i) => decodeAt(raw, context.returnTypes[i], path, context));
-  return {
-    index,
-    source,
-    args,
-    expected: expectedValue(decoded, context.returnTypes.length),
-    rawInput: test.input,
+    tests: tests.map((test, index) => prepareTest(test, index, path + renderPathSegment(index), context)),
   };
 }
 
 /**
- * The expected values in return_values order with where each was written.
+ * Paths inside a test (`$.correctness_test_suite[3].input.a`) are rendered
+ * only for a value that fails to decode: building them up front for every
+ * value was a large part of preparing a big suite.
+ */
+function prepareTest(test: TestCase, index: number, source: string, context: DecodeContext): PreparedTest {
+  // Arrays are sized up front: one grown by push keeps spare capacity
+  // (17 slots from the first push), and `args` is kept for every test.
+  const input = test.input;
+  const args = new Array<Value>(context.parameters.length);
+  let a = 0;
+  for (const { name, type } of context.parameters) {
+    args[a++] = decodeAt(input[name], type, context, source, '.input', name);
+  }
+  const output = test.expected_output;
+  const returnTypes = context.returnTypes;
+  let decoded: Value[];
+  if (Array.isArray(output)) {
+    checkOutputCount(output.length, source, context);
+    decoded = new Array<Value>(output.length);
+    for (let i = 0; i < output.length; i++) {
+      decoded[i] = decodeAt(output[i], returnTypes[i], context, source, '.expected_output', i);
+    }
+  } else {
+    const keys = expectedKeys(output, context.returnNames);
+    checkOutputCount(keys.length, source, context);
+    decoded = new Array<Value>(keys.length);
+    let i = 0;
+    for (const key of keys) {
+      decoded[i] = decodeAt(output[key], returnTypes[i], context, source, '.expected_output', key);
+      i++;
+    }
+  }
+  return {
+    index,
+    source,
+    args,
+    expected: expectedValue(decoded, returnTypes.length),
+    rawInput: input,
+  };
+}
+
+/** Validation rejects a count mismatch; checked again so a caller that skipped it gets an error, not a wrong test. */
+function checkOutputCount(count: number, source: string, context: DecodeContext): void {
+  const expected = context.returnTypes.length;
+  if (count === expected) return;
+  context.errors.push(
+    `${context.file}: ${source}.expected_output: expected ${expected} value${expected === 1 ? '' : 's'} (one per return value), got ${count}`,
+  );
+}
+
+/**
+ * The keys of an object-form expected output in return_values order.
  * Without return value names, the object form has no other link to
  * return_values than its key order.
  */
-function expectedEntries(
-  output: TestCase['expected_output'],
-  path: string,
-  names: readonly string[] | null,
-): { path: string; raw: unknown }[] {
-  if (Array.isArray(output)) return output.map((raw: unknown, i) => ({ path: childPath(path, i), raw }));
-  if (names !== null && names.every((name) => Object.prototype.hasOwnProperty.call(output, name))) {
-    return names.map((name) => ({ path: childPath(path, name), raw: output[name] }));
+function expectedKeys(output: Record<string, unknown>, names: readonly string[] | null): readonly string[] {
+  if (names === null) return Object.keys(output);
+  for (const name of names) {
+    if (!Object.prototype.hasOwnProperty.call(output, name)) return Object.keys(output);
   }
-  return Object.entries(output).map(([key, raw]) => ({ path: childPath(path, key), raw }));
+  return names;
 }
 
 function expectedValue(decoded: Value[], returnCount: number): Value {
@@ -154,10 +181,24 @@ function expectedValue(decoded: Value[], returnCount: number): Value {
   return decoded;
 }
 
-/** Decodes one value; when it does not fit, records why (the test is then never used). */
-function decodeAt(raw: unknown, type: TypeNode | undefined, path: string, context: DecodeContext): Value {
-  const result = decodeValue(raw, type ?? { kind: 'any' });
+const ANY: TypeNode = { kind: 'any' };
+
+/**
+ * Decodes one value; when it does not fit, records why (the test is then
+ * never used) at `source` + `part` + `segment`, e.g. `$.correctness_test_suite[3]`
+ * + `.input` + `a`.
+ */
+function decodeAt(
+  raw: unknown,
+  type: TypeNode | undefined,
+  context: DecodeContext,
+  source: string,
+  part: string,
+  segment: PathSegment,
+): Value {
+  const result = decodeValue(raw, type ?? ANY);
   if (result.ok) return result.value;
+  const path = source + part + renderPathSegment(segment);
   context.errors.push(`${context.file}: ${path}: expected ${result.expected}, got ${result.got}`);
   return null;
 }

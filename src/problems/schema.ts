@@ -157,9 +157,10 @@ function problemSchema<T extends TSchema>(testCase: T) {
 export const ProblemSchema = problemSchema(TestCaseSchema);
 
 /**
- * The same shape with every test case left unchecked. Test cases have no
- * defaulted fields, and walking 100,000 of them with `Value.Default` is most
- * of the cost of loading a big suite, so defaults are applied with this.
+ * The same shape with every test case left unchecked: test cases have no
+ * defaulted fields. `Value.Default` with this schema is what validate.ts
+ * does by hand (without copying the tests); the unit tests hold the two to
+ * the same result, so a default added here and not there fails them.
  */
 export const ProblemDefaultsSchema = problemSchema(Type.Unknown());
 

@@ -8,7 +8,14 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { childPath, formatJsonPath, jsonPointerToSegments } from './json-path.js';
-import { ProblemDefaultsSchema, ProblemSchema, type Problem, type ReturnValue, type TestCase } from './schema.js';
+import {
+  ProblemSchema,
+  type FunctionPrototype,
+  type Problem,
+  type Prompt,
+  type ReturnValue,
+  type TestCase,
+} from './schema.js';
 
 /** Compiled once: checking a valid 100,000-test document this way is ~10x faster than walking it for errors. */
 const problemChecker = TypeCompiler.Compile(ProblemSchema);
@@ -20,7 +27,9 @@ export type ValidationResult =
 /**
  * Validates a parsed JSON document as a problem definition. On success the
  * returned `problem` is a copy with defaults applied and unknown fields kept;
- * `doc` itself is never modified.
+ * `doc` itself is never modified. The copy shares the test cases (and the
+ * values of unknown fields) with `doc`: nothing that reads a problem writes
+ * to them.
  */
 export function validateProblemDocument(doc: unknown, file: string): ValidationResult {
   const at = (message: string): string => `${file}: ${message}`;
@@ -29,9 +38,9 @@ export function validateProblemDocument(doc: unknown, file: string): ValidationR
     return { ok: false, errors: schemaErrors.map(at), id: identifierOf(doc) };
   }
   // The schema check passed, so the document has the Problem shape minus
-  // the defaulted fields; Value.Default adds only values the schema accepts.
+  // the defaulted fields.
   const original = doc as Problem;
-  const problem = Value.Default(ProblemDefaultsSchema, structuredClone(doc)) as Problem;
+  const problem = withDefaults(original);
   const semanticErrors = semanticErrorMessages(problem);
   if (semanticErrors.length > 0) {
     return { ok: false, errors: semanticErrors.map(at), id: problem.identifier };
@@ -45,6 +54,49 @@ export function identifierOf(doc: unknown): string | null {
   if (!isPlainObject(doc)) return null;
   const id = doc['identifier'];
   return typeof id === 'string' && id !== '' ? id : null;
+}
+
+// ---------------------------------------------------------------------------
+// Defaults
+// ---------------------------------------------------------------------------
+
+/*
+ * What `Value.Default(ProblemDefaultsSchema, structuredClone(doc))` returns,
+ * written out: cloning the whole document was most of the cost of loading
+ * it, yet test cases have no defaulted fields and are only ever read. Each
+ * object on the way to a defaulted field is copied, and a field that is
+ * missing (or `undefined`) gets its schema default; fields that were
+ * missing end up after the others, in schema order, as with Value.Default.
+ * Spread, not assignment, copies the objects, so that an own `__proto__`
+ * key stays a key.
+ */
+
+function withDefaults(doc: Problem): Problem {
+  const problem: Problem = { ...doc };
+  problem.prompts = doc.prompts.map(promptWithDefaults);
+  problem.function_prototype = copyPrototype(doc.function_prototype);
+  if (problem.description === undefined) problem.description = '';
+  problem.correctness_test_suite = doc.correctness_test_suite === undefined ? [] : doc.correctness_test_suite.slice();
+  if (problem.optimal_solution === undefined) problem.optimal_solution = null;
+  if (problem.additional_instructions === undefined) problem.additional_instructions = null;
+  problem.tags = doc.tags === undefined || doc.tags === null ? null : doc.tags.slice();
+  return problem;
+}
+
+function promptWithDefaults(doc: Prompt): Prompt {
+  const prompt: Prompt = { ...doc };
+  if (prompt.genericize === undefined) prompt.genericize = false;
+  prompt.sample_inputs_outputs = doc.sample_inputs_outputs === undefined ? [] : doc.sample_inputs_outputs.slice();
+  if (prompt.input_code === undefined) prompt.input_code = null;
+  return prompt;
+}
+
+function copyPrototype(doc: FunctionPrototype): FunctionPrototype {
+  return {
+    ...doc,
+    parameters: doc.parameters.map((parameter) => ({ ...parameter })),
+    return_values: doc.return_values.map((returnValue) => ({ ...returnValue })),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -155,7 +207,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function semanticErrorMessages(problem: Problem): string[] {
   const parameterNames = problem.function_prototype.parameters.map((p) => p.name);
   const returnValues = problem.function_prototype.return_values;
-  const outputs: Outputs = { count: returnValues.length, names: returnValueNames(returnValues) };
+  const names = returnValueNames(returnValues);
+  const outputs: Outputs = { count: returnValues.length, names, uniqueNames: names && [...new Set(names)] };
   const errors = [
     ...functionNameErrors(problem.function_prototype.function_name),
     ...duplicateErrors(parameterNames, (i) => formatJsonPath(['function_prototype', 'parameters', i, 'name']), 'parameter name'),
@@ -170,8 +223,24 @@ function semanticErrorMessages(problem: Problem): string[] {
       'prompt_id',
     ),
   ];
-  for (const { path, test } of allTests(problem)) {
-    errors.push(...inputErrors(test, path, parameterNames), ...outputErrors(test, path, outputs));
+  const uniqueParameterNames = [...new Set(parameterNames)];
+  const suites = [
+    { at: formatJsonPath(['correctness_test_suite']), tests: problem.correctness_test_suite ?? [] },
+    ...problem.prompts.map((prompt, p) => ({
+      at: formatJsonPath(['prompts', p, 'sample_inputs_outputs']),
+      tests: prompt.sample_inputs_outputs ?? [],
+    })),
+  ];
+  // Paths are built only for a test with something to report: nearly every
+  // test has none, and rendering a path per test was much of this loop.
+  for (const { at, tests } of suites) {
+    for (let i = 0; i < tests.length; i++) {
+      const test = tests[i];
+      if (test === undefined) continue;
+      if (hasExactlyKeys(test.input, uniqueParameterNames) && outputsMatch(test, outputs)) continue;
+      const path = childPath(at, i);
+      errors.push(...inputErrors(test, path, parameterNames), ...outputErrors(test, path, outputs));
+    }
   }
   return [...new Set(errors)];
 }
@@ -221,6 +290,17 @@ function duplicateErrors(values: readonly string[], pathOf: (index: number) => s
   return errors;
 }
 
+/**
+ * Whether `object`'s own keys are exactly `unique` (which has no repeats),
+ * in any order: for a test input, that inputErrors has nothing to say.
+ */
+function hasExactlyKeys(object: Record<string, unknown>, unique: readonly string[]): boolean {
+  for (const key of unique) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) return false;
+  }
+  return Object.keys(object).length === unique.length;
+}
+
 function inputErrors(test: TestCase, testPath: string, parameterNames: readonly string[]): string[] {
   const path = childPath(testPath, 'input');
   const given = Object.keys(test.input);
@@ -237,6 +317,8 @@ function inputErrors(test: TestCase, testPath: string, parameterNames: readonly 
 interface Outputs {
   count: number;
   names: string[] | null;
+  /** `names` without repeats. */
+  uniqueNames: string[] | null;
 }
 
 /**
@@ -246,6 +328,14 @@ interface Outputs {
 export function returnValueNames(returnValues: readonly ReturnValue[]): string[] | null {
   const names = returnValues.map((r) => r.name);
   return names.every((name): name is string => typeof name === 'string') && names.length > 0 ? names : null;
+}
+
+/** Whether outputErrors has nothing to say. */
+function outputsMatch(test: TestCase, outputs: Outputs): boolean {
+  const output = test.expected_output;
+  if (Array.isArray(output)) return output.length === outputs.count;
+  if (outputs.uniqueNames !== null) return hasExactlyKeys(output, outputs.uniqueNames);
+  return Object.keys(output).length === outputs.count;
 }
 
 function outputErrors(test: TestCase, testPath: string, outputs: Outputs): string[] {

@@ -30,6 +30,50 @@ describe('checkJsonStructure: duplicate keys', () => {
     ]);
   });
 
+  it('decodes every kind of escape before comparing keys', () => {
+    const pairs: [string, string][] = [
+      ['\\n', '\\u000a'],
+      ['\\"', '\\u0022'],
+      ['\\\\', '\\u005C'],
+      ['\\/', '/'],
+      ['\\b\\f\\r\\t', '\\u0008\\u000c\\u000D\\u0009'],
+      ['\\ud83d\\ude00', '\u{1F600}'],
+      ['é', '\\u00e9'],
+    ];
+    for (const [first, second] of pairs) {
+      const text = `{"${first}": 1, "${second}": 2}`;
+      const key = JSON.stringify(Object.keys(JSON.parse(text) as object)[0]);
+      expect(checkJsonStructure(text), text).toEqual([
+        `$: duplicate key ${key} (line 1, column ${first.length + 9}; first at line 1, column 2)`,
+      ]);
+    }
+    expect(checkJsonStructure('{"\\\\u0061": 1, "a": 2, "\\\\": 3, "\\\\\\\\": 4}')).toEqual([]);
+  });
+
+  it('is not misled by brackets, commas, quotes and backslashes inside strings', () => {
+    const text = '{"a": "{[,\\"", "b": ["}", "\\\\", "]"], "c\\"{": {"x": "\\\\\\"", "x": 1}, "a": 0}';
+    expect(checkJsonStructure(text)).toEqual([
+      '$["c\\"{"]: duplicate key "x" (line 1, column 61; first at line 1, column 48)',
+      '$: duplicate key "a" (line 1, column 70; first at line 1, column 2)',
+    ]);
+  });
+
+  it('finds duplicates in objects with many keys, first written early or late', () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `"k${i}": ${i}`);
+    expect(checkJsonStructure(`{${keys.join(', ')}}`)).toEqual([]);
+    const early = checkJsonStructure(`{${keys.join(', ')}, "k3": 0}`);
+    expect(early).toEqual(['$: duplicate key "k3" (line 1, column 422; first at line 1, column 29)']);
+    const late = checkJsonStructure(`{${keys.join(', ')}, "k39": 0}`);
+    expect(late).toEqual(['$: duplicate key "k39" (line 1, column 422; first at line 1, column 411)']);
+    // The next object at the same depth starts with no keys.
+    expect(checkJsonStructure(`[{${keys.join(', ')}}, {"k0": 0, "k39": 1}]`)).toEqual([]);
+  });
+
+  it('tracks keys and indices separately at each level, and again in a later sibling', () => {
+    const text = '[{"a": [1, {"b": 1}]}, {"a": [1, 2, {"b": 1, "b": 2}]}, {"a": 1, "b": 2}]';
+    expect(checkJsonStructure(text)).toEqual(['$[1].a[2]: duplicate key "b" (line 1, column 46; first at line 1, column 38)']);
+  });
+
   it('lists the first twenty duplicates and counts the rest', () => {
     const pairs = Array.from({ length: 25 }, (_, i) => `"k${i}": 1, "k${i}": 2`).join(', ');
     const messages = checkJsonStructure(`{${pairs}}`);

@@ -155,6 +155,22 @@ describe('prepareProblem', () => {
     ]);
   });
 
+  it('names the place of a bad expected value in either output form', () => {
+    expect(
+      errorsOf({
+        parameters: [],
+        returns: ['int', 'List[int]'],
+        tests: [
+          { input: {}, expected_output: [1, [2, 'x']] },
+          { input: {}, expected_output: { 'the count': 'n', items: [] } },
+        ],
+      }),
+    ).toEqual([
+      'problems/p.json: $.correctness_test_suite[0].expected_output[1]: expected int at [1], got "x"',
+      'problems/p.json: $.correctness_test_suite[1].expected_output["the count"]: expected int, got "n"',
+    ]);
+  });
+
   it('accepts values of an unknown type as written and warns once per type', () => {
     const p = prepared(
       {

@@ -1,10 +1,13 @@
+import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import {
   childPath,
   formatJsonPath,
   formatJsonPointer,
   jsonPointerToSegments,
+  renderPathSegment,
 } from '../../src/problems/json-path.js';
+import { ProblemDefaultsSchema } from '../../src/problems/schema.js';
 import { validateProblemDocument } from '../../src/problems/validate.js';
 
 const FILE = 'problems/x.json';
@@ -67,6 +70,15 @@ describe('json paths', () => {
     expect(formatJsonPath(['input', '1'])).toBe('$.input["1"]');
     expect(formatJsonPath(['say "hi"'])).toBe('$["say \\"hi\\""]');
     expect(childPath('$.a', 'b', 0)).toBe('$.a.b[0]');
+  });
+
+  it('writes after a dot exactly the keys that are ASCII identifiers', () => {
+    const plain = ['a', 'Z', '_', '$', 'a1', '_9', '$x$', 'snake_case', 'camelCase'];
+    const odd = ['', '1', '1a', '-', 'a-b', 'a b', 'é', 'a.b', 'a\n', '[0]', 'ab\u0000'];
+    for (const key of plain) expect(renderPathSegment(key), key).toBe(`.${key}`);
+    for (const key of odd) expect(renderPathSegment(key), key).toBe(`[${JSON.stringify(key)}]`);
+    expect([0, 7, 123].map(renderPathSegment)).toEqual(['[0]', '[7]', '[123]']);
+    expect(childPath('$.a')).toBe('$.a');
   });
 
   it('converts JSON pointers, unescaping ~0 and ~1', () => {
@@ -139,9 +151,43 @@ describe('validateProblemDocument: valid documents', () => {
   it('does not modify the document it was given', () => {
     const doc = specDoc();
     delete doc['description'];
+    delete doc['correctness_test_suite'];
+    delete at(doc, 'prompts', 0)['genericize'];
+    delete at(doc, 'prompts', 0)['sample_inputs_outputs'];
     const before = structuredClone(doc);
-    validOf(doc);
+    const { problem } = validOf(doc);
     expect(doc).toEqual(before);
+    // Nor does changing the result change it, outside the shared test cases.
+    problem.prompts[0]!.prompt = 'changed';
+    problem.prompts.push({ ...problem.prompts[0]!, prompt_id: 'other' });
+    problem.function_prototype.parameters[0]!.name = 'changed';
+    problem.function_prototype.return_values.pop();
+    problem.correctness_test_suite!.push({ input: {}, expected_output: [] });
+    expect(doc).toEqual(before);
+  });
+
+  it('applies defaults exactly as Value.Default would, in the same key order', () => {
+    const docs: Record<string, unknown>[] = [specDoc()];
+    const sparse = specDoc();
+    for (const key of ['description', 'correctness_test_suite', 'optimal_solution']) delete sparse[key];
+    at(sparse, 'prompts')[1] = { prompt_id: 'second', prompt: 'y', input_code: 'def f(): pass', extra: [1] };
+    sparse['tags'] = ['a', 'b'];
+    sparse['zz_unknown'] = { nested: [1, { deep: true }] };
+    docs.push(sparse);
+    const explicit = specDoc();
+    explicit['description'] = undefined;
+    explicit['tags'] = null;
+    at(explicit, 'prompts', 0)['genericize'] = undefined;
+    docs.push(explicit);
+    const protoKey = JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+    docs.push({ ...protoKey, ...specDoc() });
+    for (const doc of docs) {
+      const expected = Value.Default(ProblemDefaultsSchema, structuredClone(doc));
+      const { problem } = validOf(doc);
+      expect(problem).toEqual(expected);
+      expect(JSON.stringify(problem)).toBe(JSON.stringify(expected));
+      expect(Object.getPrototypeOf(problem)).toBe(Object.prototype);
+    }
   });
 
   it('accepts a function with no return values and empty expected outputs', () => {
