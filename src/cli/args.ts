@@ -65,7 +65,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('seed', { type: 'number', default: 1, describe: 'Seed of Math.random inside the sandbox' })
     .option('out', { type: 'string', describe: 'Write the JSON scorecard here instead of results/<timestamp>.json' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
-    .option('details', { type: 'boolean', default: false, describe: 'When grading, also list every candidate and failing test' })
+    .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test (when grading, or a self-check of over 100 candidates)' })
     .option('pass-at', { type: 'string', default: '1', describe: 'k values of pass@k, comma-separated (e.g. 1,10)' })
     .option('problem', { type: 'string', array: true, describe: 'Only problems whose id matches this glob (repeatable)' })
     .option('tag', { type: 'string', array: true, describe: 'Only problems with this tag (repeatable)' })

@@ -1,4 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { prestartWorkers } from '../sandbox-host/worker-launch.js';
 import { parseArgs, UsageError, type CliOptions } from './args.js';
 import { quickAnswer } from './quick-answers.js';
 
@@ -7,6 +9,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 export async function main(argv: readonly string[]): Promise<number> {
   if (quickAnswer(argv)) return EXIT.ok;
+  // Sandbox workers start while the arguments are parsed and the runner loads.
+  prestartWorkers(plannedWorkers(argv));
   const { default: yargs } = await import('yargs');
   let options: CliOptions | null;
   try {
@@ -35,6 +39,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Heavy modules load only when there is work to do, so --help and --version stay fast.
   const { execute } = await import('./execute.js');
   return execute(options);
+}
+
+/**
+ * How many sandbox workers the run that `argv` asks for will use, judged
+ * before the arguments are parsed: 0 when it is clearly not a run (help,
+ * the schema, a resumed run whose options are in its log) or when
+ * `--concurrency` is not a plain count. A wrong guess costs little: workers
+ * nobody adopts exit with this process, and a pool starts any it lacks.
+ */
+export function plannedWorkers(argv: readonly string[]): number {
+  const named = (flag: string): number => argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (named('--problems') < 0) return 0;
+  if (['--help', '-h', '--version', '--print-schema', '--resume'].some((flag) => named(flag) >= 0)) return 0;
+  const at = named('--concurrency');
+  if (at < 0) return availableParallelism();
+  const flag = argv[at]!;
+  const value = Number(flag.includes('=') ? flag.slice(flag.indexOf('=') + 1) : argv[at + 1]);
+  return Number.isInteger(value) && value > 0 ? value : 0;
 }
 
 /** Why `path` cannot be used as a folder, or null when it can. */

@@ -48,8 +48,8 @@ export function writeDocument(outcome: RunOutcome, write: (text: string) => void
   // The head's closing brace is replaced by the candidates array, written last.
   let buffer = `${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`;
   let first = true;
-  for (const result of outcome.results()) {
-    buffer += `${first ? '' : ','}\n    ${JSON.stringify(result)}`;
+  for (const result of outcome.resultTexts()) {
+    buffer += `${first ? '' : ','}\n    ${result}`;
     first = false;
     if (buffer.length >= 1 << 20) {
       write(buffer);

@@ -21,6 +21,8 @@ export interface RunOutcome {
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */
   results(): Iterable<CandidateResult>;
+  /** The same, each result as its JSON text: what the JSON scorecard copies without decoding. */
+  resultTexts(): Iterable<string>;
 }
 
 /**
@@ -29,14 +31,14 @@ export interface RunOutcome {
  */
 export interface Reporter {
   onRunStart?(info: RunStartInfo): void | Promise<void>;
-  onCandidateResult?(results: readonly CandidateResult[]): void | Promise<void>;
+  onCandidateResult?(rows: readonly CandidateRowWithCounts[]): void | Promise<void>;
   onRunEnd?(outcome: RunOutcome): void | Promise<void>;
 }
 
 /** Calls every reporter in order; a hook of one finishes before the next starts. */
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
-  onCandidateResult(results: readonly CandidateResult[]): Promise<void>;
+  onCandidateResult(rows: readonly CandidateRowWithCounts[]): Promise<void>;
   onRunEnd(outcome: RunOutcome): Promise<void>;
 }
 
@@ -45,8 +47,8 @@ export function combineReporters(reporters: readonly Reporter[]): CombinedReport
     async onRunStart(info) {
       for (const r of reporters) await r.onRunStart?.(info);
     },
-    async onCandidateResult(results) {
-      for (const r of reporters) await r.onCandidateResult?.(results);
+    async onCandidateResult(rows) {
+      for (const r of reporters) await r.onCandidateResult?.(rows);
     },
     async onRunEnd(outcome) {
       for (const r of reporters) await r.onRunEnd?.(outcome);

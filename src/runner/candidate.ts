@@ -35,6 +35,8 @@ export interface ProblemSummary {
   tags: string[];
   warnings: string[];
   hasOptimalSolution: boolean;
+  /** Tests in all of its suites, for time ceilings and memory budgets. */
+  tests: number;
 }
 
 export function summarizeProblem(problem: PreparedProblem): ProblemSummary {
@@ -44,7 +46,26 @@ export function summarizeProblem(problem: PreparedProblem): ProblemSummary {
     tags: problem.problem.tags ?? [],
     warnings: problem.warnings,
     hasOptimalSolution: typeof problem.problem.optimal_solution === 'string',
+    tests: countTests(problem),
   };
+}
+
+export function countTests(problem: PreparedProblem): number {
+  return problem.samples.reduce((n, s) => n + s.tests.length, problem.correctness.tests.length);
+}
+
+/**
+ * How to build a candidate once its problem is loaded. Plain data, so that
+ * it can travel to the worker process that loads the problem and grades it.
+ */
+export type CandidateRecipe =
+  | { kind: 'self-check' }
+  | { kind: 'submission'; submission: Submission; extract: boolean };
+
+export function buildCandidate(problem: PreparedProblem, recipe: CandidateRecipe): CandidateSpec {
+  return recipe.kind === 'self-check'
+    ? selfCheckCandidate(problem)
+    : submissionCandidate(problem, recipe.submission, recipe.extract);
 }
 
 /**
@@ -58,7 +79,9 @@ export interface PlannedCandidate {
   promptId: string | null;
   sampleId: string | null;
   source: string;
-  build(problem: PreparedProblem): CandidateSpec;
+  /** Tests it will run: an upper bound, for its time ceiling. */
+  tests: number;
+  recipe: CandidateRecipe;
 }
 
 /** Self-check: the optimal_solution of every problem that has one. */
@@ -72,7 +95,8 @@ export function selfCheckPlans(problems: readonly ProblemSummary[]): PlannedCand
       promptId: null,
       sampleId: null,
       source: `${p.file}#optimal_solution`,
-      build: selfCheckCandidate,
+      tests: p.tests,
+      recipe: { kind: 'self-check' as const },
     }));
 }
 
@@ -107,7 +131,8 @@ export function submissionPlan(problem: ProblemSummary, submission: Submission, 
     promptId: submission.promptId,
     sampleId: submission.sampleId,
     source: submission.source,
-    build: (prepared) => submissionCandidate(prepared, submission, extract),
+    tests: problem.tests,
+    recipe: { kind: 'submission', submission, extract },
   };
 }
 

@@ -44,8 +44,14 @@ async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptio
   };
 }
 
+/**
+ * Runs one prepared job and answers with its verdicts: through the pool
+ * from the supervisor (`gradeWithRecovery`), or directly inside a worker.
+ */
+export type RunGradeJob = (job: GradeJob) => Promise<GradeReply>;
+
 /** Grades one candidate; returns one result per suite it was run against. */
-export async function gradeCandidate(pool: WorkerPool, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
+export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
   const started = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
@@ -66,7 +72,7 @@ export async function gradeCandidate(pool: WorkerPool, spec: CandidateSpec, opti
     tolerance: options.tolerance,
     limits: options.limits,
   };
-  const reply = await gradeWithRecovery(pool, job);
+  const reply = await run(job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
     return unrunnableResults(spec, failure, started);

@@ -47,14 +47,53 @@ export interface FailureRow {
   test: TestResult;
 }
 
+/**
+ * A graded candidate as the run log records it: each result's JSON text,
+ * written as it is, and what the tables need of it. A worker builds this
+ * for the candidates it grades, so the supervisor never encodes a test.
+ */
+export interface GradedCandidate {
+  /** JSON text of each CandidateResult, in order. */
+  texts: string[];
+  rows: CandidateRowWithCounts[];
+  /** Tests that ran and did not pass, by result index, in order; at most FAILURES_KEPT. */
+  failures: Array<{ result: number; test: TestResult }>;
+}
+
 interface Located {
   offset: number;
   length: number;
   rows: CandidateRowWithCounts[];
+  /**
+   * Where each result's JSON starts and ends in the line (code units), for
+   * lines this run wrote: the scorecard copies them without parsing.
+   */
+  cuts: number[] | null;
 }
 
 /** How many failing tests are kept in memory for the table (in input order). */
-const FAILURES_KEPT = 100;
+export const FAILURES_KEPT = 100;
+
+/** The log record of results built in this process. */
+export function gradedFromResults(results: readonly CandidateResult[]): GradedCandidate {
+  const rows = results.map(candidateRow);
+  return { texts: results.map((r) => JSON.stringify(r)), rows, failures: failuresOf(results, rows) };
+}
+
+function failuresOf(
+  results: readonly CandidateResult[],
+  rows: readonly CandidateRowWithCounts[],
+): Array<{ result: number; test: TestResult }> {
+  const failures: Array<{ result: number; test: TestResult }> = [];
+  results.forEach((result, i) => {
+    if (rows[i]?.ran !== true) return;
+    for (const test of result.tests) {
+      if (failures.length >= FAILURES_KEPT) return;
+      if (test.status !== 'pass') failures.push({ result: i, test });
+    }
+  });
+  return failures;
+}
 
 export class ResultsStore {
   private readonly byKey = new Map<string, Located>();
@@ -97,7 +136,9 @@ export class ResultsStore {
         continue;
       }
       if (isHeader(parsed) && header === null) header = parsed;
-      else if (isCandidateLine(parsed)) store.byKey.set(parsed.key, { offset, length, rows: parsed.results.map(toRow) });
+      else if (isCandidateLine(parsed)) {
+        store.byKey.set(parsed.key, { offset, length, rows: parsed.results.map(candidateRow), cuts: null });
+      }
       else damaged++;
     }
     if (header === null) {
@@ -146,18 +187,32 @@ export class ResultsStore {
     this.failureCount = 0;
     keys.forEach((key, rank) => {
       const located = this.byKey.get(key);
-      if (located !== undefined) this.noteFailures(rank, located.rows, () => this.readLine(located).results);
+      if (located === undefined || !located.rows.some(isFailing)) return;
+      const results = (JSON.parse(this.readText(located)) as CandidateLine).results;
+      this.noteFailures(rank, located.rows, failuresOf(results, located.rows));
     });
   }
 
   record(key: string, results: readonly CandidateResult[]): void {
-    const line: CandidateLine = { type: 'candidate', key, results: [...results] };
-    const text = `${JSON.stringify(line)}\n`;
+    this.recordGraded(key, gradedFromResults(results));
+  }
+
+  /** Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`, from its texts. */
+  recordGraded(key: string, graded: GradedCandidate): void {
+    let text = `{"type":"candidate","key":${JSON.stringify(key)},"results":[`;
+    const cuts: number[] = [];
+    graded.texts.forEach((part, i) => {
+      if (i > 0) text += ',';
+      cuts.push(text.length);
+      text += part;
+      cuts.push(text.length);
+    });
+    text += ']}\n';
     const offset = this.size;
     const length = this.append(text);
-    const located: Located = { offset, length, rows: results.map(toRow) };
+    const located: Located = { offset, length, rows: graded.rows, cuts };
     this.byKey.set(key, located);
-    this.noteFailures(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, located.rows, () => [...results]);
+    this.noteFailures(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, graded.rows, graded.failures);
   }
 
   /** Rows of the planned candidates that finished, in input order. */
@@ -174,7 +229,26 @@ export class ResultsStore {
   *results(): Generator<CandidateResult> {
     for (const key of this.order) {
       const located = this.byKey.get(key);
-      if (located !== undefined) yield* this.readLine(located).results;
+      if (located !== undefined) yield* (JSON.parse(this.readText(located)) as CandidateLine).results;
+    }
+  }
+
+  /**
+   * The same results as JSON text, one result at a time. Lines this run
+   * wrote are cut out of the log as they are; only lines of an interrupted
+   * run are parsed and encoded again.
+   */
+  *resultTexts(): Generator<string> {
+    for (const key of this.order) {
+      const located = this.byKey.get(key);
+      if (located === undefined) continue;
+      const text = this.readText(located);
+      const cuts = located.cuts;
+      if (cuts === null) {
+        for (const result of (JSON.parse(text) as CandidateLine).results) yield JSON.stringify(result);
+        continue;
+      }
+      for (let i = 0; i < cuts.length; i += 2) yield text.slice(cuts[i], cuts[i + 1]);
     }
   }
 
@@ -224,7 +298,7 @@ export class ResultsStore {
     return bytes.length;
   }
 
-  private readLine(located: Located): CandidateLine {
+  private readText(located: Located): string {
     const buffer = Buffer.alloc(located.length);
     let read = 0;
     while (read < located.length) {
@@ -232,20 +306,23 @@ export class ResultsStore {
       if (n === 0) throw new Error(`${this.file}: log ends early at byte ${located.offset + read}`);
       read += n;
     }
-    return JSON.parse(buffer.toString('utf8')) as CandidateLine;
+    return buffer.toString('utf8');
   }
 
-  private noteFailures(rank: number, rows: readonly CandidateRowWithCounts[], full: () => CandidateResult[]): void {
-    const failing = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed : 0), 0);
-    if (failing === 0) return;
-    this.failureCount += failing;
+  private noteFailures(
+    rank: number,
+    rows: readonly CandidateRowWithCounts[],
+    failing: ReadonlyArray<{ result: number; test: TestResult }>,
+  ): void {
+    const count = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed : 0), 0);
+    if (count === 0) return;
+    this.failureCount += count;
     const worst = this.failures[this.failures.length - 1];
     if (this.failures.length >= FAILURES_KEPT && worst !== undefined && worst.rank < rank) return;
-    full().forEach((result, i) => {
-      const row = rows[i];
-      if (row === undefined || !row.ran) return;
-      for (const test of result.tests) if (test.status !== 'pass') this.failures.push({ rank, row: { candidate: row, test } });
-    });
+    for (const { result, test } of failing) {
+      const row = rows[result];
+      if (row !== undefined) this.failures.push({ rank, row: { candidate: row, test } });
+    }
     // Stable sort keeps each candidate's tests in their own order.
     this.failures.sort((a, b) => a.rank - b.rank);
     this.failures.length = Math.min(this.failures.length, FAILURES_KEPT);
@@ -259,7 +336,11 @@ export interface CandidateRowWithCounts extends CandidateRow {
   ran: boolean;
 }
 
-function toRow(result: CandidateResult): CandidateRowWithCounts {
+function isFailing(row: CandidateRowWithCounts): boolean {
+  return row.ran && row.passed < row.total;
+}
+
+export function candidateRow(result: CandidateResult): CandidateRowWithCounts {
   const counts = { fail: 0, error: 0, timeout: 0, memory: 0 };
   for (const test of result.tests) if (test.status !== 'pass') counts[test.status]++;
   return {

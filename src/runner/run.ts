@@ -1,16 +1,17 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
-import { isInvalidProblemFile, loadProblemFile, loadProblemsAs } from '../problems/load.js';
-import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
+import { isInvalidProblemFile, listProblemFiles, loadProblemFile, splitAndRejectDuplicates } from '../problems/load.js';
+import type { InvalidProblemFile } from '../problems/prepared.js';
 import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
-import { WorkerPool } from '../sandbox-host/pool.js';
+import { ceilingForTests, WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../values/compare.js';
 import { VERSION } from '../version.js';
 import {
+  buildCandidate,
   candidateKey,
   selfCheckPlans,
   submissionPlan,
@@ -20,8 +21,9 @@ import {
   type ProblemSummary,
 } from './candidate.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
-import { gradeCandidate, unrunnableResults } from './grade-candidate.js';
-import { ResultsStore, type RunHeader } from './results-store.js';
+import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
+import { gradedFromResults, ResultsStore, type GradedCandidate, type RunHeader } from './results-store.js';
+import type { CandidateTask } from './worker-tasks.js';
 
 export interface RunOptions {
   problemsDir: string;
@@ -52,9 +54,6 @@ export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
   passAtK: [1],
   extractCode: true,
 };
-
-/** Tests of problems kept in memory from the first load (a few KB each, with their problem files). */
-const RETAINED_TESTS = 20_000;
 
 /** Where a run keeps its log, and how it can be stopped. */
 export interface RunControl {
@@ -127,19 +126,7 @@ async function evaluate(
   reporter: CombinedReporter,
   pool: WorkerPool,
 ): Promise<RunOutcome> {
-  // The first problems are kept as loaded, up to a budget of tests; of the
-  // rest only a summary is kept and the file is read again when graded.
-  // Small runs never read a file twice, large ones keep memory bounded.
-  const retained = new Map<string, PreparedProblem>();
-  let budget = RETAINED_TESTS;
-  const loaded = await loadProblemsAs(options.problemsDir, (problem) => {
-    const tests = problem.correctness.tests.length + problem.samples.reduce((n, s) => n + s.tests.length, 0);
-    if (tests <= budget) {
-      budget -= tests;
-      retained.set(problem.file, problem);
-    }
-    return summarizeProblem(problem);
-  });
+  const loaded = await loadOnWorkers(pool, options.problemsDir);
   const select = selector(options.filters);
   const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(selected, loaded.invalid, options.filters);
@@ -172,9 +159,9 @@ async function evaluate(
       logFile: control.logFile,
     });
 
-    await gradeAll(pool, retained, todo, options, control.signal, async (spec, results) => {
-      store.record(candidateKey(spec), results);
-      await reporter.onCandidateResult(results);
+    await gradeAll(pool, loaded.loadedBy, todo, options, control.signal, async (spec, graded) => {
+      store.recordGraded(candidateKey(spec), graded);
+      await reporter.onCandidateResult(graded.rows);
     });
 
     const rows = store.rows();
@@ -198,6 +185,7 @@ async function evaluate(
       rows,
       failures: store.failingTests(),
       results: () => store.results(),
+      resultTexts: () => store.resultTexts(),
     };
     await reporter.onRunEnd(outcome);
     return outcome;
@@ -206,9 +194,39 @@ async function evaluate(
   }
 }
 
+/** Longest a worker may take to read and check one problem file (the largest accepted is 32 MB). */
+const LOAD_CEILING_MS = 120_000;
+
+/**
+ * Reads and checks every problem file in the worker processes, several at
+ * once; the supervisor keeps a summary of each and which worker read it, so
+ * that its candidates can go to the worker that still holds it. A worker
+ * that dies or hangs on a file costs nothing but time: the file is read
+ * here instead.
+ */
+async function loadOnWorkers(pool: WorkerPool, dir: string): Promise<LoadedSummaries> {
+  const found = await listProblemFiles(dir);
+  const loadedBy = new Map<string, number>();
+  const loadOne = async (file: string): Promise<ProblemSummary | InvalidProblemFile> => {
+    try {
+      const { answer, worker } = await pool.request({ kind: 'load', file }, { ceilingMs: LOAD_CEILING_MS });
+      if (!answer.ok) return answer.invalid;
+      loadedBy.set(file, worker);
+      return answer.summary;
+    } catch {
+      const problem = await loadProblemFile(file);
+      return isInvalidProblemFile(problem) ? problem : summarizeProblem(problem);
+    }
+  };
+  const results = await Promise.all(found.map((item) => (typeof item === 'string' ? loadOne(item) : item)));
+  return { ...splitAndRejectDuplicates(results), loadedBy };
+}
+
 interface LoadedSummaries {
   problems: ProblemSummary[];
   invalid: InvalidProblemFile[];
+  /** File -> the worker process that read it (and may still hold it). */
+  loadedBy: ReadonlyMap<string, number>;
 }
 
 async function planCandidates(
@@ -244,23 +262,25 @@ async function planCandidates(
 
 async function gradeAll(
   pool: WorkerPool,
-  retained: Map<string, PreparedProblem>,
+  loadedBy: ReadonlyMap<string, number>,
   specs: readonly PlannedCandidate[],
   options: RunOptions,
   signal: AbortSignal | undefined,
-  onResult: (spec: PlannedCandidate, results: CandidateResult[]) => Promise<void>,
+  onResult: (spec: PlannedCandidate, graded: GradedCandidate) => Promise<void>,
 ): Promise<void> {
   if (specs.length === 0) return;
-  // Each worker can hold a second job behind the one it runs, so keep that many in flight.
-  const limit = pLimit(options.concurrency * 2);
-  const problems = new ProblemCache(specs, retained);
+  // Each worker can hold a second task behind the one it runs, so keep that many in flight.
+  const limit = pLimit(options.concurrency * 4);
+  // Candidates still to come per file: the last one lets its worker forget the problem.
+  const remaining = new Map<string, number>();
+  for (const s of specs) remaining.set(s.file, (remaining.get(s.file) ?? 0) + 1);
   // Queued candidates see the abort and return at once (clearing p-limit's
   // queue instead would leave their promises pending forever).
   const stop = (): void => void pool.close();
   signal?.addEventListener('abort', stop, { once: true });
   // A function, not a value: the signal changes while a candidate is graded.
   const aborted = (): boolean => signal?.aborted === true;
-  const gradeOptions = {
+  const gradeOptions: GradeOptions = {
     limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
     tolerance: options.tolerance,
     languages: options.languages,
@@ -270,26 +290,28 @@ async function gradeAll(
       specs.map((planned) =>
         limit(async () => {
           if (aborted()) return;
-          let results: CandidateResult[];
-          const problem = await problems.acquire(planned.file);
+          const left = (remaining.get(planned.file) ?? 1) - 1;
+          remaining.set(planned.file, left);
+          const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
+          let graded: GradedCandidate | null;
           try {
-            if (isInvalidProblemFile(problem)) {
-              results = [unavailable(planned, `problem file changed during the run: ${problem.errors.join('; ')}`)];
-            } else {
-              const spec = planned.build(problem);
-              try {
-                results = await gradeCandidate(pool, spec, gradeOptions);
-              } catch (e) {
-                // Interrupted mid-candidate: its results are incomplete, so none are kept.
-                if (aborted()) return;
-                results = internalError(spec, e);
-              }
-            }
-          } finally {
-            problems.release(planned.file);
+            const { answer } = await pool.request(
+              { kind: 'candidate', task },
+              {
+                ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
+                prefer: loadedBy.get(planned.file) ?? null,
+              },
+            );
+            graded = answer.kind === 'graded' ? answer.graded : gradedFromResults([unavailable(planned, answer.message)]);
+          } catch {
+            // Interrupted mid-candidate: its results are incomplete, so none are kept.
+            if (aborted()) return;
+            // Its worker died or hung: grade it from here, one sandbox job at a
+            // time if need be, so that only the test at fault is blamed.
+            graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
           }
-          if (aborted()) return;
-          await onResult(planned, results);
+          if (graded === null || aborted()) return;
+          await onResult(planned, graded);
         }),
       ),
     );
@@ -299,43 +321,26 @@ async function gradeAll(
 }
 
 /**
- * Problems are read again just before their candidates are graded and
- * dropped when the last of them is done, so memory holds the problems in
- * flight rather than the whole set.
+ * Grades a candidate as a worker would, but with the supervisor loading the
+ * problem and sending the prepared code to the pool, replaying test by test
+ * when a sandbox process dies. Null when the run was interrupted meanwhile.
  */
-class ProblemCache {
-  private readonly pending = new Map<string, number>();
-  private readonly loaded = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
-
-  constructor(
-    specs: readonly PlannedCandidate[],
-    /** Problems still held from the first load; each is let go once graded. */
-    private readonly retained: Map<string, PreparedProblem>,
-  ) {
-    for (const s of specs) this.pending.set(s.file, (this.pending.get(s.file) ?? 0) + 1);
+async function gradeOnSupervisor(
+  pool: WorkerPool,
+  planned: PlannedCandidate,
+  options: GradeOptions,
+  aborted: () => boolean,
+): Promise<GradedCandidate | null> {
+  const problem = await loadProblemFile(planned.file);
+  if (isInvalidProblemFile(problem)) {
+    return gradedFromResults([unavailable(planned, `problem file changed during the run: ${problem.errors.join('; ')}`)]);
   }
-
-  acquire(file: string): Promise<PreparedProblem | InvalidProblemFile> {
-    let entry = this.loaded.get(file);
-    const kept = this.retained.get(file);
-    if (entry === undefined && kept !== undefined) {
-      entry = Promise.resolve(kept);
-      this.loaded.set(file, entry);
-    }
-    if (entry === undefined) {
-      entry = loadProblemFile(file);
-      this.loaded.set(file, entry);
-    }
-    return entry;
-  }
-
-  release(file: string): void {
-    const left = (this.pending.get(file) ?? 1) - 1;
-    this.pending.set(file, left);
-    if (left <= 0) {
-      this.loaded.delete(file);
-      this.retained.delete(file);
-    }
+  const spec = buildCandidate(problem, planned.recipe);
+  try {
+    return gradedFromResults(await gradeCandidate((job) => gradeWithRecovery(pool, job), spec, options));
+  } catch (e) {
+    if (aborted()) return null;
+    return gradedFromResults(internalError(spec, e));
   }
 }
 

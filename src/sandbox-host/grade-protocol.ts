@@ -1,5 +1,6 @@
 import type { Tolerance } from '../values/compare.js';
 import type { TypeNode, Value } from '../values/type-node.js';
+import type { CandidateAnswer, CandidateTask, LoadAnswer } from '../runner/worker-tasks.js';
 import type { CandidateJob } from './protocol.js';
 
 /**
@@ -25,8 +26,30 @@ export type GradeReply =
   | { kind: 'ran'; entryPoint: string; verdicts: Verdict[] }
   | { kind: 'load-error'; message: string };
 
-export type ToWorker = { type: 'grade'; id: number; job: GradeJob };
+/**
+ * What a worker can be asked to do. `grade` runs code that is already
+ * prepared; `load` and `candidate` move the per-test work of a run (reading
+ * and checking problem files, preparing code, building the scorecard
+ * records) off the supervisor, which then only routes small messages and
+ * appends text to the run log. Their payloads are defined by the runner
+ * (src/runner/worker-tasks.ts), which owns what they mean.
+ */
+export type WorkerRequest =
+  | { kind: 'grade'; job: GradeJob }
+  | { kind: 'load'; file: string }
+  | { kind: 'candidate'; task: CandidateTask };
+
+/** The answer to each kind of request. */
+export interface WorkerAnswers {
+  grade: GradeReply;
+  load: LoadAnswer;
+  candidate: CandidateAnswer;
+}
+
+export type WorkerAnswer = WorkerAnswers[keyof WorkerAnswers];
+
+export type ToWorker = { type: 'request'; id: number; request: WorkerRequest };
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'graded'; id: number; reply: GradeReply }
+  | { type: 'answered'; id: number; answer: WorkerAnswer }
   | { type: 'failed'; id: number; message: string };

@@ -1,7 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
-import type { FromWorker, GradeJob, GradeReply, ToWorker } from './grade-protocol.js';
+import type { ChildProcess } from 'node:child_process';
+import type { SandboxLimits } from './protocol.js';
+import { adoptPrestarted, launchWorker } from './worker-launch.js';
+import type { FromWorker, GradeJob, GradeReply, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './grade-protocol.js';
 
 /** The worker process died while it held the job (for example a V8 fatal out-of-memory abort). */
 export class SandboxCrashed extends Error {
@@ -31,10 +31,29 @@ export interface PoolOptions {
   ceilingMs?: (job: GradeJob) => number;
 }
 
+/** A request's answer and the worker that gave it (its process id), for `prefer`. */
+export interface Answered<A> {
+  answer: A;
+  worker: number;
+}
+
+export interface RequestOptions {
+  /** Wall-clock ceiling of the request once a worker runs it. */
+  ceilingMs: number;
+  /**
+   * A worker (process id from an earlier answer) to send this to when it
+   * has room: one that already holds what the request needs, such as the
+   * problem file it loaded. Any other worker can still take it.
+   */
+  prefer?: number | null;
+}
+
 interface Pending {
   id: number;
-  job: GradeJob;
-  resolve: (reply: GradeReply) => void;
+  request: WorkerRequest;
+  ceilingMs: number;
+  prefer: number | null;
+  resolve: (answer: WorkerAnswer, worker: number) => void;
   reject: (error: Error) => void;
 }
 
@@ -52,7 +71,7 @@ interface Slot {
   stderrTail: string;
 }
 
-const DEFAULT_DEPTH = 2;
+const DEFAULT_DEPTH = 4;
 
 /**
  * Ceiling for one candidate: every test may use its whole time limit twice
@@ -60,10 +79,14 @@ const DEFAULT_DEPTH = 2;
  * It only matters when the sandbox machinery itself stops answering.
  */
 export function defaultCeilingMs(job: GradeJob): number {
-  return (job.tests.length + 1) * (job.limits.timeoutMs + 250) * 2 + 10_000;
+  return ceilingForTests(job.tests.length, job.limits);
 }
 
-const WORKER_SCRIPT = (): string => join(packageRoot(), 'dist', 'src', 'sandbox-host', 'worker-process.js');
+/** The ceiling of a candidate with this many tests under these limits. */
+export function ceilingForTests(tests: number, limits: SandboxLimits): number {
+  return (tests + 1) * (limits.timeoutMs + 250) * 2 + 10_000;
+}
+
 
 /**
  * A fixed number of sandbox worker processes. Each runs one candidate at a
@@ -94,10 +117,27 @@ export class WorkerPool {
     while (this.live().length < this.options.size) this.slots.push(this.spawn());
   }
 
-  grade(job: GradeJob): Promise<GradeReply> {
+  async grade(job: GradeJob): Promise<GradeReply> {
+    const ceilingMs = (this.options.ceilingMs ?? defaultCeilingMs)(job);
+    return (await this.request({ kind: 'grade', job }, { ceilingMs })).answer;
+  }
+
+  /** Sends one request to a worker; rejects with SandboxCrashed or SandboxUnresponsive when its worker dies or hangs. */
+  request<K extends WorkerRequest['kind']>(
+    request: Extract<WorkerRequest, { kind: K }>,
+    options: RequestOptions,
+  ): Promise<Answered<WorkerAnswers[K]>> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
-    return new Promise<GradeReply>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, job, resolve, reject });
+    return new Promise<Answered<WorkerAnswers[K]>>((resolve, reject) => {
+      this.queue.push({
+        id: this.nextId++,
+        request,
+        ceilingMs: options.ceilingMs,
+        prefer: options.prefer ?? null,
+        // A worker answers each request with the answer of its kind (worker-process.ts).
+        resolve: (answer, worker) => resolve({ answer: answer as WorkerAnswers[K], worker }),
+        reject,
+      });
       this.dispatch();
     });
   }
@@ -123,11 +163,16 @@ export class WorkerPool {
     return this.slots.filter((s) => !s.dead);
   }
 
-  /** Hands queued jobs to workers: an idle one first, then a new one, then the least loaded below `depth`. */
+  /**
+   * Hands queued jobs to workers: the preferred one when it has room, else
+   * an idle one, then a new one, then the least loaded below `depth`.
+   */
   private dispatch(): void {
     while (this.queue.length > 0 && !this.closed) {
       const live = this.live();
-      let slot = live.find((s) => s.jobs.length === 0);
+      const prefer = this.queue[0]!.prefer;
+      let slot = prefer === null ? undefined : live.find((s) => s.child.pid === prefer && s.jobs.length < this.depth);
+      slot ??= live.find((s) => s.jobs.length === 0);
       if (slot === undefined && live.length < this.options.size) {
         slot = this.spawn();
         this.slots.push(slot);
@@ -144,7 +189,7 @@ export class WorkerPool {
   }
 
   private post(slot: Slot, pending: Pending): void {
-    const message: ToWorker = { type: 'grade', id: pending.id, job: pending.job };
+    const message: ToWorker = { type: 'request', id: pending.id, request: pending.request };
     try {
       slot.child.send(message, (error) => {
         // The pipe broke: the worker is gone or going; its exit settles its jobs.
@@ -165,7 +210,7 @@ export class WorkerPool {
     slot.timer = null;
     const head = slot.jobs[0];
     if (head === undefined || !slot.ready) return;
-    const ceiling = (this.options.ceilingMs ?? defaultCeilingMs)(head.job);
+    const ceiling = head.ceilingMs;
     slot.timer = setTimeout(() => {
       slot.timer = null;
       if (slot.jobs[0] !== head) return;
@@ -198,13 +243,9 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const child = fork(WORKER_SCRIPT(), [], {
-      // isolated-vm needs this on Node 20+; it is the reason isolates live in these processes.
-      execArgv: ['--no-node-snapshot'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    const slot: Slot = { child, ready: false, dead: false, killedAtCeiling: false, jobs: [], timer: null, stderrTail: '' };
+    const adopted = adoptPrestarted();
+    const child = adopted?.child ?? launchWorker();
+    const slot: Slot = { child, ready: adopted?.ready ?? false, dead: false, killedAtCeiling: false, jobs: [], timer: null, stderrTail: '' };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -224,7 +265,7 @@ export class WorkerPool {
     }
     const pending = this.take(slot, m.id);
     if (pending === undefined) return;
-    if (m.type === 'graded') pending.resolve(m.reply);
+    if (m.type === 'answered') pending.resolve(m.answer, slot.child.pid ?? -1);
     else pending.reject(new Error(`sandbox worker failed: ${m.message}`));
     this.afterTake(slot);
   }

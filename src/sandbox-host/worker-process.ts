@@ -5,7 +5,8 @@
  * worker and one candidate, never the run.
  */
 import { boundMessage, boundValue } from '../report/bounded.js';
-import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict } from './grade-protocol.js';
+import { candidateTask, loadTask } from '../runner/worker-tasks.js';
+import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
@@ -47,7 +48,7 @@ function bound(verdict: Verdict): Verdict {
   }
 }
 
-// One job at a time: the supervisor never sends a second before the first is answered.
+// Requests run one at a time, in the order they came; the supervisor may queue one behind another.
 let queue: Promise<void> = Promise.resolve();
 let pending = 0;
 let lastMemoryMb = DEFAULT_MEMORY_MB;
@@ -69,13 +70,25 @@ function warmWhenIdle(): void {
   });
 }
 
+function answer(request: WorkerRequest): Promise<WorkerAnswer> {
+  switch (request.kind) {
+    case 'grade':
+      if (request.job.language === 'javascript') lastMemoryMb = request.job.limits.memoryMb;
+      return grade(request.job);
+    case 'load':
+      return loadTask(request.file);
+    case 'candidate':
+      lastMemoryMb = request.task.options.limits.memoryMb;
+      return candidateTask(request.task, grade);
+  }
+}
+
 process.on('message', (raw: ToWorker) => {
-  if (raw?.type !== 'grade') return;
+  if (raw?.type !== 'request') return;
   pending++;
   queue = queue.then(async () => {
     try {
-      if (raw.job.language === 'javascript') lastMemoryMb = raw.job.limits.memoryMb;
-      send({ type: 'graded', id: raw.id, reply: await grade(raw.job) });
+      send({ type: 'answered', id: raw.id, answer: await answer(raw.request) });
     } catch (e) {
       send({ type: 'failed', id: raw.id, message: e instanceof Error ? e.message : String(e) });
     } finally {

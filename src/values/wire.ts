@@ -63,6 +63,12 @@ export function decodeWire(text: string): WireDecode {
   } catch (e) {
     return { ok: false, error: `sandbox returned malformed data: ${(e as Error).message}` };
   }
+  // Without a tag anywhere in the text, what JSON.parse built is already the
+  // value: plain arrays, plain objects (a "__proto__" key is an own data
+  // property there, as revive makes it) and primitives. Most results take
+  // this path and skip the second walk. A \u escape could spell the tag, so
+  // text with one takes the checked path.
+  if (!text.includes(WIRE_TAG) && !text.includes('\\u')) return { ok: true, value: parsed as Value };
   try {
     return { ok: true, value: revive(parsed) };
   } catch (e) {

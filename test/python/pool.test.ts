@@ -172,7 +172,7 @@ function workerPids(): number[] {
   const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   return out
     .split('\n')
-    .filter((line) => line.includes('worker-process.js'))
+    .filter((line) => /worker(-process)?\.js/.test(line))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
