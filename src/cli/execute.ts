@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ProblemDirectoryError } from '../problems/load.js';
+import { ProblemDirectoryError } from '../problems/find-files.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';

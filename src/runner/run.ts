@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
-import { isInvalidProblemFile, listProblemFiles, loadProblemFile, splitAndRejectDuplicates } from '../problems/load.js';
-import type { InvalidProblemFile } from '../problems/prepared.js';
+import { listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
+import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
@@ -126,7 +126,7 @@ async function evaluate(
   reporter: CombinedReporter,
   pool: WorkerPool,
 ): Promise<RunOutcome> {
-  const loaded = await loadOnWorkers(pool, options.problemsDir);
+  const loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency);
   const select = selector(options.filters);
   const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(selected, loaded.invalid, options.filters);
@@ -204,22 +204,43 @@ const LOAD_CEILING_MS = 120_000;
  * that dies or hangs on a file costs nothing but time: the file is read
  * here instead.
  */
-async function loadOnWorkers(pool: WorkerPool, dir: string): Promise<LoadedSummaries> {
+async function loadOnWorkers(pool: WorkerPool, dir: string, workers: number): Promise<LoadedSummaries> {
   const found = await listProblemFiles(dir);
   const loadedBy = new Map<string, number>();
-  const loadOne = async (file: string): Promise<ProblemSummary | InvalidProblemFile> => {
+  const files = found.filter((item): item is string => typeof item === 'string');
+  const loaded = new Map<string, ProblemSummary | InvalidProblemFile>();
+  const loadBatch = async (batch: string[]): Promise<void> => {
     try {
-      const { answer, worker } = await pool.request({ kind: 'load', file }, { ceilingMs: LOAD_CEILING_MS });
-      if (!answer.ok) return answer.invalid;
-      loadedBy.set(file, worker);
-      return answer.summary;
+      const { answer, worker } = await pool.request({ kind: 'load', files: batch }, { ceilingMs: LOAD_CEILING_MS * batch.length });
+      batch.forEach((file, i) => {
+        const one = answer[i];
+        if (one === undefined) throw new Error(`worker answered ${answer.length} of ${batch.length} files`);
+        loaded.set(file, one.ok ? one.summary : one.invalid);
+        if (one.ok) loadedBy.set(file, worker);
+      });
     } catch {
-      const problem = await loadProblemFile(file);
-      return isInvalidProblemFile(problem) ? problem : summarizeProblem(problem);
+      for (const file of batch) {
+        if (loaded.has(file)) continue;
+        const problem = await loadHere(file);
+        loaded.set(file, 'errors' in problem ? problem : summarizeProblem(problem));
+      }
     }
   };
-  const results = await Promise.all(found.map((item) => (typeof item === 'string' ? loadOne(item) : item)));
+  await Promise.all(batches(files, workers).map(loadBatch));
+  const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
   return { ...splitAndRejectDuplicates(results), loadedBy };
+}
+
+/**
+ * Files go to the workers a few at a time: one message per file would cost
+ * more than reading most files, while batches too large would leave a
+ * worker idle at the end. About eight batches per worker, of 1 to 16 files.
+ */
+function batches(files: readonly string[], workers: number): string[][] {
+  const size = Math.min(16, Math.max(1, Math.ceil(files.length / (Math.max(1, workers) * 8))));
+  const out: string[][] = [];
+  for (let i = 0; i < files.length; i += size) out.push(files.slice(i, i + size));
+  return out;
 }
 
 interface LoadedSummaries {
@@ -331,8 +352,8 @@ async function gradeOnSupervisor(
   options: GradeOptions,
   aborted: () => boolean,
 ): Promise<GradedCandidate | null> {
-  const problem = await loadProblemFile(planned.file);
-  if (isInvalidProblemFile(problem)) {
+  const problem = await loadHere(planned.file);
+  if ('errors' in problem) {
     return gradedFromResults([unavailable(planned, `problem file changed during the run: ${problem.errors.join('; ')}`)]);
   }
   const spec = buildCandidate(problem, planned.recipe);
@@ -342,6 +363,16 @@ async function gradeOnSupervisor(
     if (aborted()) return null;
     return gradedFromResults(internalError(spec, e));
   }
+}
+
+/**
+ * Reads a problem file in the supervisor, which happens only when a worker
+ * could not: the loader (schema, decoders) is loaded on first use, so a
+ * normal run never pays for it here.
+ */
+async function loadHere(file: string): Promise<PreparedProblem | InvalidProblemFile> {
+  const { loadProblemFile } = await import('../problems/load.js');
+  return loadProblemFile(file);
 }
 
 /** A candidate that could not be graded at all, with the reason. */

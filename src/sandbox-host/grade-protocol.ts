@@ -36,13 +36,14 @@ export type GradeReply =
  */
 export type WorkerRequest =
   | { kind: 'grade'; job: GradeJob }
-  | { kind: 'load'; file: string }
+  | { kind: 'load'; files: string[] }
   | { kind: 'candidate'; task: CandidateTask };
 
 /** The answer to each kind of request. */
 export interface WorkerAnswers {
   grade: GradeReply;
-  load: LoadAnswer;
+  /** One per file, in order. */
+  load: LoadAnswer[];
   candidate: CandidateAnswer;
 }
 

@@ -5,7 +5,7 @@
  * worker and one candidate, never the run.
  */
 import { boundMessage, boundValue } from '../report/bounded.js';
-import { candidateTask, loadTask } from '../runner/worker-tasks.js';
+import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
@@ -76,11 +76,17 @@ function answer(request: WorkerRequest): Promise<WorkerAnswer> {
       if (request.job.language === 'javascript') lastMemoryMb = request.job.limits.memoryMb;
       return grade(request.job);
     case 'load':
-      return loadTask(request.file);
+      return loadFiles(request.files);
     case 'candidate':
       lastMemoryMb = request.task.options.limits.memoryMb;
       return candidateTask(request.task, grade);
   }
+}
+
+async function loadFiles(files: readonly string[]): Promise<LoadAnswer[]> {
+  const answers: LoadAnswer[] = [];
+  for (const file of files) answers.push(await loadTask(file));
+  return answers;
 }
 
 process.on('message', (raw: ToWorker) => {
