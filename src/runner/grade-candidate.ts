@@ -200,26 +200,32 @@ function toTestResult(
   verdict: Verdict | null,
   failure: Unrunnable | null,
 ): TestResult {
-  const base = { index: test.index, suite, source: test.source, input: test.rawInput, expected: test.expected };
+  // Every record is built whole, fields in one order: one object shape for
+  // the thousands of them a run makes, which V8 builds and encodes fastest.
+  const { index, source, rawInput: input, expected } = test;
   if (verdict === null) {
-    return { ...base, status: 'error', actual: null, error: failure?.message ?? 'not run', duration_ms: null };
+    return { index, suite, source, input, expected, status: 'error', actual: null, error: failure?.message ?? 'not run', duration_ms: null };
   }
   switch (verdict.status) {
     case 'pass':
-      return { ...base, status: 'pass', actual: verdict.actual, error: null, duration_ms: verdict.durationMs };
+      return { index, suite, source, input, expected, status: 'pass', actual: verdict.actual, error: null, duration_ms: verdict.durationMs };
     case 'fail':
-      return { ...base, status: 'fail', actual: verdict.actual, error: verdict.reason, duration_ms: verdict.durationMs };
+      return { index, suite, source, input, expected, status: 'fail', actual: verdict.actual, error: verdict.reason, duration_ms: verdict.durationMs };
     case 'error':
-      return { ...base, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
+      return { index, suite, source, input, expected, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
     case 'timeout':
       return {
-        ...base,
+        index,
+        suite,
+        source,
+        input,
+        expected,
         status: 'timeout',
         actual: null,
         error: `exceeded the time limit of ${verdict.durationMs} ms`,
         duration_ms: verdict.durationMs,
       };
     case 'memory':
-      return { ...base, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
+      return { index, suite, source, input, expected, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
   }
 }

@@ -291,7 +291,7 @@ async function gradeAll(
 ): Promise<void> {
   if (specs.length === 0) return;
   // Each worker can hold a second task behind the one it runs, so keep that many in flight.
-  const limit = pLimit(options.concurrency * 4);
+  const limit = pLimit(options.concurrency * 2);
   // Candidates still to come per file: the last one lets its worker forget the problem.
   const remaining = new Map<string, number>();
   for (const s of specs) remaining.set(s.file, (remaining.get(s.file) ?? 0) + 1);

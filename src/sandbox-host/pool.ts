@@ -71,7 +71,7 @@ interface Slot {
   stderrTail: string;
 }
 
-const DEFAULT_DEPTH = 4;
+const DEFAULT_DEPTH = 2;
 
 /**
  * Ceiling for one candidate: every test may use its whole time limit twice

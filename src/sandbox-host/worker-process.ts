@@ -4,7 +4,7 @@
  * out-of-memory paths inside an isolate; the supervisor then loses one
  * worker and one candidate, never the run.
  */
-import { boundMessage, boundValue } from '../report/bounded.js';
+import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../report/bounded.js';
 import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
@@ -26,9 +26,14 @@ async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
 async function grade(job: GradeJob): Promise<GradeReply> {
   const outcome = await runEngine(job);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
-  const verdicts = outcome.tests.map((test, i) =>
-    bound(judge(test, job.expected[i] ?? null, job.returnType, job.tolerance)),
-  );
+  const verdicts = outcome.tests.map((test, i) => {
+    const verdict = judge(test, job.expected[i] ?? null, job.returnType, job.tolerance);
+    // A passing value's JSON is never longer than its wire text: when that is
+    // short, the value is within the cap and need not be encoded to check.
+    return verdict.status === 'pass' && test.kind === 'returned' && test.json.length <= MAX_RECORDED_VALUE_CHARS
+      ? verdict
+      : bound(verdict);
+  });
   return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts };
 }
 
