@@ -148,15 +148,42 @@ function parseOptions(argv: readonly string[]): Options {
   return options;
 }
 
+/**
+ * Where the floor and the peer run from. evalrun runs as it ships, from the
+ * bundle `npm run build` makes; the other two are bundled the same way
+ * before measuring, so that no contender pays for loading a module graph
+ * file by file and the ratios measure only what differs.
+ */
+let bundled: { floor: string; peer: string } | null = null;
+
+async function bundleContenders(): Promise<void> {
+  const { build } = await import('esbuild');
+  // Inside the checkout's dist/, so that packages left outside the bundle resolve.
+  const outdir = join(ROOT, 'dist', 'bench-bundle');
+  await build({
+    entryPoints: { floor: join(HERE, 'floor.js'), peer: join(HERE, 'peer.js') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['isolated-vm', 'esbuild', 'pyodide'],
+    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  bundled = { floor: join(outdir, 'floor.mjs'), peer: join(outdir, 'peer.mjs') };
+}
+
 function commandFor(name: ContenderName, problemsDir: string, outFile: string): string[] {
   const cores = String(availableParallelism());
   switch (name) {
     case 'evalrun':
       return [join(ROOT, 'bin', 'evalrun.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores];
     case 'floor':
-      return [join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile];
+      return [bundled?.floor ?? join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile];
     case 'peer':
-      return [join(HERE, 'peer.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores];
+      return [bundled?.peer ?? join(HERE, 'peer.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores];
   }
 }
 
@@ -367,13 +394,14 @@ async function scaling(options: Options, scratch: string, smallDir: string): Pro
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  if (!existsSync(join(ROOT, 'dist', 'src', 'sandbox-host', 'worker-process.js'))) {
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'worker.js'))) {
     throw new Error('build first: npm run build');
   }
   log(`evalrun benchmark: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);
   const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-'));
   try {
     const problemsDir = await generate(scratch, 'set', options.problems, options.tests);
+    await bundleContenders();
     if (options.compare) report(options, await mainComparison(options, scratch, problemsDir));
     if (options.scale) await scaling(options, scratch, problemsDir);
   } finally {
