@@ -24,8 +24,10 @@ const PLAIN = { head: [] as string[], border: [] as string[] };
 
 /**
  * The human-readable scorecard. A self-check lists candidates and failing
- * tests; grading shows roll-ups per model, prompt and tag (and pass@k), with
- * the per-candidate tables behind `--details`. Both end with one summary line.
+ * tests (past `maxCandidateRows` candidates: a roll-up per tag and only the
+ * candidates that did not pass); grading shows roll-ups per model, prompt
+ * and tag (and pass@k), with the per-candidate tables behind `--details`.
+ * Both end with one summary line.
  */
 export function tableReporter(options: TableReporterOptions): Reporter {
   const maxFailures = options.maxFailures ?? 25;
@@ -37,6 +39,8 @@ export function tableReporter(options: TableReporterOptions): Reporter {
       const grading = head.mode === 'grade';
       if (!grading || options.details) {
         const listed = candidateRowsToList(outcome.rows, options.details, maxCandidateRows);
+        // In place of a long list of passes, the per-tag roll-up says where they are.
+        if (listed.hidden > 0 && !grading && head.tags.length > 0) out.push(metricsTable('tag', head.tags.map((t) => [t.tag, t])));
         if (listed.rows.length > 0) out.push(candidateTable(listed.rows));
         if (listed.hidden > 0) out.push(`(${listed.hidden} passing candidates not listed; --details lists every one)`);
         const { shown, total } = outcome.failures;
