@@ -18,6 +18,8 @@ import type { TypeNode, Value } from './type-node.js';
 
 export type DecodeResult = { ok: true; value: Value } | { ok: false; expected: string; got: string };
 
+const ANY: TypeNode = { kind: 'any' };
+
 /** A string holding a string holding a list is in the corpus; five layers is plenty. */
 const MAX_STRING_LAYERS = 5;
 /** Only a cyclic TypeNode built in code can be this deep; stop rather than overflow. */
@@ -69,7 +71,6 @@ function within(result: Failure, segment: Segment): Failure {
 
 function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
   if (context.depth > MAX_TYPE_DEPTH) return failure(`a value nested less than ${MAX_TYPE_DEPTH} levels deep`, raw);
-  const inner: Context = { strings: context.strings, depth: context.depth + 1 };
   switch (type.kind) {
     case 'any':
     case 'unknown':
@@ -86,18 +87,22 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
     case 'none':
       return raw === null ? ok(null) : fromString(raw, type, context);
     case 'optional':
-      return decodeOptional(raw, type, inner);
+      return decodeOptional(raw, type, deeper(context));
     case 'union':
-      return decodeUnion(raw, type, inner);
+      return decodeUnion(raw, type, deeper(context));
     case 'list':
-      return Array.isArray(raw) ? decodeItems(raw, () => type.item, inner) : fromString(raw, type, context);
+      return Array.isArray(raw) ? decodeItems(raw, type.item, null, deeper(context)) : fromString(raw, type, context);
     case 'tuple':
-      return Array.isArray(raw) ? decodeTuple(raw, type, inner) : fromString(raw, type, context);
+      return Array.isArray(raw) ? decodeTuple(raw, type, deeper(context)) : fromString(raw, type, context);
     case 'set':
       return decodeSet(raw, type, context);
     case 'dict':
-      return isPlainObject(raw) ? decodeDict(raw, type, inner) : fromString(raw, type, context);
+      return isPlainObject(raw) ? decodeDict(raw, type, deeper(context)) : fromString(raw, type, context);
   }
+}
+
+function deeper(context: Context): Context {
+  return { strings: context.strings, depth: context.depth + 1 };
 }
 
 /**
@@ -192,21 +197,29 @@ function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: 
   return failure(formatType(type), raw);
 }
 
-function decodeItems(raw: unknown[], typeAt: (index: number) => TypeNode, context: Context): Decoded {
-  const values: Value[] = new Array<Value>(raw.length);
+/**
+ * Items decoded by `item`, or by `items[i]` (then `item` past their end).
+ * An array whose items all decode to themselves is used as it is: nothing
+ * downstream modifies decoded values, and most arrays in problem files are
+ * already of their declared type, so copying them would only double what a
+ * loaded problem holds.
+ */
+function decodeItems(raw: unknown[], item: TypeNode, items: readonly TypeNode[] | null, context: Context): Decoded {
+  let values: Value[] | null = null;
   for (let i = 0; i < raw.length; i++) {
-    const result = decode(raw[i], typeAt(i), context);
+    const result = decode(raw[i], (items === null ? undefined : items[i]) ?? item, context);
     if (!result.ok) return within(result, i);
-    values[i] = result.value;
+    if (values === null && result.value !== raw[i]) values = raw.slice(0, i) as Value[];
+    if (values !== null) values.push(result.value);
   }
-  return ok(values);
+  return ok(values ?? (raw as Value[]));
 }
 
 function decodeTuple(raw: unknown[], type: TypeNode & { kind: 'tuple' }, context: Context): Decoded {
   const { items, rest } = type;
   const lengthOk = rest === undefined ? raw.length === items.length : raw.length >= items.length;
   if (!lengthOk) return failure(formatType(type), raw);
-  return decodeItems(raw, (i) => items[i] ?? rest ?? { kind: 'any' }, context);
+  return decodeItems(raw, rest ?? ANY, items, context);
 }
 
 /** Items decoded, then duplicates dropped (first kept), as building a Python set would. */
@@ -214,7 +227,7 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
   // `{}` is an empty dict in Python, but written for a set it can only mean an empty set.
   if (isPlainObject(raw) && Object.keys(raw).length === 0) return ok([]);
   if (!Array.isArray(raw)) return fromString(raw, type, context);
-  const decoded = decodeItems(raw, () => type.item, { strings: context.strings, depth: context.depth + 1 });
+  const decoded = decodeItems(raw, type.item, null, deeper(context));
   if (!decoded.ok || !Array.isArray(decoded.value)) return decoded;
   const seen = new Set<string>();
   const unique: Value[] = [];
@@ -234,16 +247,23 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
  * decode as such and are rewritten the way JSON writes them (`"01"` -> `"1"`,
  * `"True"` -> `"true"`), so that comparing keys as strings is sound.
  */
+/** Like a list's items, an object whose keys and values all decode to themselves is used as it is. */
 function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
-  const values: { [key: string]: Value } = {};
-  for (const rawKey of Object.keys(raw)) {
+  let values: { [key: string]: Value } | null = null;
+  const keys = Object.keys(raw);
+  for (let i = 0; i < keys.length; i++) {
+    const rawKey = keys[i]!;
     const key = decodeKey(rawKey, type.key, context);
     if (key === undefined) return failure(`${formatType(type.key)} key`, rawKey);
     const result = decode(raw[rawKey], type.value, context);
     if (!result.ok) return within(result, rawKey);
-    setOwn(values, key, result.value);
+    if (values === null && (key !== rawKey || result.value !== raw[rawKey])) {
+      values = {};
+      for (let j = 0; j < i; j++) setOwn(values, keys[j]!, raw[keys[j]!] as Value);
+    }
+    if (values !== null) setOwn(values, key, result.value);
   }
-  return ok(values);
+  return ok(values ?? (raw as { [key: string]: Value }));
 }
 
 function decodeKey(rawKey: string, keyType: TypeNode, context: Context): string | undefined {

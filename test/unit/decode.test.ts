@@ -521,3 +521,29 @@ describe.skipIf(!existsSync(corpus))('decodeValue on the corpus sample', () => {
     });
   });
 });
+
+describe('decodeValue shares what needs no decoding', () => {
+  it('returns an array or object that is already of its type as it is', () => {
+    const list = [1, 2, 3];
+    const dict = { a: [1], b: [2, 3] };
+    expect(decodeValue(list, parseType('List[int]'))).toEqual({ ok: true, value: list });
+    expect((decodeValue(list, parseType('List[int]')) as { value: unknown }).value).toBe(list);
+    expect((decodeValue(dict, parseType('Dict[str, List[int]]')) as { value: unknown }).value).toBe(dict);
+  });
+
+  it('copies where something changed and leaves the original alone', () => {
+    const raw = [1, '2', 3];
+    const decoded = decodeValue(raw, parseType('List[int]'));
+    expect(decoded).toEqual({ ok: true, value: [1, 2, 3] });
+    expect(raw).toEqual([1, '2', 3]);
+    const keys = { '01': 'x', '2': 'y' };
+    const byInt = decodeValue(keys, parseType('Dict[int, str]'));
+    expect(byInt).toEqual({ ok: true, value: { '1': 'x', '2': 'y' } });
+    expect(keys).toEqual({ '01': 'x', '2': 'y' });
+    const nested = { a: [1], b: ['2'] };
+    const deep = decodeValue(nested, parseType('Dict[str, List[int]]'));
+    expect(deep).toEqual({ ok: true, value: { a: [1], b: [2] } });
+    expect((deep as { value: { a: unknown } }).value.a).toBe(nested.a);
+    expect(nested.b).toEqual(['2']);
+  });
+});
