@@ -48,6 +48,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { NODE_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
 import { generateProblemSet } from './generate.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -164,13 +165,7 @@ async function bundleContenders(): Promise<void> {
     entryPoints: { floor: join(HERE, 'floor.js'), peer: join(HERE, 'peer.js') },
     outdir,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: ['isolated-vm', 'esbuild', 'pyodide'],
-    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-    logLevel: 'warning',
+    ...NODE_BUNDLE_OPTIONS,
   });
   bundled = { floor: join(outdir, 'floor.mjs'), peer: join(outdir, 'peer.mjs') };
 }

@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR } from '../src/sandbox-host/worker-launch.js';
+import { NODE_BUNDLE_OPTIONS } from './bundle-options.js';
 
 const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
@@ -22,16 +23,9 @@ await build({
     worker: join(root, 'dist', 'src', 'sandbox-host', 'worker-process.js'),
   },
   outdir,
-  bundle: true,
   // Code splitting keeps --version and --help from loading what a run needs.
   splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: ['isolated-vm', 'esbuild', 'pyodide'],
-  // Some bundled CommonJS packages call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __evalrunRequire } from 'node:module'; const require = __evalrunRequire(import.meta.url);" },
+  ...NODE_BUNDLE_OPTIONS,
   sourcemap: true,
-  logLevel: 'warning',
 });
 console.log(`wrote ${outdir}`);

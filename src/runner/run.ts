@@ -100,9 +100,9 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
 }
 
 /**
- * One run: load the problems, plan the candidates (self-check or
- * submissions, filtered), grade at most `concurrency` at once, stream each
- * result to the run log, and hand the outcome to the reporters.
+ * One run: have the workers read the problems, plan the candidates
+ * (self-check or submissions, filtered), grade them on the workers, stream
+ * each result to the run log, and hand the outcome to the reporters.
  */
 export async function runEvaluation(
   options: RunOptions,
@@ -110,7 +110,7 @@ export async function runEvaluation(
   reporters: readonly Reporter[],
 ): Promise<RunOutcome> {
   const reporter = combineReporters(reporters);
-  // Worker processes start (loading isolated-vm) while the problems are read.
+  // Takes over the workers the CLI started before parsing its arguments, if any.
   const pool = new WorkerPool({ size: options.concurrency });
   pool.warm();
   try {
