@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import type { FromWorker, GradeJob, GradeReply, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './grade-protocol.js';
 import type { SandboxLimits } from './protocol.js';
 import { adoptPrestarted, launchWorker } from './worker-launch.js';
-import type { FromWorker, GradeJob, GradeReply, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './grade-protocol.js';
 
 /** The worker process died while it held the job (for example a V8 fatal out-of-memory abort). */
 export class SandboxCrashed extends Error {
@@ -87,12 +87,12 @@ export function ceilingForTests(tests: number, limits: SandboxLimits): number {
   return (tests + 1) * (limits.timeoutMs + 250) * 2 + 10_000;
 }
 
-
 /**
- * A fixed number of sandbox worker processes. Each runs one candidate at a
- * time, in the order it received them; a worker that dies or hangs is
- * replaced, and only the job it was running fails. Jobs queued behind that
- * one had not started, and go to another worker.
+ * A fixed number of sandbox worker processes. Each runs one request at a
+ * time (a prepared job, files to read, a candidate to grade), in the order
+ * it received them; a worker that dies or hangs is replaced, and only the
+ * request it was running fails. Requests queued behind that one had not
+ * started, and go to another worker.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
