@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { writeText } from '../write-text.js';
 import { dirname } from 'node:path';
 import type { Reporter, RunOutcome } from './reporter.js';
 
@@ -61,9 +62,7 @@ export function writeDocument(outcome: RunOutcome, write: (text: string) => void
 }
 
 function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written);
+  writeText(fd, text, null);
 }
 
 export class ScorecardWriteError extends Error {

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { CandidateResult, CandidateStatus, Summary, TestResult } from '../report/scorecard.js';
+import { writeText } from '../write-text.js';
 
 /**
  * Where graded candidates go: one line each in the run log
@@ -291,11 +292,9 @@ export class ResultsStore {
   }
 
   private append(text: string): number {
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, this.size + written);
-    this.size += bytes.length;
-    return bytes.length;
+    const length = writeText(this.fd, text, this.size);
+    this.size += length;
+    return length;
   }
 
   private readText(located: Located): string {
