@@ -59,6 +59,11 @@ export function invalid(file: string, id: string | null, errors: string[]): Inva
   return { file, id, errors };
 }
 
+/** True for a file that could not be used, whatever is kept of the valid ones. */
+export function isInvalidProblemFile<T extends ProblemIdentity>(result: T | InvalidProblemFile): result is InvalidProblemFile {
+  return 'errors' in result;
+}
+
 // ---------------------------------------------------------------------------
 // Finding files
 // ---------------------------------------------------------------------------
@@ -187,7 +192,7 @@ export function splitAndRejectDuplicates<T extends ProblemIdentity>(
   const owner = new Map<string, string>();
   const loaded: { problems: T[]; invalid: InvalidProblemFile[] } = { problems: [], invalid: [] };
   for (const result of results) {
-    if ('errors' in result) {
+    if (isInvalidProblemFile(result)) {
       loaded.invalid.push(result);
       continue;
     }

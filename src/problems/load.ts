@@ -7,6 +7,7 @@
 import { MAX_PROBLEM_FILE_BYTES, readProblemText } from './file-text.js';
 import {
   invalid,
+  isInvalidProblemFile,
   listProblemFiles,
   ProblemDirectoryError,
   splitAndRejectDuplicates,
@@ -17,7 +18,7 @@ import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
 
-export { lineAndColumn, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates, type ProblemIdentity };
+export { isInvalidProblemFile, lineAndColumn, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates, type ProblemIdentity };
 
 export interface LoadOptions {
   /** Files larger than this are reported invalid unread; default `MAX_PROBLEM_FILE_BYTES`. */
@@ -38,31 +39,11 @@ export interface LoadOptions {
  * or has nothing to load.
  */
 export async function loadProblems(dir: string, options: LoadOptions = {}): Promise<LoadedProblems> {
-  return loadProblemsAs(dir, (prepared) => prepared, options);
-}
-
-/**
- * Like `loadProblems`, but keeps only `keep(problem)` of each valid problem,
- * so a run over a million tests need not hold them all: the runner keeps a
- * small summary and loads each file again just before grading it.
- */
-export async function loadProblemsAs<T extends ProblemIdentity>(
-  dir: string,
-  keep: (problem: PreparedProblem) => T,
-  options: LoadOptions = {},
-): Promise<{ problems: T[]; invalid: InvalidProblemFile[] }> {
   const found = await listProblemFiles(dir);
   // One file at a time: validation is CPU-bound anyway, and a large tree
   // read all at once could run out of file descriptors.
-  const loaded: (T | InvalidProblemFile)[] = [];
-  for (const item of found) {
-    if (typeof item !== 'string') {
-      loaded.push(item);
-      continue;
-    }
-    const result = await loadProblemFile(item, options);
-    loaded.push(isInvalidProblemFile(result) ? result : keep(result));
-  }
+  const loaded: (PreparedProblem | InvalidProblemFile)[] = [];
+  for (const item of found) loaded.push(typeof item === 'string' ? await loadProblemFile(item, options) : item);
   return splitAndRejectDuplicates(loaded);
 }
 
@@ -92,10 +73,6 @@ export async function loadProblemFile(
     if (!(error instanceof RangeError)) throw error;
     return invalid(file, id, [`${file}: too deeply nested to check (${error.message})`]);
   }
-}
-
-export function isInvalidProblemFile(result: PreparedProblem | InvalidProblemFile): result is InvalidProblemFile {
-  return 'errors' in result;
 }
 
 

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { writeText } from '../write-text.js';
 import { dirname } from 'node:path';
+import { writeText } from '../write-text.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 
 export interface JsonReporterOptions {

@@ -1,4 +1,4 @@
-import type { PreparedProblem, PreparedSuite } from '../problems/prepared.js';
+import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { Submission } from '../solutions/discover.js';
 import { extractCode } from '../solutions/extract-code.js';
 
@@ -50,8 +50,13 @@ export function summarizeProblem(problem: PreparedProblem): ProblemSummary {
   };
 }
 
-export function countTests(problem: PreparedProblem): number {
+function countTests(problem: PreparedProblem): number {
   return problem.samples.reduce((n, s) => n + s.tests.length, problem.correctness.tests.length);
+}
+
+/** Why a planned candidate cannot be graded: its file was valid when planned and is not now. */
+export function problemChangedMessage(file: InvalidProblemFile): string {
+  return `problem file changed during the run: ${file.errors.join('; ')}`;
 }
 
 /**

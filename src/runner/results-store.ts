@@ -189,7 +189,7 @@ export class ResultsStore {
     keys.forEach((key, rank) => {
       const located = this.byKey.get(key);
       if (located === undefined || !located.rows.some(isFailing)) return;
-      const results = (JSON.parse(this.readText(located)) as CandidateLine).results;
+      const results = this.readLine(located).results;
       this.noteFailures(rank, located.rows, failuresOf(results, located.rows));
     });
   }
@@ -230,7 +230,7 @@ export class ResultsStore {
   *results(): Generator<CandidateResult> {
     for (const key of this.order) {
       const located = this.byKey.get(key);
-      if (located !== undefined) yield* (JSON.parse(this.readText(located)) as CandidateLine).results;
+      if (located !== undefined) yield* this.readLine(located).results;
     }
   }
 
@@ -243,12 +243,12 @@ export class ResultsStore {
     for (const key of this.order) {
       const located = this.byKey.get(key);
       if (located === undefined) continue;
-      const text = this.readText(located);
       const cuts = located.cuts;
       if (cuts === null) {
-        for (const result of (JSON.parse(text) as CandidateLine).results) yield JSON.stringify(result);
+        for (const result of this.readLine(located).results) yield JSON.stringify(result);
         continue;
       }
+      const text = this.readText(located);
       for (let i = 0; i < cuts.length; i += 2) yield text.slice(cuts[i], cuts[i + 1]);
     }
   }
@@ -295,6 +295,10 @@ export class ResultsStore {
     const length = writeText(this.fd, text, this.size);
     this.size += length;
     return length;
+  }
+
+  private readLine(located: Located): CandidateLine {
+    return JSON.parse(this.readText(located)) as CandidateLine;
   }
 
   private readText(located: Located): string {

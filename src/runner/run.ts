@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
-import { listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
+import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
@@ -13,6 +13,7 @@ import { VERSION } from '../version.js';
 import {
   buildCandidate,
   candidateKey,
+  problemChangedMessage,
   selfCheckPlans,
   submissionPlan,
   summarizeProblem,
@@ -222,7 +223,7 @@ async function loadOnWorkers(pool: WorkerPool, dir: string, workers: number): Pr
       for (const file of batch) {
         if (loaded.has(file)) continue;
         const problem = await loadHere(file);
-        loaded.set(file, 'errors' in problem ? problem : summarizeProblem(problem));
+        loaded.set(file, isInvalidProblemFile(problem) ? problem : summarizeProblem(problem));
       }
     }
   };
@@ -353,8 +354,8 @@ async function gradeOnSupervisor(
   aborted: () => boolean,
 ): Promise<GradedCandidate | null> {
   const problem = await loadHere(planned.file);
-  if ('errors' in problem) {
-    return gradedFromResults([unavailable(planned, `problem file changed during the run: ${problem.errors.join('; ')}`)]);
+  if (isInvalidProblemFile(problem)) {
+    return gradedFromResults([unavailable(planned, problemChangedMessage(problem))]);
   }
   const spec = buildCandidate(problem, planned.recipe);
   try {

@@ -12,7 +12,7 @@
  */
 import { isInvalidProblemFile, loadProblemFile } from '../problems/load.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
-import { buildCandidate, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
+import { buildCandidate, problemChangedMessage, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
 import { gradeCandidate, type GradeOptions, type RunGradeJob } from './grade-candidate.js';
 import { gradedFromResults, type GradedCandidate } from './results-store.js';
 
@@ -60,7 +60,7 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
   if (problem === undefined) {
     const loaded = await loadProblemFile(task.file);
     if (isInvalidProblemFile(loaded)) {
-      return { kind: 'unavailable', message: `problem file changed during the run: ${loaded.errors.join('; ')}` };
+      return { kind: 'unavailable', message: problemChangedMessage(loaded) };
     }
     problem = loaded;
   }
