@@ -124,7 +124,24 @@ export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promis
 
 /** Set-typed parameters travel as tagged sets so the candidate receives a real Set. */
 function encodeArgs(args: Value[], types: readonly TypeNode[]): string {
-  return encodeWire(args, (path) => isSetAt(types, path));
+  return encodeWire(args, types.some(containsSet) ? (path) => isSetAt(types, path) : undefined);
+}
+
+function containsSet(type: TypeNode): boolean {
+  switch (type.kind) {
+    case 'set':
+      return true;
+    case 'list':
+      return containsSet(type.item);
+    case 'dict':
+      return containsSet(type.value);
+    case 'tuple':
+      return type.items.some(containsSet) || (type.rest !== undefined && containsSet(type.rest));
+    case 'optional':
+      return containsSet(type.inner);
+    default:
+      return false;
+  }
 }
 
 function isSetAt(types: readonly TypeNode[], path: readonly (string | number)[]): boolean {

@@ -23,8 +23,12 @@ function nonFiniteName(n: number): NonFinite {
 /** Marks which array positions hold sets, so they are sent as JS Sets. */
 export type SetShape = boolean | { items?: SetShape[] };
 
-/** Encodes arguments for a call; `asSet` decides which arrays become Sets. */
-export function encodeWire(value: Value, asSet: (path: readonly (string | number)[]) => boolean = () => false): string {
+/**
+ * Encodes arguments for a call; `asSet`, when given, decides which arrays
+ * become Sets. Most values need no tag at all, and are then plain JSON.
+ */
+export function encodeWire(value: Value, asSet?: (path: readonly (string | number)[]) => boolean): string {
+  if (asSet === undefined && !hasNonFinite(value)) return JSON.stringify(value);
   const path: (string | number)[] = [];
   const walk = (v: Value): unknown => {
     if (typeof v === 'number') return Number.isFinite(v) ? v : { [WIRE_TAG]: 'float', value: nonFiniteName(v) };
@@ -36,7 +40,7 @@ export function encodeWire(value: Value, asSet: (path: readonly (string | number
         path.pop();
         return out;
       });
-      return asSet(path) ? { [WIRE_TAG]: 'set', items } : items;
+      return asSet?.(path) === true ? { [WIRE_TAG]: 'set', items } : items;
     }
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(v)) {
@@ -47,6 +51,17 @@ export function encodeWire(value: Value, asSet: (path: readonly (string | number
     return out;
   };
   return JSON.stringify(walk(value));
+}
+
+function hasNonFinite(v: Value): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) {
+    for (const item of v) if (hasNonFinite(item)) return true;
+    return false;
+  }
+  for (const key in v) if (Object.hasOwn(v, key) && hasNonFinite(v[key] as Value)) return true;
+  return false;
 }
 
 export type WireDecode = { ok: true; value: Value } | { ok: false; error: string };

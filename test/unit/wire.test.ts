@@ -23,6 +23,20 @@ describe('wire format', () => {
     expect(decodeWire('[1, {"$evalrun":"float","value":"NaN"}]')).toEqual({ ok: true, value: [1, NaN] });
   });
 
+  it('encodes values that need no tag as plain JSON, and tags them wherever they are nested', () => {
+    const plain = { a: [1, -0, 2.5e300], b: 'x"y', c: null, d: [[true], {}] };
+    expect(encodeWire(plain)).toBe(JSON.stringify(plain));
+    expect(JSON.parse(encodeWire({ deep: [[{ x: NaN }]] }))).toEqual({ deep: [[{ x: { $evalrun: 'float', value: 'NaN' } }]] });
+    expect(JSON.parse(encodeWire([-Infinity]))).toEqual([{ $evalrun: 'float', value: '-Infinity' }]);
+  });
+
+  it('sends as a Set exactly the arrays the caller marks, even when nothing else needs a tag', () => {
+    const args = [[3, 1], [[2]]];
+    const atSetPaths = (path: readonly (string | number)[]): boolean => path.length === 2 && path[0] === 1;
+    expect(JSON.parse(encodeWire(args, atSetPaths))).toEqual([[3, 1], [{ $evalrun: 'set', items: [2] }]]);
+    expect(encodeWire(args)).toBe('[[3,1],[[2]]]');
+  });
+
   it('reports malformed text', () => {
     expect(decodeWire('{')).toMatchObject({ ok: false });
   });
