@@ -1,4 +1,41 @@
-import type { BuildOptions } from 'esbuild';
+import { dirname } from 'node:path';
+import type { BuildOptions, Plugin } from 'esbuild';
+
+const OWN_LOOKUP = Symbol('one-string-width lookup');
+
+/**
+ * yargs 18 depends on a newer string-width than its own cliui and wrap-ansi
+ * do, and that copy builds an Intl.Segmenter and a regular expression over
+ * every emoji sequence as soon as it is imported: about 25 ms of the CLI's
+ * start-up, spent only to measure help text. Every ES import of
+ * string-width in the bundle resolves to the one copy cliui uses instead: the same API,
+ * and the same widths for evalrun's text, which is plain ASCII. When the
+ * packages are laid out otherwise and that copy cannot be found, imports
+ * resolve as usual.
+ */
+const oneStringWidth: Plugin = {
+  name: 'one-string-width',
+  setup(build) {
+    let shared: Promise<string | null> | null = null;
+    const find = async (): Promise<string | null> => {
+      const lookup = (name: string, resolveDir: string) =>
+        build.resolve(name, { kind: 'import-statement', resolveDir, pluginData: OWN_LOOKUP });
+      const yargs = await lookup('yargs', process.cwd());
+      if (yargs.errors.length > 0) return null;
+      const cliui = await lookup('cliui', dirname(yargs.path));
+      if (cliui.errors.length > 0) return null;
+      const stringWidth = await lookup('string-width', dirname(cliui.path));
+      return stringWidth.errors.length > 0 ? null : stringWidth.path;
+    };
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      // Only ES imports: cli-table3 require()s the CommonJS string-width 4, a different API.
+      if (args.pluginData === OWN_LOOKUP || args.kind !== 'import-statement') return undefined;
+      shared ??= find();
+      const path = await shared;
+      return path === null ? undefined : { path };
+    });
+  },
+};
 
 /**
  * How evalrun's programs are bundled for Node: one ES module per entry
@@ -16,4 +53,5 @@ export const NODE_BUNDLE_OPTIONS = {
   // Some bundled CommonJS packages call require() for Node's built-ins.
   banner: { js: "import { createRequire as __evalrunRequire } from 'node:module'; const require = __evalrunRequire(import.meta.url);" },
   logLevel: 'warning',
+  plugins: [oneStringWidth],
 } as const satisfies BuildOptions;
