@@ -21,6 +21,7 @@ import {
   type PlannedCandidate,
   type ProblemSummary,
 } from './candidate.js';
+import { EarlyGrades } from './early-grades.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
 import { gradedFromResults, ResultsStore, type GradedCandidate, type RunHeader } from './results-store.js';
@@ -101,9 +102,10 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
 }
 
 /**
- * One run: have the workers read the problems, plan the candidates
- * (self-check or submissions, filtered), grade them on the workers, stream
- * each result to the run log, and hand the outcome to the reporters.
+ * One run: read the problems (the supervisor and the workers between them),
+ * plan the candidates (self-check or submissions, filtered), grade them in
+ * the sandbox workers (a self-check's as soon as each problem is read),
+ * stream each result to the run log, and hand the outcome to the reporters.
  */
 export async function runEvaluation(
   options: RunOptions,
@@ -127,30 +129,56 @@ async function evaluate(
   reporter: CombinedReporter,
   pool: WorkerPool,
 ): Promise<RunOutcome> {
-  const loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency);
   const select = selector(options.filters);
+  const gradeOptions = gradeOptionsOf(options);
+  const aborted = (): boolean => control.signal?.aborted === true;
+  const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
+  let startedAt = new Date().toISOString();
+  // A new run's log is created with its first result, or once the run is
+  // planned: a run that cannot start (a missing folder) leaves none behind.
+  const created: { store: ResultsStore | null } = { store: null };
+  const createStore = (): ResultsStore => {
+    const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
+    created.store ??= ResultsStore.create(control.logFile, header);
+    return created.store;
+  };
+  const early =
+    options.solutionsDir === null && !control.resume
+      ? new EarlyGrades({
+          selected: (problem) => select.problem(problem.id, problem.tags),
+          grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
+          record: (key, graded) => createStore().recordGraded(key, graded),
+        })
+      : null;
+  let loaded: LoadedSummaries;
+  let planned: { specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] };
+  let store: ResultsStore;
+  try {
+    loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem) => early.take(problem));
+    planned = await planCandidates(options, loaded, loaded.problems.filter((p) => select.problem(p.id, p.tags)), select.model);
+    if (control.resume) {
+      const reopened = ResultsStore.resume(control.logFile);
+      store = reopened.store;
+      startedAt = reopened.header.started_at;
+    } else {
+      store = createStore();
+    }
+  } catch (e) {
+    early?.stop();
+    created.store?.close();
+    throw e;
+  }
   const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(selected, loaded.invalid, options.filters);
   const invalidCount = problemReports.filter((p) => !p.valid).length;
-  const { specs, skipped } = await planCandidates(options, loaded, selected, select.model);
-
-  const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
-  let store: ResultsStore;
-  let startedAt: string;
-  if (control.resume) {
-    const reopened = ResultsStore.resume(control.logFile);
-    store = reopened.store;
-    startedAt = reopened.header.started_at;
-  } else {
-    startedAt = new Date().toISOString();
-    const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
-    store = ResultsStore.create(control.logFile, header);
-  }
+  const { specs, skipped } = planned;
 
   try {
+    early?.check();
     const keys = specs.map(candidateKey);
     store.plan(keys);
-    const todo = specs.filter((_, i) => !store.has(keys[i]!));
+    // Graded early or not graded at all: to do in this run; in the log from an interrupted one: resumed.
+    const todo = specs.filter((_, i) => early?.has(keys[i]!) === true || !store.has(keys[i]!));
     await reporter.onRunStart({
       mode,
       problems: problemReports.length,
@@ -160,10 +188,14 @@ async function evaluate(
       logFile: control.logFile,
     });
 
-    await gradeAll(pool, loaded.loadedBy, todo, options, control.signal, async (spec, graded) => {
-      store.recordGraded(candidateKey(spec), graded);
-      await reporter.onCandidateResult(graded.rows);
+    await gradeAll(pool, { ...loaded, early }, todo, options, control.signal, {
+      record: async (spec, graded) => {
+        store.recordGraded(candidateKey(spec), graded);
+        await reporter.onCandidateResult(graded.rows);
+      },
+      recorded: (graded) => reporter.onCandidateResult(graded.rows),
     });
+    early?.check();
 
     const rows = store.rows();
     const tagsByProblem = new Map(selected.map((p) => [p.id, p.tags] as const));
@@ -191,6 +223,7 @@ async function evaluate(
     await reporter.onRunEnd(outcome);
     return outcome;
   } finally {
+    early?.stop();
     store.close();
   }
 }
@@ -199,17 +232,62 @@ async function evaluate(
 const LOAD_CEILING_MS = 120_000;
 
 /**
- * Reads and checks every problem file in the worker processes, several at
- * once; the supervisor keeps a summary of each and which worker read it, so
- * that its candidates can go to the worker that still holds it. A worker
- * that dies or hangs on a file costs nothing but time: the file is read
- * here instead.
+ * Tests of the problems the supervisor reads itself (see `loadOnWorkers`):
+ * it holds them, or their results until the run is planned, so this bounds
+ * its memory as a worker's own bound does.
  */
-async function loadOnWorkers(pool: WorkerPool, dir: string, workers: number): Promise<LoadedSummaries> {
+const HELD_TESTS = 20_000;
+
+/**
+ * Reads and checks every problem file. A worker takes a few hundred
+ * milliseconds to start, and the supervisor would only wait for it, so it
+ * reads the first files itself. With `take` (a self-check), each problem is
+ * handed over to be graded as soon as it is read, and the supervisor reads
+ * on: grading starts at the first file instead of after the last, and the
+ * workers only run the sandbox jobs, which is what this division of work
+ * measured fastest (README, performance). Otherwise it keeps the problems
+ * it read, to grade their candidates from here through sandbox jobs, and
+ * stops once a worker is ready. Either way it holds at most HELD_TESTS
+ * tests' worth. The rest go to the workers, several files at once; the
+ * supervisor keeps a summary of each and which worker read it, so that its
+ * candidates go to the worker that still holds the problem. A worker that
+ * dies or hangs on a file costs nothing but time: the file is read here.
+ */
+async function loadOnWorkers(
+  pool: WorkerPool,
+  dir: string,
+  workers: number,
+  take: ((problem: PreparedProblem) => void) | null,
+): Promise<LoadedSummaries> {
   const found = await listProblemFiles(dir);
   const loadedBy = new Map<string, number>();
+  const held = new Map<string, PreparedProblem>();
   const files = found.filter((item): item is string => typeof item === 'string');
   const loaded = new Map<string, ProblemSummary | InvalidProblemFile>();
+
+  let workerReady = false;
+  void pool.whenReady().then(() => {
+    workerReady = true;
+  });
+  let next = 0;
+  let heldTests = 0;
+  while (next < files.length && (take !== null || !workerReady) && heldTests < HELD_TESTS) {
+    const file = files[next++]!;
+    const problem = await loadHere(file);
+    if (isInvalidProblemFile(problem)) {
+      loaded.set(file, problem);
+    } else {
+      const summary = summarizeProblem(problem);
+      loaded.set(file, summary);
+      heldTests += summary.tests;
+      if (take === null) held.set(file, problem);
+      else take(problem);
+    }
+    // Reading a file hardly ever waits, so give the workers' messages (that
+    // they are ready, the answers to jobs) their turn between two files.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
   const loadBatch = async (batch: string[]): Promise<void> => {
     try {
       const { answer, worker } = await pool.request({ kind: 'load', files: batch }, { ceilingMs: LOAD_CEILING_MS * batch.length });
@@ -227,9 +305,9 @@ async function loadOnWorkers(pool: WorkerPool, dir: string, workers: number): Pr
       }
     }
   };
-  await Promise.all(batches(files, workers).map(loadBatch));
+  await Promise.all(batches(files.slice(next), workers).map(loadBatch));
   const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
-  return { ...splitAndRejectDuplicates(results), loadedBy };
+  return { ...splitAndRejectDuplicates(results), loadedBy, held };
 }
 
 /**
@@ -249,6 +327,16 @@ interface LoadedSummaries {
   invalid: InvalidProblemFile[];
   /** File -> the worker process that read it (and may still hold it). */
   loadedBy: ReadonlyMap<string, number>;
+  /** Problems the supervisor read itself and kept; each is dropped when its last candidate is taken. */
+  held: Map<string, PreparedProblem>;
+}
+
+/** What becomes of a graded candidate. */
+interface GradedSink {
+  /** Records it in the log and tells the reporters. */
+  record: (spec: PlannedCandidate, graded: GradedCandidate) => Promise<void>;
+  /** Tells the reporters of one already in the log (graded early). */
+  recorded: (graded: GradedCandidate) => Promise<void>;
 }
 
 async function planCandidates(
@@ -284,11 +372,11 @@ async function planCandidates(
 
 async function gradeAll(
   pool: WorkerPool,
-  loadedBy: ReadonlyMap<string, number>,
+  { loadedBy, held, early }: Pick<LoadedSummaries, 'loadedBy' | 'held'> & { early: EarlyGrades | null },
   specs: readonly PlannedCandidate[],
   options: RunOptions,
   signal: AbortSignal | undefined,
-  onResult: (spec: PlannedCandidate, graded: GradedCandidate) => Promise<void>,
+  sink: GradedSink,
 ): Promise<void> {
   if (specs.length === 0) return;
   // Each worker can hold a second task behind the one it runs, so keep that many in flight.
@@ -302,11 +390,7 @@ async function gradeAll(
   signal?.addEventListener('abort', stop, { once: true });
   // A function, not a value: the signal changes while a candidate is graded.
   const aborted = (): boolean => signal?.aborted === true;
-  const gradeOptions: GradeOptions = {
-    limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
-    tolerance: options.tolerance,
-    languages: options.languages,
-  };
+  const gradeOptions = gradeOptionsOf(options);
   try {
     await Promise.all(
       specs.map((planned) =>
@@ -314,6 +398,19 @@ async function gradeAll(
           if (aborted()) return;
           const left = (remaining.get(planned.file) ?? 1) - 1;
           remaining.set(planned.file, left);
+          const gradedEarly = early?.get(candidateKey(planned));
+          if (gradedEarly !== undefined) {
+            const result = await gradedEarly;
+            if (result !== null && !aborted()) await sink.recorded(result);
+            return;
+          }
+          const problem = held.get(planned.file);
+          if (problem !== undefined) {
+            if (left <= 0) held.delete(planned.file);
+            const graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem);
+            if (graded !== null && !aborted()) await sink.record(planned, graded);
+            return;
+          }
           const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
           let graded: GradedCandidate | null;
           try {
@@ -333,7 +430,7 @@ async function gradeAll(
             graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
           }
           if (graded === null || aborted()) return;
-          await onResult(planned, graded);
+          await sink.record(planned, graded);
         }),
       ),
     );
@@ -342,18 +439,28 @@ async function gradeAll(
   }
 }
 
+function gradeOptionsOf(options: RunOptions): GradeOptions {
+  return {
+    limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
+    tolerance: options.tolerance,
+    languages: options.languages,
+  };
+}
+
 /**
- * Grades a candidate as a worker would, but with the supervisor loading the
- * problem and sending the prepared code to the pool, replaying test by test
- * when a sandbox process dies. Null when the run was interrupted meanwhile.
+ * Grades a candidate as a worker would, but with the supervisor holding the
+ * problem (read here unless given) and sending the prepared code to the
+ * pool, replaying test by test when a sandbox process dies. Null when the
+ * run was interrupted meanwhile.
  */
 async function gradeOnSupervisor(
   pool: WorkerPool,
   planned: PlannedCandidate,
   options: GradeOptions,
   aborted: () => boolean,
+  loaded?: PreparedProblem,
 ): Promise<GradedCandidate | null> {
-  const problem = await loadHere(planned.file);
+  const problem = loaded ?? (await loadHere(planned.file));
   if (isInvalidProblemFile(problem)) {
     return gradedFromResults([unavailable(planned, problemChangedMessage(problem))]);
   }
@@ -367,9 +474,9 @@ async function gradeOnSupervisor(
 }
 
 /**
- * Reads a problem file in the supervisor, which happens only when a worker
- * could not: the loader (schema, decoders) is loaded on first use, so a
- * normal run never pays for it here.
+ * Reads a problem file in the supervisor. The loader (schema, decoders) is
+ * imported on first use, while the workers start, so that --help and
+ * --version never pay for it.
  */
 async function loadHere(file: string): Promise<PreparedProblem | InvalidProblemFile> {
   const { loadProblemFile } = await import('../problems/load.js');

@@ -101,6 +101,7 @@ export class WorkerPool {
   private readonly depth: number;
   private nextId = 1;
   private closed = false;
+  private readonly readyWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
     this.depth = Math.max(1, options.depth ?? DEFAULT_DEPTH);
@@ -115,6 +116,16 @@ export class WorkerPool {
   warm(): void {
     if (this.closed) return;
     while (this.live().length < this.options.size) this.slots.push(this.spawn());
+  }
+
+  /**
+   * Resolves once some worker can take a request (or the pool is closed).
+   * Until then a request would only wait in the queue, so the supervisor
+   * can use that time for work of its own.
+   */
+  whenReady(): Promise<void> {
+    if (this.closed || this.live().some((s) => s.ready)) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
   async grade(job: GradeJob): Promise<GradeReply> {
@@ -145,6 +156,7 @@ export class WorkerPool {
   /** Stops every worker. Jobs still running fail with SandboxCrashed; jobs not yet taken fail too. */
   async close(): Promise<void> {
     this.closed = true;
+    this.wakeReadyWaiters();
     for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
     await Promise.all(
       this.slots.map(
@@ -261,6 +273,7 @@ export class WorkerPool {
       if (slot.ready) return;
       slot.ready = true;
       for (const pending of [...slot.jobs]) if (!slot.dead) this.post(slot, pending);
+      this.wakeReadyWaiters();
       return;
     }
     const pending = this.take(slot, m.id);
@@ -268,6 +281,10 @@ export class WorkerPool {
     if (m.type === 'answered') pending.resolve(m.answer, slot.child.pid ?? -1);
     else pending.reject(new Error(`sandbox worker failed: ${m.message}`));
     this.afterTake(slot);
+  }
+
+  private wakeReadyWaiters(): void {
+    for (const wake of this.readyWaiters.splice(0)) wake();
   }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {

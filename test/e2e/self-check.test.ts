@@ -116,6 +116,25 @@ describe('evalrun --problems on a folder of broken files and hostile solutions',
     expect(dup).toContain('test/fixtures/cli-mixed/dup-a.json');
   });
 
+  it('grades only the first of two files with one identifier, and lists each candidate once', async () => {
+    await run;
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    const same = card.candidates.filter((c) => c.problem_id === 'same_id');
+    expect(same.length).toBeGreaterThan(0);
+    expect(same.every((c) => c.source.startsWith('test/fixtures/cli-mixed/dup-a.json'))).toBe(true);
+    const keys = card.candidates.map((c) => JSON.stringify([c.problem_id, c.prompt_id, c.source]));
+    expect(new Set(keys).size).toBe(keys.length);
+    // Every candidate of the scorecard was written to the run log once, as it finished.
+    const logged = readFileSync(`${out}l`, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{"type":"candidate"'))
+      .map((line) => (JSON.parse(line) as { key: string }).key);
+    const sources = new Set(card.candidates.map((c) => c.source));
+    const loggedForCard = logged.filter((key) => sources.has((JSON.parse(key) as string[])[4]!));
+    expect(new Set(loggedForCard).size).toBe(loggedForCard.length);
+    expect(new Set(loggedForCard)).toEqual(new Set(logged.filter((key) => !key.includes('dup-b.json'))));
+  });
+
   it('gives every test exactly one verdict', async () => {
     await run;
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
