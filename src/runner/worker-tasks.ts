@@ -10,7 +10,7 @@
  * only its task with it: the supervisor then grades that candidate itself,
  * job by job, as it would without this module (see run.ts).
  */
-import { isInvalidProblemFile, loadProblemFile } from '../problems/load.js';
+import { isInvalidProblemFile } from '../problems/find-files.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { buildCandidate, problemChangedMessage, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
 import { gradeCandidate, type GradeOptions, type RunGradeJob } from './grade-candidate.js';
@@ -44,7 +44,7 @@ const kept = new Map<string, { problem: PreparedProblem; tests: number }>();
 let keptTests = 0;
 
 export async function loadTask(file: string): Promise<LoadAnswer> {
-  const result = await loadProblemFile(file);
+  const result = await readProblem(file);
   if (isInvalidProblemFile(result)) return { ok: false, invalid: result };
   const summary = summarizeProblem(result);
   if (!kept.has(file) && keptTests + summary.tests <= KEPT_TESTS) {
@@ -58,7 +58,7 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
   let problem = kept.get(task.file)?.problem;
   if (task.last) forget(task.file);
   if (problem === undefined) {
-    const loaded = await loadProblemFile(task.file);
+    const loaded = await readProblem(task.file);
     if (isInvalidProblemFile(loaded)) {
       return { kind: 'unavailable', message: problemChangedMessage(loaded) };
     }
@@ -66,6 +66,16 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
   }
   const results = await gradeCandidate(run, buildCandidate(problem, task.recipe), task.options);
   return { kind: 'graded', graded: gradedFromResults(results) };
+}
+
+/**
+ * The loader (schema, decoders) is imported when a worker first reads a
+ * file: in a self-check the supervisor often reads every file itself, and
+ * the worker then starts without it.
+ */
+async function readProblem(file: string): Promise<PreparedProblem | InvalidProblemFile> {
+  const { loadProblemFile } = await import('../problems/load.js');
+  return loadProblemFile(file);
 }
 
 function forget(file: string): void {
