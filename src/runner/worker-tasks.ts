@@ -1,9 +1,9 @@
 /**
  * The runner's work inside a sandbox worker process, beside running code:
  * reading and checking problem files, and grading a whole candidate down to
- * the JSON text of its results. Spread over the workers, this is most of a
- * run's CPU time; the supervisor is left routing small messages and
- * appending text to the run log, so it never becomes the bottleneck.
+ * the JSON text of its results. The supervisor does this work itself for
+ * the files it reads (see run.ts); these tasks are for the files it leaves
+ * to the workers, so that a large run spreads it over every core.
  *
  * Everything here is trusted evalrun code. Candidate code still only runs
  * inside an isolate (through `RunGradeJob`), and a worker that dies takes

@@ -28,11 +28,10 @@ export type GradeReply =
 
 /**
  * What a worker can be asked to do. `grade` runs code that is already
- * prepared; `load` and `candidate` move the per-test work of a run (reading
- * and checking problem files, preparing code, building the scorecard
- * records) off the supervisor, which then only routes small messages and
- * appends text to the run log. Their payloads are defined by the runner
- * (src/runner/worker-tasks.ts), which owns what they mean.
+ * prepared; `load` and `candidate` hand a worker the rest of a run's work
+ * for the files the supervisor leaves to it (reading and checking them,
+ * preparing code, building the scorecard records). Their payloads are
+ * defined by the runner (src/runner/worker-tasks.ts), which owns what they mean.
  */
 export type WorkerRequest =
   | { kind: 'grade'; job: GradeJob }
