@@ -8,7 +8,7 @@
  */
 import type { PreparedProblem } from '../problems/prepared.js';
 import { candidateKey, selfCheckPlans, summarizeProblem, type PlannedCandidate, type ProblemSummary } from './candidate.js';
-import type { GradedCandidate } from './results-store.js';
+import type { CandidateRowWithCounts, GradedCandidate } from './results-store.js';
 
 export interface EarlyGradesOptions {
   /** Whether the run's filters keep this problem. */
@@ -20,7 +20,7 @@ export interface EarlyGradesOptions {
 }
 
 export class EarlyGrades {
-  private readonly byKey = new Map<string, Promise<GradedCandidate | null>>();
+  private readonly byKey = new Map<string, Promise<CandidateRowWithCounts[] | null>>();
   private recording = true;
   private failure: { error: unknown } | null = null;
 
@@ -32,10 +32,11 @@ export class EarlyGrades {
     if (!this.options.selected(summary)) return;
     for (const planned of selfCheckPlans([summary])) {
       const key = candidateKey(planned);
+      // Only the rows are kept for the reporters: the results themselves are in the log.
       const graded = this.options.grade(planned, problem).then((result) => {
         if (result === null || !this.recording) return null;
         this.options.record(key, result);
-        return result;
+        return result.rows;
       });
       // Nothing may reject unheard (a duplicate's result is never awaited): the run fails with it instead.
       this.byKey.set(
@@ -52,8 +53,11 @@ export class EarlyGrades {
     return this.byKey.has(key);
   }
 
-  /** Settles once the candidate's result is in the log: null when it was not recorded (the run was interrupted first). */
-  get(key: string): Promise<GradedCandidate | null> | undefined {
+  /**
+   * Settles once the candidate's result is in the log, with its rows for the
+   * reporters; null when it was not recorded (the run was interrupted first).
+   */
+  get(key: string): Promise<CandidateRowWithCounts[] | null> | undefined {
     return this.byKey.get(key);
   }
 

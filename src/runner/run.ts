@@ -24,7 +24,7 @@ import {
 import { EarlyGrades } from './early-grades.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
-import { gradedFromResults, ResultsStore, type GradedCandidate, type RunHeader } from './results-store.js';
+import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
 import type { CandidateTask } from './worker-tasks.js';
 
 export interface RunOptions {
@@ -193,7 +193,7 @@ async function evaluate(
         store.recordGraded(candidateKey(spec), graded);
         await reporter.onCandidateResult(graded.rows);
       },
-      recorded: (graded) => reporter.onCandidateResult(graded.rows),
+      recorded: (rows) => reporter.onCandidateResult(rows),
     });
     early?.check();
 
@@ -335,8 +335,8 @@ interface LoadedSummaries {
 interface GradedSink {
   /** Records it in the log and tells the reporters. */
   record: (spec: PlannedCandidate, graded: GradedCandidate) => Promise<void>;
-  /** Tells the reporters of one already in the log (graded early). */
-  recorded: (graded: GradedCandidate) => Promise<void>;
+  /** Tells the reporters of one already in the log (graded early), by its rows. */
+  recorded: (rows: CandidateRowWithCounts[]) => Promise<void>;
 }
 
 async function planCandidates(

@@ -19,12 +19,32 @@ function problem(id: string, optimal: string | undefined, tags: string[] = []): 
   };
 }
 
-const graded = (id: string): GradedCandidate => ({ texts: [`{"problem_id":"${id}"}`], rows: [], failures: [] });
+const graded = (id: string): GradedCandidate => ({
+  texts: [`{"problem_id":"${id}"}`],
+  rows: [
+    {
+      problem_id: id,
+      model_id: 'optimal_solution',
+      prompt_id: null,
+      sample_id: null,
+      language: 'javascript',
+      status: 'passed',
+      error: null,
+      entry_point: 'declaration:f',
+      passed: 1,
+      total: 1,
+      duration_ms: 0,
+      ran: true,
+      counts: { fail: 0, error: 0, timeout: 0, memory: 0 },
+    },
+  ],
+  failures: [],
+});
 const keyOf = (id: string): string =>
   candidateKey({ problemId: id, modelId: 'optimal_solution', promptId: null, sampleId: null, source: `${id}.json#optimal_solution` });
 
 describe('EarlyGrades', () => {
-  it('grades each selected problem with an optimal_solution once, and records the result before handing it out', async () => {
+  it('grades each selected problem with an optimal_solution once, and records the result before handing out its rows', async () => {
     const recorded: string[] = [];
     const graders: string[] = [];
     const early = new EarlyGrades({
@@ -41,7 +61,7 @@ describe('EarlyGrades', () => {
     expect(graders).toEqual(['a']);
     expect(early.has(keyOf('a'))).toBe(true);
     expect(early.has(keyOf('b'))).toBe(false);
-    expect(await early.get(keyOf('a'))).toEqual(graded('a'));
+    expect(await early.get(keyOf('a'))).toEqual(graded('a').rows);
     expect(recorded).toEqual([keyOf('a')]);
     expect(() => early.check()).not.toThrow();
   });
