@@ -7,7 +7,7 @@
  * duplicate is left out of the plan, and so out of the scorecard.
  */
 import type { PreparedProblem } from '../problems/prepared.js';
-import { candidateKey, selfCheckPlans, summarizeProblem, type PlannedCandidate, type ProblemSummary } from './candidate.js';
+import { candidateKey, selfCheckPlans, type PlannedCandidate, type ProblemSummary } from './candidate.js';
 import type { CandidateRowWithCounts, GradedCandidate } from './results-store.js';
 
 export interface EarlyGradesOptions {
@@ -26,9 +26,8 @@ export class EarlyGrades {
 
   constructor(private readonly options: EarlyGradesOptions) {}
 
-  /** Starts grading the candidates of a problem just read. */
-  take(problem: PreparedProblem): void {
-    const summary = summarizeProblem(problem);
+  /** Starts grading the candidates of a problem just read (`summary` is its summary). */
+  take(problem: PreparedProblem, summary: ProblemSummary): void {
     if (!this.options.selected(summary)) return;
     for (const planned of selfCheckPlans([summary])) {
       const key = candidateKey(planned);

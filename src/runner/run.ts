@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
 import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
+import { loadProblemLazily } from '../problems/load-lazily.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
@@ -151,11 +152,13 @@ async function evaluate(
         })
       : null;
   let loaded: LoadedSummaries;
+  let selected: ProblemSummary[];
   let planned: { specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] };
   let store: ResultsStore;
   try {
-    loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem) => early.take(problem));
-    planned = await planCandidates(options, loaded, loaded.problems.filter((p) => select.problem(p.id, p.tags)), select.model);
+    loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem, summary) => early.take(problem, summary));
+    selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
+    planned = await planCandidates(options, loaded, selected, select.model);
     if (control.resume) {
       const reopened = ResultsStore.resume(control.logFile);
       store = reopened.store;
@@ -168,7 +171,6 @@ async function evaluate(
     created.store?.close();
     throw e;
   }
-  const selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
   const problemReports = reportProblems(selected, loaded.invalid, options.filters);
   const invalidCount = problemReports.filter((p) => !p.valid).length;
   const { specs, skipped } = planned;
@@ -257,7 +259,7 @@ async function loadOnWorkers(
   pool: WorkerPool,
   dir: string,
   workers: number,
-  take: ((problem: PreparedProblem) => void) | null,
+  take: ((problem: PreparedProblem, summary: ProblemSummary) => void) | null,
 ): Promise<LoadedSummaries> {
   const found = await listProblemFiles(dir);
   const loadedBy = new Map<string, number>();
@@ -273,7 +275,7 @@ async function loadOnWorkers(
   let heldTests = 0;
   while (next < files.length && (take !== null || !workerReady) && heldTests < HELD_TESTS) {
     const file = files[next++]!;
-    const problem = await loadHere(file);
+    const problem = await loadProblemLazily(file);
     if (isInvalidProblemFile(problem)) {
       loaded.set(file, problem);
     } else {
@@ -281,7 +283,7 @@ async function loadOnWorkers(
       loaded.set(file, summary);
       heldTests += summary.tests;
       if (take === null) held.set(file, problem);
-      else take(problem);
+      else take(problem, summary);
     }
     // Reading a file hardly ever waits, so give the workers' messages (that
     // they are ready, the answers to jobs) their turn between two files.
@@ -300,7 +302,7 @@ async function loadOnWorkers(
     } catch {
       for (const file of batch) {
         if (loaded.has(file)) continue;
-        const problem = await loadHere(file);
+        const problem = await loadProblemLazily(file);
         loaded.set(file, isInvalidProblemFile(problem) ? problem : summarizeProblem(problem));
       }
     }
@@ -460,7 +462,7 @@ async function gradeOnSupervisor(
   aborted: () => boolean,
   loaded?: PreparedProblem,
 ): Promise<GradedCandidate | null> {
-  const problem = loaded ?? (await loadHere(planned.file));
+  const problem = loaded ?? (await loadProblemLazily(planned.file));
   if (isInvalidProblemFile(problem)) {
     return gradedFromResults([unavailable(planned, problemChangedMessage(problem))]);
   }
@@ -471,16 +473,6 @@ async function gradeOnSupervisor(
     if (aborted()) return null;
     return gradedFromResults(internalError(spec, e));
   }
-}
-
-/**
- * Reads a problem file in the supervisor. The loader (schema, decoders) is
- * imported on first use, while the workers start, so that --help and
- * --version never pay for it.
- */
-async function loadHere(file: string): Promise<PreparedProblem | InvalidProblemFile> {
-  const { loadProblemFile } = await import('../problems/load.js');
-  return loadProblemFile(file);
 }
 
 /** A candidate that could not be graded at all, with the reason. */

@@ -11,6 +11,7 @@
  * job by job, as it would without this module (see run.ts).
  */
 import { isInvalidProblemFile } from '../problems/find-files.js';
+import { loadProblemLazily } from '../problems/load-lazily.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { buildCandidate, problemChangedMessage, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
 import { gradeCandidate, type GradeOptions, type RunGradeJob } from './grade-candidate.js';
@@ -44,7 +45,7 @@ const kept = new Map<string, { problem: PreparedProblem; tests: number }>();
 let keptTests = 0;
 
 export async function loadTask(file: string): Promise<LoadAnswer> {
-  const result = await readProblem(file);
+  const result = await loadProblemLazily(file);
   if (isInvalidProblemFile(result)) return { ok: false, invalid: result };
   const summary = summarizeProblem(result);
   if (!kept.has(file) && keptTests + summary.tests <= KEPT_TESTS) {
@@ -58,7 +59,7 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
   let problem = kept.get(task.file)?.problem;
   if (task.last) forget(task.file);
   if (problem === undefined) {
-    const loaded = await readProblem(task.file);
+    const loaded = await loadProblemLazily(task.file);
     if (isInvalidProblemFile(loaded)) {
       return { kind: 'unavailable', message: problemChangedMessage(loaded) };
     }
@@ -66,16 +67,6 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
   }
   const results = await gradeCandidate(run, buildCandidate(problem, task.recipe), task.options);
   return { kind: 'graded', graded: gradedFromResults(results) };
-}
-
-/**
- * The loader (schema, decoders) is imported when a worker first reads a
- * file: in a self-check the supervisor often reads every file itself, and
- * the worker then starts without it.
- */
-async function readProblem(file: string): Promise<PreparedProblem | InvalidProblemFile> {
-  const { loadProblemFile } = await import('../problems/load.js');
-  return loadProblemFile(file);
 }
 
 function forget(file: string): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PreparedProblem } from '../../src/problems/prepared.js';
-import { candidateKey, type PlannedCandidate } from '../../src/runner/candidate.js';
+import { candidateKey, summarizeProblem, type PlannedCandidate } from '../../src/runner/candidate.js';
 import { EarlyGrades } from '../../src/runner/early-grades.js';
 import type { GradedCandidate } from '../../src/runner/results-store.js';
 
@@ -40,6 +40,7 @@ const graded = (id: string): GradedCandidate => ({
   ],
   failures: [],
 });
+const take = (early: EarlyGrades, p: PreparedProblem): void => early.take(p, summarizeProblem(p));
 const keyOf = (id: string): string =>
   candidateKey({ problemId: id, modelId: 'optimal_solution', promptId: null, sampleId: null, source: `${id}.json#optimal_solution` });
 
@@ -55,9 +56,9 @@ describe('EarlyGrades', () => {
       },
       record: (key) => recorded.push(key),
     });
-    early.take(problem('a', 'function f() {}'));
-    early.take(problem('b', undefined));
-    early.take(problem('c', 'function f() {}', ['skip']));
+    take(early, problem('a', 'function f() {}'));
+    take(early, problem('b', undefined));
+    take(early, problem('c', 'function f() {}', ['skip']));
     expect(graders).toEqual(['a']);
     expect(early.has(keyOf('a'))).toBe(true);
     expect(early.has(keyOf('b'))).toBe(false);
@@ -74,13 +75,13 @@ describe('EarlyGrades', () => {
       grade: () => new Promise((resolve) => (finish = resolve)),
       record: (key) => recorded.push(key),
     });
-    early.take(problem('late', 'function f() {}'));
+    take(early, problem('late', 'function f() {}'));
     early.stop();
     finish(graded('late'));
     expect(await early.get(keyOf('late'))).toBeNull();
 
     const interrupted = new EarlyGrades({ selected: () => true, grade: () => Promise.resolve(null), record: (key) => recorded.push(key) });
-    interrupted.take(problem('cut', 'function f() {}'));
+    take(interrupted, problem('cut', 'function f() {}'));
     expect(await interrupted.get(keyOf('cut'))).toBeNull();
     expect(recorded).toEqual([]);
   });
@@ -93,7 +94,7 @@ describe('EarlyGrades', () => {
         throw new Error('disk full');
       },
     });
-    early.take(problem('x', 'function f() {}'));
+    take(early, problem('x', 'function f() {}'));
     expect(await early.get(keyOf('x'))).toBeNull();
     expect(() => early.check()).toThrow('disk full');
   });
