@@ -67,7 +67,7 @@ export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, opti
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
     tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes)),
-    expected: tests.map((t) => t.expected),
+    expected: tests.map((t) => encodeWire(t.expected)),
     returnType: spec.problem.returnType,
     tolerance: options.tolerance,
     limits: options.limits,
@@ -225,7 +225,8 @@ function toTestResult(
   }
   switch (verdict.status) {
     case 'pass':
-      return { index, suite, source, input, expected, status: 'pass', actual: verdict.actual, error: null, duration_ms: verdict.durationMs };
+      // No actual value: the candidate returned exactly the expected one.
+      return { index, suite, source, input, expected, status: 'pass', actual: verdict.actual === undefined ? expected : verdict.actual, error: null, duration_ms: verdict.durationMs };
     case 'fail':
       return { index, suite, source, input, expected, status: 'fail', actual: verdict.actual, error: verdict.reason, duration_ms: verdict.durationMs };
     case 'error':

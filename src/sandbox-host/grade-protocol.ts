@@ -9,14 +9,26 @@ import type { CandidateJob } from './protocol.js';
  * spread over every core; they never enter the isolate.
  */
 export interface GradeJob extends CandidateJob {
-  expected: Value[];
+  /**
+   * The wire text of each test's expected value (`encodeWire`, no set tags).
+   * Text, not values: a returned value whose wire text is the same passes
+   * without being decoded or compared, and a string costs next to nothing
+   * to send.
+   */
+  expected: string[];
   returnType: TypeNode;
   tolerance: Tolerance;
 }
 
 /** One test's verdict before it is placed in the scorecard. */
 export type Verdict =
-  | { status: 'pass'; actual: Value; durationMs: number }
+  /**
+   * `actual` is left out when the candidate returned exactly the expected
+   * value (the same wire text): the supervisor, which holds that value,
+   * records it. Most passing tests take this path, so no value is decoded,
+   * sent back and read again.
+   */
+  | { status: 'pass'; actual?: Value; durationMs: number }
   | { status: 'fail'; actual: Value; reason: string; durationMs: number }
   | { status: 'error'; message: string; durationMs: number | null }
   | { status: 'timeout'; durationMs: number }

@@ -1,16 +1,28 @@
 import { compareValues, type Tolerance } from '../values/compare.js';
-import type { TypeNode, Value } from '../values/type-node.js';
+import type { TypeNode } from '../values/type-node.js';
 import { decodeWire } from '../values/wire.js';
 import type { Verdict } from './grade-protocol.js';
 import type { TestOutcome } from './protocol.js';
 
-/** Turns what happened in the sandbox into a verdict, comparing a returned value with the expected one. */
-export function judge(outcome: TestOutcome, expected: Value, type: TypeNode, tolerance: Tolerance): Verdict {
+/**
+ * Turns what happened in the sandbox into a verdict, comparing a returned
+ * value with the expected one (`expectedWire`, its wire text).
+ *
+ * The same text is the same value: both sides are wire JSON, which encodes
+ * a value one way only (no whitespace, keys in their order, numbers as
+ * JavaScript prints them), and every comparison rule holds a value equal to
+ * itself (NaN included). So that case passes without decoding anything.
+ */
+export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode, tolerance: Tolerance): Verdict {
   switch (outcome.kind) {
     case 'returned': {
+      if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };
       const decoded = decodeWire(outcome.json);
       if (!decoded.ok) return { status: 'error', message: decoded.error, durationMs: outcome.durationMs };
-      const comparison = compareValues(expected, decoded.value, type, tolerance);
+      const expected = decodeWire(expectedWire);
+      // The supervisor wrote this text from a checked value: failing to read it is a bug here, not the candidate's.
+      if (!expected.ok) throw new Error(`the expected value did not decode: ${expected.error}`);
+      const comparison = compareValues(expected.value, decoded.value, type, tolerance);
       if (comparison.equal) return { status: 'pass', actual: decoded.value, durationMs: outcome.durationMs };
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;
       return {

@@ -27,10 +27,10 @@ async function grade(job: GradeJob): Promise<GradeReply> {
   const outcome = await runEngine(job);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
   const verdicts = outcome.tests.map((test, i) => {
-    const verdict = judge(test, job.expected[i] ?? null, job.returnType, job.tolerance);
+    const verdict = judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance);
     // A passing value's JSON is never longer than its wire text: when that is
     // short, the value is within the cap and need not be encoded to check.
-    return verdict.status === 'pass' && test.kind === 'returned' && test.json.length <= MAX_RECORDED_VALUE_CHARS
+    return verdict.status === 'pass' && (verdict.actual === undefined || (test.kind === 'returned' && test.json.length <= MAX_RECORDED_VALUE_CHARS))
       ? verdict
       : bound(verdict);
   });
@@ -42,7 +42,7 @@ async function grade(job: GradeJob): Promise<GradeReply> {
 function bound(verdict: Verdict): Verdict {
   switch (verdict.status) {
     case 'pass':
-      return { ...verdict, actual: boundValue(verdict.actual) };
+      return verdict.actual === undefined ? verdict : { ...verdict, actual: boundValue(verdict.actual) };
     case 'fail':
       return { ...verdict, actual: boundValue(verdict.actual), reason: boundMessage(verdict.reason) };
     case 'error':

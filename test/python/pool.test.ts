@@ -10,6 +10,7 @@ import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
+import { encodeWire } from '../../src/values/wire.js';
 
 const INT: TypeNode = { kind: 'int' };
 const ANY: TypeNode = { kind: 'any' };
@@ -144,7 +145,7 @@ function jobFor(c: Pick<Case, 'code' | 'tests' | 'expected' | 'type' | 'timeoutM
     arity: 2,
     topLevelNames: [],
     tests: tests.map((t) => JSON.stringify(t)),
-    expected: c.expected ?? tests.map(() => 3),
+    expected: (c.expected ?? tests.map(() => 3)).map((v) => encodeWire(v)),
     returnType: c.type ?? INT,
     tolerance: { relative: 1e-9, absolute: 1e-9 },
     limits: { memoryMb: c.memoryMb ?? 128, timeoutMs: c.timeoutMs ?? 3000, seed: 1 },

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { encodeWire } from '../../src/values/wire.js';
 
 function job(code: string, tests: number[][], expected: number[]): GradeJob {
   return {
@@ -16,7 +17,7 @@ function job(code: string, tests: number[][], expected: number[]): GradeJob {
     arity: 1,
     topLevelNames: [],
     tests: tests.map((t) => JSON.stringify(t)),
-    expected,
+    expected: expected.map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },
     // The per-test limit is generous; only the ceiling can stop the busy test.

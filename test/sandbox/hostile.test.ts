@@ -9,6 +9,7 @@ import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
+import { encodeWire } from '../../src/values/wire.js';
 
 const INT: TypeNode = { kind: 'int' };
 const STR: TypeNode = { kind: 'str' };
@@ -354,7 +355,7 @@ function jobFor(c: Case): GradeJob {
     arity: 2,
     topLevelNames: [],
     tests: tests.map((t) => JSON.stringify(t)),
-    expected: c.expected ?? tests.map(() => 3),
+    expected: (c.expected ?? tests.map(() => 3)).map((v) => encodeWire(v)),
     returnType: c.type ?? INT,
     tolerance: { relative: 1e-9, absolute: 1e-9 },
     // Filling 64 MB takes about a second here, so memory cases get a longer time limit.

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { judge } from '../../src/sandbox-host/judge.js';
+import type { TestOutcome } from '../../src/sandbox-host/protocol.js';
+import { DEFAULT_TOLERANCE } from '../../src/values/compare.js';
+import type { TypeNode, Value } from '../../src/values/type-node.js';
+import { encodeWire } from '../../src/values/wire.js';
+
+const FLOAT: TypeNode = { kind: 'float' };
+const INTS: TypeNode = { kind: 'list', item: { kind: 'int' } };
+const INT_SET: TypeNode = { kind: 'set', item: { kind: 'int' } };
+
+function returned(json: string): TestOutcome {
+  return { kind: 'returned', json, durationMs: 3 };
+}
+
+function verdictFor(json: string, expected: Value, type: TypeNode) {
+  return judge(returned(json), encodeWire(expected), type, DEFAULT_TOLERANCE);
+}
+
+describe('judge', () => {
+  it('passes the exact expected value without carrying it back', () => {
+    expect(verdictFor('[1,2,3]', [1, 2, 3], INTS)).toEqual({ status: 'pass', durationMs: 3 });
+    expect(verdictFor('{"a":[1.5,null]}', { a: [1.5, null] }, { kind: 'any' })).toEqual({ status: 'pass', durationMs: 3 });
+    // NaN equals NaN, and both sides spell it with the same tag.
+    expect(verdictFor('{"$evalrun":"float","value":"NaN"}', Number.NaN, FLOAT)).toEqual({ status: 'pass', durationMs: 3 });
+  });
+
+  it('compares by the type when the text differs, and then reports the value returned', () => {
+    expect(verdictFor('0.30000000000000004', 0.3, FLOAT)).toEqual({ status: 'pass', actual: 0.30000000000000004, durationMs: 3 });
+    expect(verdictFor('[3,1,2]', [1, 2, 3], INT_SET)).toEqual({ status: 'pass', actual: [3, 1, 2], durationMs: 3 });
+    // Keys in another order are the same dict.
+    expect(verdictFor('{"b":2,"a":1}', { a: 1, b: 2 }, { kind: 'dict', key: { kind: 'str' }, value: { kind: 'int' } })).toMatchObject({
+      status: 'pass',
+      actual: { a: 1, b: 2 },
+    });
+  });
+
+  it('fails a different value with the reason and where it differs', () => {
+    expect(verdictFor('[1,2,4]', [1, 2, 3], INTS)).toEqual({ status: 'fail', actual: [1, 2, 4], reason: 'expected 3, got 4 at $[2]', durationMs: 3 });
+    // null is a value like any other, not "the expected one".
+    expect(verdictFor('null', [1], INTS)).toMatchObject({ status: 'fail', actual: null });
+  });
+
+  it('turns malformed returned text into an error, never a pass', () => {
+    expect(verdictFor('{"$evalrun":"set","items":[3]}', [3], INTS)).toMatchObject({ status: 'error' });
+    expect(verdictFor('[1,', [1], INTS)).toMatchObject({ status: 'error' });
+  });
+
+  it('passes other outcomes through', () => {
+    expect(judge({ kind: 'timeout', durationMs: 50 }, '1', FLOAT, DEFAULT_TOLERANCE)).toEqual({ status: 'timeout', durationMs: 50 });
+    expect(judge({ kind: 'threw', message: 'boom', durationMs: 1 }, '1', FLOAT, DEFAULT_TOLERANCE)).toEqual({ status: 'error', message: 'boom', durationMs: 1 });
+  });
+});
