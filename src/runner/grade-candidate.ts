@@ -8,15 +8,15 @@ import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
 import { prepareJavaScript } from '../solutions/transpile.js';
 import type { Tolerance } from '../values/compare.js';
-import { encodeWire } from '../values/wire.js';
+import { decodeWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import type { CandidateSpec } from './candidate.js';
 
 export interface GradeOptions {
   limits: SandboxLimits;
   tolerance: Tolerance;
-  /** Languages the sandbox can run; others are reported as unsupported. */
-  languages: ReadonlySet<Language>;
+  /** Languages the sandbox can run; others are reported as unsupported. An array: options travel to workers as JSON. */
+  languages: readonly Language[];
 }
 
 /** The code as it will run, or why it cannot run. */
@@ -27,7 +27,7 @@ type Runnable =
 async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptions): Promise<Runnable> {
   const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   if (language === 'python') {
-    if (!options.languages.has('python')) {
+    if (!options.languages.includes('python')) {
       return { ok: false, language, status: 'unsupported', message: 'unsupported language: python' };
     }
     return { ok: true, language: 'python', sourceLanguage: 'python', code, topLevelNames: [] };
@@ -226,9 +226,19 @@ function toTestResult(
   switch (verdict.status) {
     case 'pass':
       // No actual value: the candidate returned exactly the expected one.
-      return { index, suite, source, input, expected, status: 'pass', actual: verdict.actual === undefined ? expected : verdict.actual, error: null, duration_ms: verdict.durationMs };
+      return {
+        index,
+        suite,
+        source,
+        input,
+        expected,
+        status: 'pass',
+        actual: verdict.actual === undefined ? expected : returnedValue(verdict.actual),
+        error: null,
+        duration_ms: verdict.durationMs,
+      };
     case 'fail':
-      return { index, suite, source, input, expected, status: 'fail', actual: verdict.actual, error: verdict.reason, duration_ms: verdict.durationMs };
+      return { index, suite, source, input, expected, status: 'fail', actual: returnedValue(verdict.actual), error: verdict.reason, duration_ms: verdict.durationMs };
     case 'error':
       return { index, suite, source, input, expected, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
     case 'timeout':
@@ -246,4 +256,11 @@ function toTestResult(
     case 'memory':
       return { index, suite, source, input, expected, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
   }
+}
+
+/** A verdict's actual value: wire text the worker already decoded once to judge it, so it cannot be malformed. */
+function returnedValue(wire: string): Value {
+  const decoded = decodeWire(wire);
+  if (!decoded.ok) throw new Error(`a judged value did not decode: ${decoded.error}`);
+  return decoded.value;
 }

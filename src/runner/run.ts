@@ -26,7 +26,7 @@ import { EarlyGrades } from './early-grades.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
 import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
-import type { CandidateTask } from './worker-tasks.js';
+import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
 
 export interface RunOptions {
   problemsDir: string;
@@ -423,7 +423,7 @@ async function gradeAll(
                 prefer: loadedBy.get(planned.file) ?? null,
               },
             );
-            graded = answer.kind === 'graded' ? answer.graded : gradedFromResults([unavailable(planned, answer.message)]);
+            graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
           } catch {
             // Interrupted mid-candidate: its results are incomplete, so none are kept.
             if (aborted()) return;
@@ -445,7 +445,7 @@ function gradeOptionsOf(options: RunOptions): GradeOptions {
   return {
     limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
     tolerance: options.tolerance,
-    languages: options.languages,
+    languages: [...options.languages],
   };
 }
 

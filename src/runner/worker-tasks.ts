@@ -15,6 +15,8 @@ import { loadProblemLazily } from '../problems/load-lazily.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
 import { buildCandidate, problemChangedMessage, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
 import { gradeCandidate, type GradeOptions, type RunGradeJob } from './grade-candidate.js';
+import type { Value } from '../values/type-node.js';
+import { decodeWire, encodeWire } from '../values/wire.js';
 import { gradedFromResults, type GradedCandidate } from './results-store.js';
 
 /** One candidate to grade against the problem in `file`. */
@@ -29,7 +31,7 @@ export interface CandidateTask {
 export type LoadAnswer = { ok: true; summary: ProblemSummary } | { ok: false; invalid: InvalidProblemFile };
 
 export type CandidateAnswer =
-  | { kind: 'graded'; graded: GradedCandidate }
+  | { kind: 'graded'; graded: GradedOnWire }
   /** The file no longer holds a valid problem (it changed after it was first loaded). */
   | { kind: 'unavailable'; message: string };
 
@@ -55,6 +57,27 @@ export async function loadTask(file: string): Promise<LoadAnswer> {
   return { ok: true, summary };
 }
 
+/**
+ * A graded candidate as it travels from a worker. Workers send JSON, which
+ * has no NaN or infinities, so the failing tests (kept as values for the
+ * table) travel as wire text; the results themselves are JSON text already.
+ */
+export interface GradedOnWire extends Omit<GradedCandidate, 'failures'> {
+  failures: string;
+}
+
+function gradedToWire(graded: GradedCandidate): GradedOnWire {
+  // Test records are plain data: strings, numbers, null and values.
+  return { ...graded, failures: encodeWire(graded.failures as unknown as Value) };
+}
+
+export function gradedFromWire(graded: GradedOnWire): GradedCandidate {
+  const decoded = decodeWire(graded.failures);
+  // A problem's own data may hold a "$evalrun" key that is no tag: then the plain JSON reading is the right one.
+  const failures = (decoded.ok ? decoded.value : JSON.parse(graded.failures)) as unknown as GradedCandidate['failures'];
+  return { ...graded, failures };
+}
+
 export async function candidateTask(task: CandidateTask, run: RunGradeJob): Promise<CandidateAnswer> {
   let problem = kept.get(task.file)?.problem;
   if (task.last) forget(task.file);
@@ -66,7 +89,7 @@ export async function candidateTask(task: CandidateTask, run: RunGradeJob): Prom
     problem = loaded;
   }
   const results = await gradeCandidate(run, buildCandidate(problem, task.recipe), task.options);
-  return { kind: 'graded', graded: gradedFromResults(results) };
+  return { kind: 'graded', graded: gradedToWire(gradedFromResults(results)) };
 }
 
 function forget(file: string): void {

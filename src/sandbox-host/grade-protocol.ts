@@ -1,5 +1,5 @@
 import type { Tolerance } from '../values/compare.js';
-import type { TypeNode, Value } from '../values/type-node.js';
+import type { TypeNode } from '../values/type-node.js';
 import type { CandidateAnswer, CandidateTask, LoadAnswer } from '../runner/worker-tasks.js';
 import type { CandidateJob } from './protocol.js';
 
@@ -20,7 +20,13 @@ export interface GradeJob extends CandidateJob {
   tolerance: Tolerance;
 }
 
-/** One test's verdict before it is placed in the scorecard. */
+/**
+ * One test's verdict before it is placed in the scorecard. `actual` is the
+ * wire text of the value the candidate returned (capped, see
+ * report/bounded.ts): text as it came out of the isolate, so it is not
+ * encoded again to cross to the supervisor, and it keeps non-finite floats,
+ * which a worker's JSON messages could not.
+ */
 export type Verdict =
   /**
    * `actual` is left out when the candidate returned exactly the expected
@@ -28,8 +34,8 @@ export type Verdict =
    * records it. Most passing tests take this path, so no value is decoded,
    * sent back and read again.
    */
-  | { status: 'pass'; actual?: Value; durationMs: number }
-  | { status: 'fail'; actual: Value; reason: string; durationMs: number }
+  | { status: 'pass'; actual?: string; durationMs: number }
+  | { status: 'fail'; actual: string; reason: string; durationMs: number }
   | { status: 'error'; message: string; durationMs: number | null }
   | { status: 'timeout'; durationMs: number }
   | { status: 'memory'; message: string };

@@ -23,11 +23,11 @@ export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode
       // The supervisor wrote this text from a checked value: failing to read it is a bug here, not the candidate's.
       if (!expected.ok) throw new Error(`the expected value did not decode: ${expected.error}`);
       const comparison = compareValues(expected.value, decoded.value, type, tolerance);
-      if (comparison.equal) return { status: 'pass', actual: decoded.value, durationMs: outcome.durationMs };
+      if (comparison.equal) return { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs };
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;
       return {
         status: 'fail',
-        actual: decoded.value,
+        actual: outcome.json,
         reason: `${comparison.reason}${where}`,
         durationMs: outcome.durationMs,
       };

@@ -10,6 +10,7 @@ import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer,
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
+import { decodeWire, encodeWire } from '../values/wire.js';
 
 const engine = new JsEngine();
 
@@ -26,14 +27,7 @@ async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
 async function grade(job: GradeJob): Promise<GradeReply> {
   const outcome = await runEngine(job);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
-  const verdicts = outcome.tests.map((test, i) => {
-    const verdict = judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance);
-    // A passing value's JSON is never longer than its wire text: when that is
-    // short, the value is within the cap and need not be encoded to check.
-    return verdict.status === 'pass' && (verdict.actual === undefined || (test.kind === 'returned' && test.json.length <= MAX_RECORDED_VALUE_CHARS))
-      ? verdict
-      : bound(verdict);
-  });
+  const verdicts = outcome.tests.map((test, i) => bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance)));
   return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts };
 }
 
@@ -42,15 +36,25 @@ async function grade(job: GradeJob): Promise<GradeReply> {
 function bound(verdict: Verdict): Verdict {
   switch (verdict.status) {
     case 'pass':
-      return verdict.actual === undefined ? verdict : { ...verdict, actual: boundValue(verdict.actual) };
+      return verdict.actual === undefined ? verdict : { ...verdict, actual: boundWire(verdict.actual) };
     case 'fail':
-      return { ...verdict, actual: boundValue(verdict.actual), reason: boundMessage(verdict.reason) };
+      return { ...verdict, actual: boundWire(verdict.actual), reason: boundMessage(verdict.reason) };
     case 'error':
     case 'memory':
       return { ...verdict, message: boundMessage(verdict.message) };
     case 'timeout':
       return verdict;
   }
+}
+
+/**
+ * A value's JSON is never longer than its wire text, so short text is
+ * within the cap as it is; only longer text is decoded to be capped.
+ */
+function boundWire(text: string): string {
+  if (text.length <= MAX_RECORDED_VALUE_CHARS) return text;
+  const decoded = decodeWire(text);
+  return decoded.ok ? encodeWire(boundValue(decoded.value)) : text;
 }
 
 // Requests run one at a time, in the order they came; the supervisor may queue one behind another.
