@@ -28,7 +28,12 @@ export type SetShape = boolean | { items?: SetShape[] };
  * become Sets. Most values need no tag at all, and are then plain JSON.
  */
 export function encodeWire(value: Value, asSet?: (path: readonly (string | number)[]) => boolean): string {
-  if (asSet === undefined && !hasNonFinite(value)) return JSON.stringify(value);
+  if (asSet === undefined) {
+    // JSON writes NaN and the infinities as null: text without "null" in it
+    // had none, and needs no walk to find out.
+    const plain = JSON.stringify(value);
+    if (!plain.includes('null') || !hasNonFinite(value)) return plain;
+  }
   const path: (string | number)[] = [];
   const walk = (v: Value): unknown => {
     if (typeof v === 'number') return Number.isFinite(v) ? v : { [WIRE_TAG]: 'float', value: nonFiniteName(v) };

@@ -28,6 +28,8 @@ describe('wire format', () => {
     expect(encodeWire(plain)).toBe(JSON.stringify(plain));
     expect(JSON.parse(encodeWire({ deep: [[{ x: NaN }]] }))).toEqual({ deep: [[{ x: { $evalrun: 'float', value: 'NaN' } }]] });
     expect(JSON.parse(encodeWire([-Infinity]))).toEqual([{ $evalrun: 'float', value: '-Infinity' }]);
+    // A real null, or "null" inside a string, beside a non-finite float: still tagged.
+    expect(JSON.parse(encodeWire(['null', null, NaN]))).toEqual(['null', null, { $evalrun: 'float', value: 'NaN' }]);
   });
 
   it('sends as a Set exactly the arrays the caller marks, even when nothing else needs a tag', () => {
