@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BuildOptions, Plugin } from 'esbuild';
 
@@ -38,6 +39,28 @@ const oneStringWidth: Plugin = {
 };
 
 /**
+ * That one string-width (7.x) also makes an `Intl.Segmenter` when it is
+ * imported, and loading ICU's break rules for it takes some 18 ms: a fifth
+ * of the CLI's start-up, spent on every run although a run never measures
+ * text with it (only help and error output does). The segmenter is made on
+ * first use instead. A version written otherwise is bundled as it is.
+ */
+const lazySegmenter: Plugin = {
+  name: 'lazy-segmenter',
+  setup(build) {
+    const eager = 'const segmenter = new Intl.Segmenter();';
+    build.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(eager)) return undefined;
+      const contents = source
+        .replace(eager, 'let segmenter;')
+        .replaceAll('segmenter.segment(', '(segmenter ??= new Intl.Segmenter()).segment(');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * How evalrun's programs are bundled for Node: one ES module per entry
  * point, with the native and very large packages left outside to load as
  * usual. Shared by the build (scripts/bundle.ts) and the benchmark, which
@@ -53,5 +76,5 @@ export const NODE_BUNDLE_OPTIONS = {
   // Some bundled CommonJS packages call require() for Node's built-ins.
   banner: { js: "import { createRequire as __evalrunRequire } from 'node:module'; const require = __evalrunRequire(import.meta.url);" },
   logLevel: 'warning',
-  plugins: [oneStringWidth],
+  plugins: [oneStringWidth, lazySegmenter],
 } as const satisfies BuildOptions;
