@@ -198,6 +198,9 @@ async function evaluate(
       recorded: (rows) => reporter.onCandidateResult(rows),
     });
     early?.check();
+    // The workers have nothing left to do: they wind down while the
+    // scorecards are written instead of after (runEvaluation awaits it).
+    void pool.close();
 
     const rows = store.rows();
     const tagsByProblem = new Map(selected.map((p) => [p.id, p.tags] as const));
