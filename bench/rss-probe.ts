@@ -31,6 +31,10 @@ function mainThreadCpuMs(): number | null {
 
 const file = process.env.BENCH_RSS_FILE;
 if (file !== undefined && file !== '') {
+  // The supervisor ends an idle sandbox worker (a process with an IPC
+  // channel) with SIGTERM, whose default action skips 'exit' handlers: such
+  // a worker exits through this one instead, and so still reports.
+  if (process.channel !== undefined) process.on('SIGTERM', () => process.exit(143));
   process.on('exit', () => {
     const usage = process.resourceUsage();
     const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;

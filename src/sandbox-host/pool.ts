@@ -155,11 +155,12 @@ export class WorkerPool {
 
   /**
    * Stops every worker. Jobs still running fail with SandboxCrashed; jobs
-   * not yet taken fail too. An idle worker holds nothing and is killed at
-   * once: a disconnect only reaches it once this process's event loop next
-   * turns, which a run busy writing its scorecards delays by tens of
-   * milliseconds. A busy one is disconnected, and exits once its current
-   * call returns, or is killed two seconds later.
+   * not yet taken fail too. An idle worker holds nothing and is terminated
+   * at once (a worker installs no SIGTERM handler, so that ends it): a
+   * disconnect only reaches it once this process's event loop next turns,
+   * which a run busy writing its scorecards delays by tens of milliseconds.
+   * A busy one is disconnected, and exits once its current call returns.
+   * Either is killed if it is still there two seconds later.
    */
   async close(): Promise<void> {
     this.closed = true;
@@ -171,11 +172,8 @@ export class WorkerPool {
           new Promise<void>((resolve) => {
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
             slot.child.once('exit', () => resolve());
-            if (slot.jobs.length === 0) {
-              slot.child.kill('SIGKILL');
-              return;
-            }
-            if (slot.child.connected) slot.child.disconnect();
+            if (slot.jobs.length === 0) slot.child.kill('SIGTERM');
+            else if (slot.child.connected) slot.child.disconnect();
             setTimeout(() => slot.child.kill('SIGKILL'), 2000).unref();
           }),
       ),
