@@ -8,7 +8,7 @@ import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
 import { prepareJavaScript } from '../solutions/transpile.js';
 import type { Tolerance } from '../values/compare.js';
-import { decodeWire, encodeWire } from '../values/wire.js';
+import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import type { CandidateSpec } from './candidate.js';
 
@@ -226,6 +226,7 @@ function toTestResult(
   switch (verdict.status) {
     case 'pass':
       // No actual value: the candidate returned exactly the expected one.
+      // Otherwise its wire text, which the worker already decoded once to judge it.
       return {
         index,
         suite,
@@ -233,12 +234,12 @@ function toTestResult(
         input,
         expected,
         status: 'pass',
-        actual: verdict.actual === undefined ? expected : returnedValue(verdict.actual),
+        actual: verdict.actual === undefined ? expected : decodeTrustedWire(verdict.actual, 'a judged value'),
         error: null,
         duration_ms: verdict.durationMs,
       };
     case 'fail':
-      return { index, suite, source, input, expected, status: 'fail', actual: returnedValue(verdict.actual), error: verdict.reason, duration_ms: verdict.durationMs };
+      return { index, suite, source, input, expected, status: 'fail', actual: decodeTrustedWire(verdict.actual, 'a judged value'), error: verdict.reason, duration_ms: verdict.durationMs };
     case 'error':
       return { index, suite, source, input, expected, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
     case 'timeout':
@@ -256,11 +257,4 @@ function toTestResult(
     case 'memory':
       return { index, suite, source, input, expected, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
   }
-}
-
-/** A verdict's actual value: wire text the worker already decoded once to judge it, so it cannot be malformed. */
-function returnedValue(wire: string): Value {
-  const decoded = decodeWire(wire);
-  if (!decoded.ok) throw new Error(`a judged value did not decode: ${decoded.error}`);
-  return decoded.value;
 }

@@ -1,6 +1,6 @@
 import { compareValues, type Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
-import { decodeWire } from '../values/wire.js';
+import { decodeTrustedWire, decodeWire } from '../values/wire.js';
 import type { Verdict } from './grade-protocol.js';
 import type { TestOutcome } from './protocol.js';
 
@@ -19,10 +19,9 @@ export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode
       if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };
       const decoded = decodeWire(outcome.json);
       if (!decoded.ok) return { status: 'error', message: decoded.error, durationMs: outcome.durationMs };
-      const expected = decodeWire(expectedWire);
-      // The supervisor wrote this text from a checked value: failing to read it is a bug here, not the candidate's.
-      if (!expected.ok) throw new Error(`the expected value did not decode: ${expected.error}`);
-      const comparison = compareValues(expected.value, decoded.value, type, tolerance);
+      // The supervisor wrote this text from a checked value.
+      const expected = decodeTrustedWire(expectedWire, 'the expected value');
+      const comparison = compareValues(expected, decoded.value, type, tolerance);
       if (comparison.equal) return { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs };
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;
       return {

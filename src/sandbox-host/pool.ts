@@ -101,6 +101,7 @@ export class WorkerPool {
   private readonly depth: number;
   private nextId = 1;
   private closed = false;
+  private closing: Promise<void> | null = null;
   private readonly readyWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
@@ -160,9 +161,16 @@ export class WorkerPool {
    * disconnect only reaches it once this process's event loop next turns,
    * which a run busy writing its scorecards delays by tens of milliseconds.
    * A busy one is disconnected, and exits once its current call returns.
-   * Either is killed if it is still there two seconds later.
+   * Either is killed if it is still there two seconds later. Closing again
+   * (a run lets its workers go once grading ends, and closes the pool when
+   * it is done) waits for the same exits.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
     this.wakeReadyWaiters();
     for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));

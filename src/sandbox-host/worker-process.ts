@@ -10,7 +10,7 @@ import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer,
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
-import { decodeWire, encodeWire } from '../values/wire.js';
+import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 
 const engine = new JsEngine();
 
@@ -49,12 +49,12 @@ function bound(verdict: Verdict): Verdict {
 
 /**
  * A value's JSON is never longer than its wire text, so short text is
- * within the cap as it is; only longer text is decoded to be capped.
+ * within the cap as it is; only longer text, which the judge has already
+ * decoded once, is decoded again to be capped.
  */
 function boundWire(text: string): string {
   if (text.length <= MAX_RECORDED_VALUE_CHARS) return text;
-  const decoded = decodeWire(text);
-  return decoded.ok ? encodeWire(boundValue(decoded.value)) : text;
+  return encodeWire(boundValue(decodeTrustedWire(text, 'a judged value')));
 }
 
 // Requests run one at a time, in the order they came; the supervisor may queue one behind another.

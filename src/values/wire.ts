@@ -72,6 +72,17 @@ function hasNonFinite(v: Value): boolean {
 export type WireDecode = { ok: true; value: Value } | { ok: false; error: string };
 
 /**
+ * Decodes wire text that evalrun wrote itself, or already decoded once: it
+ * cannot be malformed, so failing to read it is a bug here and throws,
+ * naming `what` it was.
+ */
+export function decodeTrustedWire(text: string, what: string): Value {
+  const decoded = decodeWire(text);
+  if (!decoded.ok) throw new Error(`${what} did not decode: ${decoded.error}`);
+  return decoded.value;
+}
+
+/**
  * Parses a returned value. Anything that is not plain JSON plus the float
  * tag is rejected: a candidate that forged a malformed envelope gets an
  * error, never a pass.
