@@ -38,6 +38,9 @@
  *   --scale-rounds R     rounds of the 10x comparison (default 3)
  *   --million N          tests in the big-memory run (default 1000000)
  *   --keep               keep the generated problem sets and print where they are
+ *   --without-extra-ca-certs
+ *                        run every contender with NODE_EXTRA_CA_CERTS unset, as on
+ *                        a machine where it is not set (see startupReport)
  *
  * Generated sets and results go to the system temporary folder and are
  * removed afterwards (unless --keep); nothing is written into the checkout.
@@ -69,6 +72,7 @@ interface Options {
   scaleRounds: number;
   million: number;
   keep: boolean;
+  withoutExtraCaCerts: boolean;
 }
 
 interface Measurement {
@@ -97,6 +101,7 @@ function parseOptions(argv: readonly string[]): Options {
     scaleRounds: 3,
     million: 1_000_000,
     keep: false,
+    withoutExtraCaCerts: false,
   };
   const number = (name: string, value: string | undefined): number => {
     const n = Number(value);
@@ -142,6 +147,9 @@ function parseOptions(argv: readonly string[]): Options {
       case '--keep':
         options.keep = true;
         break;
+      case '--without-extra-ca-certs':
+        options.withoutExtraCaCerts = true;
+        break;
       default:
         throw new Error(`unknown option ${String(arg)} (see the comment at the top of bench/run.ts)`);
     }
@@ -182,6 +190,48 @@ function commandFor(name: ContenderName, problemsDir: string, outFile: string): 
   }
 }
 
+/** The environment every contender starts with: this process's, less what --without-extra-ca-certs removes. */
+let contenderEnv: NodeJS.ProcessEnv = process.env;
+
+const EXTRA_CA_CERTS = 'NODE_EXTRA_CA_CERTS';
+
+/** Wall time of one start of `node -e 0` with `env`, in ms. */
+async function nodeStartMs(env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  await new Promise<void>((done) => spawn(process.execPath, ['-e', '0'], { env, stdio: 'ignore' }).on('close', () => done()));
+  return performance.now() - started;
+}
+
+/**
+ * What one fresh `node` process costs to start here, which is most of the
+ * peer's time. NODE_EXTRA_CA_CERTS makes every process parse a certificate
+ * bundle before it runs any code; evalrun's sandbox workers are started
+ * without it (src/sandbox-host/worker-launch.ts), while the CLI itself and
+ * each of the peer's processes load it, as any program started in this
+ * environment would. The line says so, so that the peer's figure can be
+ * read for a machine where it is not set.
+ */
+async function startupReport(): Promise<void> {
+  const certs = contenderEnv[EXTRA_CA_CERTS];
+  const bare: NodeJS.ProcessEnv = { ...contenderEnv };
+  delete bare[EXTRA_CA_CERTS];
+  const withEnv: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    withEnv.push(await nodeStartMs(contenderEnv));
+    if (certs !== undefined) without.push(await nodeStartMs(bare));
+  }
+  const ms = (values: number[]): string => `${Math.round(median(values))} ms`;
+  if (certs === undefined) {
+    log(`a fresh node process starts in ${ms(withEnv)} (${EXTRA_CA_CERTS} is not set)`);
+    return;
+  }
+  log(
+    `a fresh node process starts in ${ms(withEnv)}, ${ms(without)} without ${EXTRA_CA_CERTS} (set here to ${certs}): ` +
+      `the CLI and every peer process load it, evalrun's sandbox workers do not; --without-extra-ca-certs unsets it for all`,
+  );
+}
+
 /**
  * One complete run of a contender: wall time from spawn to exit, and the
  * peak RSS each of its processes reported. The run's cwd is a scratch folder
@@ -198,7 +248,7 @@ async function measure(args: readonly string[], scratch: string): Promise<Measur
   const rssFile = join(scratch, `rss-${process.hrtime.bigint()}.jsonl`);
   const timeFile = join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...contenderEnv,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${PROBE}`.trim(),
     BENCH_RSS_FILE: rssFile,
   };
@@ -393,6 +443,11 @@ async function main(): Promise<void> {
     throw new Error('build first: npm run build');
   }
   log(`evalrun benchmark: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);
+  if (options.withoutExtraCaCerts) {
+    contenderEnv = { ...process.env };
+    delete contenderEnv[EXTRA_CA_CERTS];
+  }
+  await startupReport();
   const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-'));
   try {
     const problemsDir = await generate(scratch, 'set', options.problems, options.tests);
