@@ -195,6 +195,12 @@ let contenderEnv: NodeJS.ProcessEnv = process.env;
 
 const EXTRA_CA_CERTS = 'NODE_EXTRA_CA_CERTS';
 
+function withoutExtraCaCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy: NodeJS.ProcessEnv = { ...env };
+  delete copy[EXTRA_CA_CERTS];
+  return copy;
+}
+
 /** Wall time of one start of `node -e 0` with `env`, in ms. */
 async function nodeStartMs(env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
@@ -213,8 +219,7 @@ async function nodeStartMs(env: NodeJS.ProcessEnv): Promise<number> {
  */
 async function startupReport(): Promise<void> {
   const certs = contenderEnv[EXTRA_CA_CERTS];
-  const bare: NodeJS.ProcessEnv = { ...contenderEnv };
-  delete bare[EXTRA_CA_CERTS];
+  const bare = withoutExtraCaCerts(contenderEnv);
   const withEnv: number[] = [];
   const without: number[] = [];
   for (let i = 0; i < 9; i++) {
@@ -444,8 +449,7 @@ async function main(): Promise<void> {
   }
   log(`evalrun benchmark: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);
   if (options.withoutExtraCaCerts) {
-    contenderEnv = { ...process.env };
-    delete contenderEnv[EXTRA_CA_CERTS];
+    contenderEnv = withoutExtraCaCerts(process.env);
   }
   await startupReport();
   const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-'));
