@@ -8,7 +8,7 @@
  * folder and measures three contenders on it, each as a complete run in a
  * child process so that every one pays its own start-up:
  *
- *   evalrun  the real CLI: node bin/evalrun.js --problems DIR --out FILE
+ *   evalrun  the real CLI, run as a user runs it: bin/evalrun.js --problems DIR --out FILE
  *   floor    the same loading, preparing and comparison with each
  *            optimal_solution called in-process, no sandbox (bench/floor.ts)
  *   peer     a fresh `node` process per problem running all its tests,
@@ -178,15 +178,37 @@ async function bundleContenders(): Promise<void> {
   bundled = { floor: join(outdir, 'floor.mjs'), peer: join(outdir, 'peer.mjs') };
 }
 
-function commandFor(name: ContenderName, problemsDir: string, outFile: string): string[] {
+/** How a contender is started. */
+interface Command {
+  /** `node` (this process's executable), or the program itself when it runs as an executable. */
+  program: string;
+  args: string[];
+  /**
+   * Started without NODE_EXTRA_CA_CERTS, as `bin/evalrun.js` starts the CLI
+   * (see startupReport). The floor starts this way too, so that evalrun /
+   * floor compares the sandbox and nothing else.
+   */
+  likeTheCli: boolean;
+}
+
+function commandFor(name: ContenderName, problemsDir: string, outFile: string): Command {
   const cores = String(availableParallelism());
   switch (name) {
     case 'evalrun':
-      return [join(ROOT, 'bin', 'evalrun.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores];
+      // As a user runs it: the bin as an executable, which is what its first lines are for.
+      return { program: join(ROOT, 'bin', 'evalrun.js'), args: ['--problems', problemsDir, '--out', outFile, '--concurrency', cores], likeTheCli: true };
     case 'floor':
-      return [bundled?.floor ?? join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile];
+      return {
+        program: process.execPath,
+        args: [bundled?.floor ?? join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile],
+        likeTheCli: true,
+      };
     case 'peer':
-      return [bundled?.peer ?? join(HERE, 'peer.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores];
+      return {
+        program: process.execPath,
+        args: [bundled?.peer ?? join(HERE, 'peer.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores],
+        likeTheCli: false,
+      };
   }
 }
 
@@ -211,11 +233,12 @@ async function nodeStartMs(env: NodeJS.ProcessEnv): Promise<number> {
 /**
  * What one fresh `node` process costs to start here, which is most of the
  * peer's time. NODE_EXTRA_CA_CERTS makes every process parse a certificate
- * bundle before it runs any code; evalrun's sandbox workers are started
- * without it (src/sandbox-host/worker-launch.ts), while the CLI itself and
- * each of the peer's processes load it, as any program started in this
- * environment would. The line says so, so that the peer's figure can be
- * read for a machine where it is not set.
+ * bundle before it runs any code. evalrun never opens a network connection:
+ * `bin/evalrun.js` starts the CLI without the variable, and the CLI starts
+ * its sandbox workers without it. The floor is started the same way as the
+ * CLI; each of the peer's processes loads it, as any program a harness
+ * started in this environment would. The line says so, so that the peer's
+ * figure can be read for a machine where it is not set.
  */
 async function startupReport(): Promise<void> {
   const certs = contenderEnv[EXTRA_CA_CERTS];
@@ -233,7 +256,7 @@ async function startupReport(): Promise<void> {
   }
   log(
     `a fresh node process starts in ${ms(withEnv)}, ${ms(without)} without ${EXTRA_CA_CERTS} (set here to ${certs}): ` +
-      `the CLI and every peer process load it, evalrun's sandbox workers do not; --without-extra-ca-certs unsets it for all`,
+      `every peer process loads it; evalrun (CLI and workers) and the floor start without it; --without-extra-ca-certs unsets it for all`,
   );
 }
 
@@ -249,18 +272,18 @@ async function startupReport(): Promise<void> {
  */
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
-async function measure(args: readonly string[], scratch: string): Promise<Measurement> {
+async function measure(command: Command, scratch: string): Promise<Measurement> {
   const rssFile = join(scratch, `rss-${process.hrtime.bigint()}.jsonl`);
   const timeFile = join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const env: NodeJS.ProcessEnv = {
-    ...contenderEnv,
+    ...(command.likeTheCli ? withoutExtraCaCerts(contenderEnv) : contenderEnv),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${PROBE}`.trim(),
     BENCH_RSS_FILE: rssFile,
   };
   const started = performance.now();
-  const [command, ...commandArgs] =
-    GNU_TIME === null ? [process.execPath, ...args] : [GNU_TIME, '-o', timeFile, '-f', '%U %S', process.execPath, ...args];
-  const child = spawn(command!, commandArgs, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const [program, ...programArgs] =
+    GNU_TIME === null ? [command.program, ...command.args] : [GNU_TIME, '-o', timeFile, '-f', '%U %S', command.program, ...command.args];
+  const child = spawn(program!, programArgs, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
