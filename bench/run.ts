@@ -52,6 +52,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NODE_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
+import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -467,7 +468,7 @@ async function scaling(options: Options, scratch: string, smallDir: string): Pro
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  if (!existsSync(join(ROOT, 'dist', 'bundle', 'worker.js'))) {
+  if (!existsSync(join(ROOT, BUNDLE_DIR, WORKER_BUNDLES.main))) {
     throw new Error('build first: npm run build');
   }
   log(`evalrun benchmark: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);

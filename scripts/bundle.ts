@@ -1,31 +1,69 @@
 /**
- * Bundles the two programs evalrun starts, the CLI and the sandbox worker,
- * into `dist/bundle/` (run by `npm run build`, after tsc). Node loads an ES
+ * Bundles the two programs evalrun starts, the CLI (ES modules) and the
+ * sandbox worker (CommonJS, see NODE_CJS_BUNDLE_OPTIONS), into
+ * `dist/bundle/` (run by `npm run build`, after tsc). Node loads an ES
  * module graph file by file: TypeBox alone is some two hundred files and
  * yargs dozens more, which cost a worker process about 150 ms and the CLI
  * as much again before either does any work. One file per program (plus
  * the chunks that stay behind the CLI's lazy imports) starts several times
  * faster. Native and very large packages stay outside and load as usual.
  */
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
-import { BUNDLE_DIR } from '../src/sandbox-host/worker-launch.js';
-import { NODE_BUNDLE_OPTIONS } from './bundle-options.js';
+import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
+import { NODE_BUNDLE_OPTIONS, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
 
 const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
+const compiled = (...path: string[]): string => join(root, 'dist', 'src', ...path);
+
+/**
+ * CommonJS cannot be split into chunks, so the parts of the worker that it
+ * imports only when it needs them (the problem loader, with TypeBox; the
+ * Python engine) are bundled as programs of their own and required when
+ * first imported: a worker that never reads a file or runs Python does not
+ * even parse them.
+ */
+const LAZY_WORKER_PARTS: Record<string, string> = {
+  [compiled('problems', 'load.js')]: WORKER_BUNDLES.loader,
+  [compiled('sandbox-host', 'python-bridge.js')]: WORKER_BUNDLES.python,
+};
+
+const lazyWorkerParts: Plugin = {
+  name: 'lazy-worker-parts',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const bundle = LAZY_WORKER_PARTS[join(args.resolveDir, args.path)];
+      return bundle === undefined ? undefined : { path: `./${bundle}`, external: true };
+    });
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: {
-    cli: join(root, 'dist', 'src', 'cli', 'main.js'),
-    worker: join(root, 'dist', 'src', 'sandbox-host', 'worker-process.js'),
-  },
+  entryPoints: { cli: compiled('cli', 'main.js') },
   outdir,
   // Code splitting keeps --version and --help from loading what a run needs.
   splitting: true,
   ...NODE_BUNDLE_OPTIONS,
   sourcemap: true,
 });
+await build({
+  entryPoints: {
+    [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js'),
+    [stem(WORKER_BUNDLES.loader)]: compiled('problems', 'load.js'),
+    [stem(WORKER_BUNDLES.python)]: compiled('sandbox-host', 'python-bridge.js'),
+  },
+  outdir,
+  ...NODE_CJS_BUNDLE_OPTIONS,
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts],
+  sourcemap: true,
+});
 console.log(`wrote ${outdir}`);
+
+function stem(file: string): string {
+  return file.replace(/\.cjs$/, '');
+}

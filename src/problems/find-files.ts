@@ -9,7 +9,9 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { osReason } from './file-text.js';
 import { formatJsonPath } from './json-path.js';
-import type { InvalidProblemFile } from './prepared.js';
+import { isInvalidProblemFile, type InvalidProblemFile } from './prepared.js';
+
+export { isInvalidProblemFile };
 
 /**
  * The problem directory cannot be used: missing, not a directory, not
@@ -57,11 +59,6 @@ export async function listProblemFiles(dir: string): Promise<Array<string | Inva
 
 export function invalid(file: string, id: string | null, errors: string[]): InvalidProblemFile {
   return { file, id, errors };
-}
-
-/** True for a file that could not be used, whatever is kept of the valid ones. */
-export function isInvalidProblemFile<T extends ProblemIdentity>(result: T | InvalidProblemFile): result is InvalidProblemFile {
-  return 'errors' in result;
 }
 
 // ---------------------------------------------------------------------------

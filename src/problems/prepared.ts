@@ -56,6 +56,15 @@ export interface InvalidProblemFile {
   errors: string[];
 }
 
+/**
+ * True for a file that could not be used, whatever is kept of the valid
+ * ones. It lives beside the type, not with the file finder, so that a
+ * sandbox worker can tell the two apart without loading the finder.
+ */
+export function isInvalidProblemFile<T extends object>(result: T | InvalidProblemFile): result is InvalidProblemFile {
+  return 'errors' in result;
+}
+
 export interface LoadedProblems {
   problems: PreparedProblem[];
   invalid: InvalidProblemFile[];

@@ -10,9 +10,8 @@
  * only its task with it: the supervisor then grades that candidate itself,
  * job by job, as it would without this module (see run.ts).
  */
-import { isInvalidProblemFile } from '../problems/find-files.js';
 import { loadProblemLazily } from '../problems/load-lazily.js';
-import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
+import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } from '../problems/prepared.js';
 import { buildCandidate, problemChangedMessage, summarizeProblem, type CandidateRecipe, type ProblemSummary } from './candidate.js';
 import { gradeCandidate, type GradeOptions, type RunGradeJob } from './grade-candidate.js';
 import type { Value } from '../values/type-node.js';

@@ -2,20 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './grade-protocol.js';
 import type { SandboxLimits } from './protocol.js';
 import { adoptPrestarted, launchWorker } from './worker-launch.js';
+import type { WorkerLink } from './worker-link.js';
+import { SandboxCrashed, SandboxUnresponsive } from './sandbox-errors.js';
 
-/** The worker process died while it held the job (for example a V8 fatal out-of-memory abort). */
-export class SandboxCrashed extends Error {
-  constructor(readonly detail: string) {
-    super(`sandbox process died: ${detail}`);
-  }
-}
-
-/** The job outlived its wall-clock ceiling; the worker was killed. */
-export class SandboxUnresponsive extends Error {
-  constructor(readonly ceilingMs: number) {
-    super(`sandbox stopped responding (no answer within ${ceilingMs} ms); it was killed`);
-  }
-}
+export { SandboxCrashed, SandboxUnresponsive };
 
 export interface PoolOptions {
   size: number;
@@ -59,6 +49,7 @@ interface Pending {
 
 interface Slot {
   child: ChildProcess;
+  link: WorkerLink;
   ready: boolean;
   /** No new job goes to it: it exited, or it is being killed. */
   dead: boolean;
@@ -157,10 +148,10 @@ export class WorkerPool {
   /**
    * Stops every worker. Jobs still running fail with SandboxCrashed; jobs
    * not yet taken fail too. An idle worker holds nothing and is terminated
-   * at once (a worker installs no SIGTERM handler, so that ends it): a
-   * disconnect only reaches it once this process's event loop next turns,
+   * at once (a worker installs no SIGTERM handler, so that ends it): closing
+   * its input only takes effect once this process's event loop next turns,
    * which a run busy writing its scorecards delays by tens of milliseconds.
-   * A busy one is disconnected, and exits once its current call returns.
+   * A busy one has its input closed, and exits once it has answered.
    * Either is killed if it is still there two seconds later. Closing again
    * (a run lets its workers go once grading ends, and closes the pool when
    * it is done) waits for the same exits.
@@ -181,7 +172,7 @@ export class WorkerPool {
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
             slot.child.once('exit', () => resolve());
             if (slot.jobs.length === 0) slot.child.kill('SIGTERM');
-            else if (slot.child.connected) slot.child.disconnect();
+            else if (slot.link.open) slot.link.close();
             setTimeout(() => slot.child.kill('SIGKILL'), 2000).unref();
           }),
       ),
@@ -220,7 +211,7 @@ export class WorkerPool {
   private post(slot: Slot, pending: Pending): void {
     const message: ToWorker = { type: 'request', id: pending.id, request: pending.request };
     try {
-      slot.child.send(message, (error) => {
+      slot.link.send(message, (error) => {
         // The pipe broke: the worker is gone or going; its exit settles its jobs.
         if (error !== null && error !== undefined) this.kill(slot);
       });
@@ -273,14 +264,15 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const adopted = adoptPrestarted();
-    const child = adopted?.child ?? launchWorker();
-    const slot: Slot = { child, ready: adopted?.ready ?? false, dead: false, killedAtCeiling: false, jobs: [], timer: null, stderrTail: '' };
+    const { child, link } = adopted ?? launchWorker();
+    const slot: Slot = { child, link, ready: adopted?.ready ?? false, dead: false, killedAtCeiling: false, jobs: [], timer: null, stderrTail: '' };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       slot.stderrTail = (slot.stderrTail + chunk).slice(-2000);
     });
-    child.on('message', (m: FromWorker) => this.onMessage(slot, m));
+    // The worker writes only FromWorker messages (worker-process.ts).
+    link.onMessage((m) => this.onMessage(slot, m as FromWorker));
     child.once('exit', (code, signal) => this.onExit(slot, code, signal));
     return slot;
   }

@@ -1,11 +1,15 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
+import { WORKER_STDIO, WorkerLink } from './worker-link.js';
 
 /** Where `npm run build` writes the bundled CLI and worker (scripts/bundle.ts). */
 export const BUNDLE_DIR = join('dist', 'bundle');
+
+/** The worker's bundles in BUNDLE_DIR: the program, and the parts it requires only when it first needs them. */
+export const WORKER_BUNDLES = { main: 'worker.cjs', loader: 'worker-loader.cjs', python: 'worker-python.cjs' } as const;
 
 let script: string | null = null;
 
@@ -15,7 +19,7 @@ let script: string | null = null;
  */
 export function workerScript(): string {
   if (script !== null) return script;
-  const bundled = join(packageRoot(), BUNDLE_DIR, 'worker.js');
+  const bundled = join(packageRoot(), BUNDLE_DIR, WORKER_BUNDLES.main);
   script = existsSync(bundled) ? bundled : join(packageRoot(), 'dist', 'src', 'sandbox-host', 'worker-process.js');
   return script;
 }
@@ -35,31 +39,28 @@ export function workerEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.
   return copy;
 }
 
+/** A sandbox worker process and the link that carries its messages. */
+export interface WorkerHandle {
+  child: ChildProcess;
+  link: WorkerLink;
+}
+
 /** Starts one sandbox worker process. */
-export function launchWorker(): ChildProcess {
-  return fork(workerScript(), [], {
-    // isolated-vm needs this on Node 20+; it is the reason isolates live in these processes.
-    execArgv: ['--no-node-snapshot'],
+export function launchWorker(): WorkerHandle {
+  // isolated-vm needs --no-node-snapshot on Node 20+; it is the reason isolates live in these processes.
+  const child = spawn(process.execPath, ['--no-node-snapshot', workerScript()], {
     env: workerEnvironment(),
-    // Every message is plain data, and JSON costs each side about a third
-    // less per message than the structured clone (measured). Values that JSON
-    // cannot hold travel as wire text (src/values/wire.ts).
-    serialization: 'json',
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    stdio: [...WORKER_STDIO],
   });
+  return { child, link: new WorkerLink(child) };
 }
 
 /** A worker started before any pool existed, and whether it has said it is ready. */
-export interface LaunchedWorker {
-  child: ChildProcess;
+export interface LaunchedWorker extends WorkerHandle {
   ready: boolean;
 }
 
-interface Prestarted extends LaunchedWorker {
-  listener: (message: unknown) => void;
-}
-
-const prestarted: Prestarted[] = [];
+const prestarted: LaunchedWorker[] = [];
 
 /**
  * Starts `count` workers now, for the pool that the run will create later.
@@ -71,14 +72,12 @@ const prestarted: Prestarted[] = [];
  */
 export function prestartWorkers(count: number): void {
   for (let i = 0; i < count; i++) {
-    const child = launchWorker();
-    const entry: Prestarted = { child, ready: false, listener: () => undefined };
+    const entry: LaunchedWorker = { ...launchWorker(), ready: false };
     // The worker's one "ready" comes before any pool listens: remember it.
-    entry.listener = (message) => {
+    entry.link.onMessage((message) => {
       if ((message as { type?: unknown } | null)?.type === 'ready') entry.ready = true;
-    };
-    child.on('message', entry.listener);
-    setHeld(child, false);
+    });
+    setHeld(entry, false);
     prestarted.push(entry);
   }
 }
@@ -86,28 +85,27 @@ export function prestartWorkers(count: number): void {
 /** A prestarted worker that is still alive, now held by its caller, or undefined. */
 export function adoptPrestarted(): LaunchedWorker | undefined {
   for (let entry = prestarted.shift(); entry !== undefined; entry = prestarted.shift()) {
-    const { child } = entry;
-    child.off('message', entry.listener);
-    if (child.exitCode !== null || child.signalCode !== null || !child.connected) {
+    const { child, link } = entry;
+    link.onMessage(() => undefined);
+    if (child.exitCode !== null || child.signalCode !== null || !link.open) {
       child.kill('SIGKILL');
       continue;
     }
-    setHeld(child, true);
-    return { child, ready: entry.ready };
+    setHeld(entry, true);
+    return entry;
   }
   return undefined;
 }
 
-/** Whether the child (its process, IPC channel and stderr pipe) keeps this process's event loop alive. */
-function setHeld(child: ChildProcess, held: boolean): void {
+/** Whether the worker (its process, its link and its stderr pipe) keeps this process's event loop alive. */
+function setHeld({ child, link }: WorkerHandle, held: boolean): void {
   const stderr = child.stderr as Socket | null;
+  link.hold(held);
   if (held) {
     child.ref();
-    child.channel?.ref();
     stderr?.ref();
   } else {
     child.unref();
-    child.channel?.unref();
     stderr?.unref();
   }
 }

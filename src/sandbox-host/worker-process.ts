@@ -10,13 +10,11 @@ import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer,
 import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
+import { WorkerIo } from './worker-io.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 
 const engine = new JsEngine();
-
-function send(message: FromWorker): void {
-  process.send?.(message);
-}
+const io = new WorkerIo();
 
 async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
   if (job.language === 'javascript') return engine.run(job);
@@ -57,26 +55,21 @@ function boundWire(text: string): string {
   return encodeWire(boundValue(decodeTrustedWire(text, 'a judged value')));
 }
 
-// Requests run one at a time, in the order they came; the supervisor may queue one behind another.
-let queue: Promise<void> = Promise.resolve();
-let pending = 0;
 let lastMemoryMb = DEFAULT_MEMORY_MB;
 
 /**
- * Between jobs the worker would only wait for the supervisor, which is
+ * Between requests the worker would only wait for the supervisor, which is
  * busy recording the reply it just got: prepare the next context then, so
- * that creating it is not part of the next job. Skipped when a job is
- * already waiting, since that job creates what it needs anyway.
+ * that creating it is not part of the next job. Skipped when a request has
+ * already arrived, since that creates what it needs anyway.
  */
 function warmWhenIdle(): void {
-  setImmediate(() => {
-    if (pending > 0) return;
-    try {
-      engine.warm(lastMemoryMb);
-    } catch {
-      // The next job meets the same failure and reports it with its candidate.
-    }
-  });
+  if (io.hasRequest()) return;
+  try {
+    engine.warm(lastMemoryMb);
+  } catch {
+    // The next job meets the same failure and reports it with its candidate.
+  }
 }
 
 function answer(request: WorkerRequest): Promise<WorkerAnswer> {
@@ -98,25 +91,44 @@ async function loadFiles(files: readonly string[]): Promise<LoadAnswer[]> {
   return answers;
 }
 
-process.on('message', (raw: ToWorker) => {
-  if (raw?.type !== 'request') return;
-  pending++;
-  queue = queue.then(async () => {
+function parseRequest(text: string): ToWorker | null {
+  try {
+    const message = JSON.parse(text) as ToWorker | null;
+    return message?.type === 'request' ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Requests run one at a time, in the order they came; the supervisor may
+ * queue one behind another. When it closes the link, the worker exits.
+ */
+async function serve(): Promise<void> {
+  if (!io.send({ type: 'ready' } satisfies FromWorker)) return;
+  for (;;) {
+    warmWhenIdle();
+    const text = io.next();
+    if (text === null) return;
+    const request = parseRequest(text);
+    if (request === null) continue;
+    let reply: FromWorker;
     try {
-      send({ type: 'answered', id: raw.id, answer: await answer(raw.request) });
+      reply = { type: 'answered', id: request.id, answer: await answer(request.request) };
     } catch (e) {
-      send({ type: 'failed', id: raw.id, message: e instanceof Error ? e.message : String(e) });
-    } finally {
-      pending--;
-      warmWhenIdle();
+      reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e) };
     }
-  });
-});
+    if (!io.send(reply)) return;
+  }
+}
 
-process.on('disconnect', () => {
-  engine.dispose();
-  process.exit(0);
-});
-
-send({ type: 'ready' });
-warmWhenIdle();
+serve().then(
+  () => {
+    engine.dispose();
+    process.exit(0);
+  },
+  (e: unknown) => {
+    process.stderr.write(`evalrun sandbox worker: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -35,7 +35,7 @@ function workerPids(pid: number): number[] {
   }
   return out
     .split('\n')
-    .filter((line) => /worker(-process)?\.js/.test(line))
+    .filter((line) => /worker(-process)?\.c?js/.test(line))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 

@@ -173,7 +173,7 @@ function workerPids(): number[] {
   const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   return out
     .split('\n')
-    .filter((line) => /worker(-process)?\.js/.test(line))
+    .filter((line) => /worker(-process)?\.c?js/.test(line))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 

@@ -3,18 +3,19 @@
  * reads NODE_EXTRA_CA_CERTS before any JavaScript runs, which costs a
  * worker more than the rest of its start-up, and a worker never uses TLS.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchWorker, workerEnvironment, workerScript } from '../../src/sandbox-host/worker-launch.js';
+import { launchWorker, workerEnvironment, workerScript, type WorkerHandle } from '../../src/sandbox-host/worker-launch.js';
+import { WORKER_STDIO, WorkerLink } from '../../src/sandbox-host/worker-link.js';
 
 /** A path Node cannot load certificates from: it then prints a warning, which shows it tried. */
 const MISSING_CERTS = join(tmpdir(), 'evalrun-no-such-dir', 'extra-ca.pem');
 const CERT_WARNING = /extra certs/i;
 
 /** Everything the worker wrote to stderr from its start until it exited after saying it was ready. */
-async function stderrUntilExit(child: ChildProcess): Promise<string> {
+async function stderrUntilExit({ child, link }: WorkerHandle): Promise<string> {
   const stderr = child.stderr;
   if (stderr === null) throw new Error('the worker has no stderr pipe');
   let text = '';
@@ -27,8 +28,8 @@ async function stderrUntilExit(child: ChildProcess): Promise<string> {
     child.on('error', reject);
     child.on('exit', () => resolve());
   });
-  child.on('message', (message) => {
-    if ((message as { type?: unknown } | null)?.type === 'ready') child.disconnect();
+  link.onMessage((message) => {
+    if ((message as { type?: unknown } | null)?.type === 'ready') link.close();
   });
   await Promise.all([ended, exited]);
   return text;
@@ -49,18 +50,15 @@ describe('sandbox worker environment', () => {
   });
 
   it('a worker started the usual way would load the certificates (the check below can fail)', async () => {
-    const child = fork(workerScript(), [], {
-      execArgv: ['--no-node-snapshot'],
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    const child = spawn(process.execPath, ['--no-node-snapshot', workerScript()], {
+      stdio: [...WORKER_STDIO],
       env: { ...process.env, NODE_EXTRA_CA_CERTS: MISSING_CERTS },
     });
-    expect(await stderrUntilExit(child)).toMatch(CERT_WARNING);
+    expect(await stderrUntilExit({ child, link: new WorkerLink(child) })).toMatch(CERT_WARNING);
   });
 
   it('launchWorker starts a worker that never sees NODE_EXTRA_CA_CERTS', async () => {
     process.env.NODE_EXTRA_CA_CERTS = MISSING_CERTS;
-    const child = launchWorker();
-    expect(await stderrUntilExit(child)).not.toMatch(CERT_WARNING);
+    expect(await stderrUntilExit(launchWorker())).not.toMatch(CERT_WARNING);
   });
 });

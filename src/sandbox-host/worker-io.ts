@@ -1,0 +1,77 @@
+import { readSync, writeSync } from 'node:fs';
+import { WORKER_REPLY_FD } from './worker-link.js';
+
+const REQUEST_FD = 0;
+const NEWLINE = 0x0a;
+const READ_SIZE = 1 << 16;
+
+/**
+ * The worker's end of its link to the supervisor (see worker-link.ts): one
+ * JSON document per line in on stdin and out on fd 3, read and written with
+ * blocking calls. A worker does one request at a time and has nothing else
+ * to do while it waits for the next, so blocking costs nothing, and it needs
+ * neither Node's IPC channel nor its stream modules, which a worker (started
+ * without Node's snapshot) would otherwise compile at every start.
+ */
+export class WorkerIo {
+  private readonly buffer = Buffer.allocUnsafe(READ_SIZE);
+  /** Whole requests read and not yet returned. */
+  private readonly lines: string[] = [];
+  /** The start of a request whose end has not been read yet. */
+  private partial: Buffer[] = [];
+  private ended = false;
+
+  /** Whether a whole request is already read, so that `next` will not wait. */
+  hasRequest(): boolean {
+    return this.lines.length > 0;
+  }
+
+  /** The next request's text, waiting for it if need be; null once the supervisor has closed the link. */
+  next(): string | null {
+    while (this.lines.length === 0 && !this.ended) {
+      const read = this.read();
+      if (read === 0) this.ended = true;
+      else this.split(this.buffer.subarray(0, read));
+    }
+    return this.lines.shift() ?? null;
+  }
+
+  /** Writes one message; false if the supervisor is gone. */
+  send(message: unknown): boolean {
+    const bytes = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+    try {
+      for (let written = 0; written < bytes.length; ) written += writeSync(WORKER_REPLY_FD, bytes, written);
+      return true;
+    } catch (e) {
+      if (isGone(e)) return false;
+      throw e;
+    }
+  }
+
+  private read(): number {
+    try {
+      return readSync(REQUEST_FD, this.buffer, 0, READ_SIZE, null);
+    } catch (e) {
+      // The supervisor died: the same as closing the link.
+      if (isGone(e)) return 0;
+      throw e;
+    }
+  }
+
+  /** Files the bytes just read: each newline ends a request. `bytes` is reused by the next read. */
+  private split(bytes: Buffer): void {
+    let start = 0;
+    for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
+      const piece = bytes.subarray(start, end);
+      this.lines.push(this.partial.length === 0 ? piece.toString('utf8') : Buffer.concat([...this.partial, piece]).toString('utf8'));
+      this.partial = [];
+      start = end + 1;
+    }
+    if (start < bytes.length) this.partial.push(Buffer.from(bytes.subarray(start)));
+  }
+}
+
+function isGone(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET' || code === 'EOF';
+}

@@ -1,0 +1,103 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+
+/**
+ * The worker's file descriptor for messages to the supervisor. Its stdout
+ * (fd 1) is left alone, so that nothing a library prints can be read as a
+ * message; its stdin (fd 0) carries messages to it.
+ */
+export const WORKER_REPLY_FD = 3;
+
+/** The stdio of a worker process: requests in on stdin, stdout ignored, stderr kept for crash reports, replies on fd 3. */
+export const WORKER_STDIO = ['pipe', 'ignore', 'pipe', 'pipe'] as const;
+
+const NEWLINE = 0x0a;
+
+/**
+ * The supervisor's end of the pipes to one sandbox worker: one JSON document
+ * per line each way. JSON text never holds a raw newline (JSON.stringify
+ * escapes it), and a newline byte never occurs inside a multi-byte UTF-8
+ * character, so lines split safely on bytes.
+ *
+ * Node's IPC channel would do the same job, but a process that has one
+ * loads Node's networking and stream modules at start-up, and a worker
+ * starts without Node's snapshot, so it would compile them from source:
+ * some 15 ms of every worker's start (measured). The worker reads and
+ * writes its ends with plain blocking calls instead (worker-io.ts).
+ */
+export class WorkerLink {
+  private readonly input: Socket;
+  private readonly replies: Socket;
+  /** Bytes of a reply whose end has not arrived yet. */
+  private partial: Buffer[] = [];
+  private listener: (message: unknown) => void = () => undefined;
+
+  constructor(child: ChildProcess) {
+    // Pipes to a child process are sockets (the typings only say streams).
+    const input = child.stdin as Socket | null;
+    const replies = child.stdio[WORKER_REPLY_FD] as Socket | null | undefined;
+    if (input === null || replies === null || replies === undefined) {
+      throw new Error('a sandbox worker must be started with WORKER_STDIO');
+    }
+    this.input = input;
+    this.replies = replies;
+    // Writing to a worker that just died fails with EPIPE; its exit reports that.
+    input.on('error', () => undefined);
+    replies.on('data', (chunk: Buffer) => this.receive(chunk));
+  }
+
+  /** Whether messages can still be sent: the worker's input is not closed. */
+  get open(): boolean {
+    return this.input.writable && !this.input.destroyed;
+  }
+
+  /** Where every message from the worker goes; replaces the previous listener. */
+  onMessage(listener: (message: unknown) => void): void {
+    this.listener = listener;
+  }
+
+  /**
+   * Sends one message. Throws if it cannot be encoded as JSON (only that
+   * message fails); `done` is called with an error if the pipe broke.
+   */
+  send(message: unknown, done: (error: Error | null | undefined) => void): void {
+    const line = `${JSON.stringify(message)}\n`;
+    this.input.write(line, done);
+  }
+
+  /** Ends the worker's input: it exits once it has answered what it already has. */
+  close(): void {
+    this.input.end();
+  }
+
+  /** Whether this link keeps the supervisor's event loop alive. */
+  hold(held: boolean): void {
+    for (const socket of [this.input, this.replies]) {
+      if (held) socket.ref();
+      else socket.unref();
+    }
+  }
+
+  private receive(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, end);
+      const text = this.partial.length === 0 ? piece.toString('utf8') : Buffer.concat([...this.partial, piece]).toString('utf8');
+      this.partial = [];
+      start = end + 1;
+      this.deliver(text);
+    }
+    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+  }
+
+  private deliver(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      // Not a message evalrun's worker wrote; nothing to do with it.
+      return;
+    }
+    this.listener(message);
+  }
+}
