@@ -17,7 +17,7 @@
  * Contenders alternate (evalrun floor peer evalrun floor peer ...) for
  * several rounds and medians are reported: wall time, tests per second, the
  * host process's peak RSS and the largest sandbox worker's peak RSS (each
- * process reports its own through bench/rss-probe.ts), then the ratios
+ * process reports its own through bench/rss-probe.cts), then the ratios
  * evalrun/floor (target <= 2.0) and peer/evalrun (target >= 20) with PASS or
  * FAIL. Every run must pass every test (exit code 0), or it is reported as
  * failed: a contender that skipped work would look fast.
@@ -50,7 +50,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { NODE_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
@@ -58,7 +58,7 @@ import { generateProblemSet } from './generate.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** dist/bench -> repository root. */
 const ROOT = resolve(HERE, '..', '..');
-const PROBE = pathToFileURL(join(HERE, 'rss-probe.js')).href;
+const PROBE = join(HERE, 'rss-probe.cjs');
 
 type ContenderName = 'evalrun' | 'floor' | 'peer';
 const CONTENDERS: readonly ContenderName[] = ['evalrun', 'floor', 'peer'];
@@ -278,7 +278,7 @@ async function measure(command: Command, scratch: string): Promise<Measurement> 
   const timeFile = join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const env: NodeJS.ProcessEnv = {
     ...(command.likeTheCli ? withoutExtraCaCerts(contenderEnv) : contenderEnv),
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${PROBE}`.trim(),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(PROBE)}`.trim(),
     BENCH_RSS_FILE: rssFile,
   };
   const started = performance.now();

@@ -147,14 +147,11 @@ export class WorkerPool {
 
   /**
    * Stops every worker. Jobs still running fail with SandboxCrashed; jobs
-   * not yet taken fail too. An idle worker holds nothing and is terminated
-   * at once (a worker installs no SIGTERM handler, so that ends it): closing
-   * its input only takes effect once this process's event loop next turns,
-   * which a run busy writing its scorecards delays by tens of milliseconds.
-   * A busy one has its input closed, and exits once it has answered.
-   * Either is killed if it is still there two seconds later. Closing again
-   * (a run lets its workers go once grading ends, and closes the pool when
-   * it is done) waits for the same exits.
+   * not yet taken fail too. Each worker's input is closed at once: an idle
+   * worker reads the end of it and exits; a busy one exits after answering
+   * what it already had. Either is killed if it is still there two seconds
+   * later. Closing again (a run lets its workers go once grading ends, and
+   * closes the pool when it is done) waits for the same exits.
    */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -171,8 +168,7 @@ export class WorkerPool {
           new Promise<void>((resolve) => {
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
             slot.child.once('exit', () => resolve());
-            if (slot.jobs.length === 0) slot.child.kill('SIGTERM');
-            else if (slot.link.open) slot.link.close();
+            slot.link.close();
             setTimeout(() => slot.child.kill('SIGKILL'), 2000).unref();
           }),
       ),

@@ -1,5 +1,5 @@
 /**
- * Preloaded into every process of a measured run (NODE_OPTIONS=--import=...):
+ * Preloaded into every process of a measured run (NODE_OPTIONS=--require ...):
  * when the process exits it appends its own peak resident set size and the
  * CPU time it used (all threads, and the main thread alone) to the file
  * named by BENCH_RSS_FILE. Child processes inherit NODE_OPTIONS, so a
@@ -8,6 +8,11 @@
  *
  * Appending one short line with O_APPEND is atomic on Linux, so processes
  * exiting at the same time do not interleave.
+ *
+ * It is CommonJS, preloaded with --require: with --import, every process
+ * would start Node's ES module loader to load it, and a sandbox worker
+ * (which starts without Node's snapshot, and runs CommonJS) would compile
+ * that loader from source, which the measurement would then include.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 
@@ -31,10 +36,6 @@ function mainThreadCpuMs(): number | null {
 
 const file = process.env.BENCH_RSS_FILE;
 if (file !== undefined && file !== '') {
-  // The supervisor ends an idle sandbox worker (a process with an IPC
-  // channel) with SIGTERM, whose default action skips 'exit' handlers: such
-  // a worker exits through this one instead, and so still reports.
-  if (process.channel !== undefined) process.on('SIGTERM', () => process.exit(143));
   process.on('exit', () => {
     const usage = process.resourceUsage();
     const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
