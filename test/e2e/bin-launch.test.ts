@@ -4,12 +4,12 @@
  * Node: sh starts Node on the same file without NODE_EXTRA_CA_CERTS, which
  * Node would otherwise parse before any of evalrun's code runs.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
+import { runCommand, type CliRun } from './run-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'evalrun.js');
@@ -18,26 +18,8 @@ const BIN = join(ROOT, 'bin', 'evalrun.js');
 const MISSING_CERTS = join(tmpdir(), 'evalrun-no-such-dir', 'extra-ca.pem');
 const CERT_WARNING = /extra certs/i;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: readonly string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: ROOT,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: MISSING_CERTS },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(command: string, args: readonly string[]): Promise<CliRun> {
+  return runCommand(command, args, { cwd: ROOT, env: { NODE_EXTRA_CA_CERTS: MISSING_CERTS } });
 }
 
 describe('bin/evalrun.js as an executable', () => {

@@ -11,8 +11,17 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'evalrun.js');
 
 /** Runs the built CLI as a user would, from the repo root unless told otherwise. */
 export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return runCommand(process.execPath, [BIN, ...args], options);
+}
+
+/** Runs any command to its end, collecting its output; `env` adds to this process's environment. */
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd ?? join(import.meta.dirname, '..', '..'),
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
