@@ -130,4 +130,8 @@ async function main(): Promise<void> {
   process.exitCode = summary.passed === summary.tests ? 0 : 1;
 }
 
-await main();
+// Not top-level await: the bench runs this as a CommonJS bundle, as evalrun's CLI runs.
+main().catch((e: unknown) => {
+  process.stderr.write(`floor: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});

@@ -45,13 +45,14 @@
  * Generated sets and results go to the system temporary folder and are
  * removed afterwards (unless --keep); nothing is written into the checkout.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
+import { NODE_BUNDLE_OPTIONS, NODE_CJS_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
+import { codeCacheFile, WRITE_CODE_CACHE_ENV } from '../src/code-cache.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 
@@ -166,17 +167,33 @@ function parseOptions(argv: readonly string[]): Options {
  */
 let bundled: { floor: string; peer: string } | null = null;
 
+/** Runs a CommonJS bundle through its code cache, as bin/evalrun.js runs the CLI (bench/run-bundle.ts). */
+const RUN_BUNDLE = join(HERE, 'run-bundle.js');
+
 async function bundleContenders(): Promise<void> {
   const { build } = await import('esbuild');
   // Inside the checkout's dist/, so that packages left outside the bundle resolve.
   const outdir = join(ROOT, 'dist', 'bench-bundle');
-  await build({
-    entryPoints: { floor: join(HERE, 'floor.js'), peer: join(HERE, 'peer.js') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    ...NODE_BUNDLE_OPTIONS,
-  });
-  bundled = { floor: join(outdir, 'floor.mjs'), peer: join(outdir, 'peer.mjs') };
+  await rm(outdir, { recursive: true, force: true });
+  await build({ entryPoints: { peer: join(HERE, 'peer.js') }, outdir, outExtension: { '.js': '.mjs' }, ...NODE_BUNDLE_OPTIONS });
+  // The floor is bundled and started as the CLI is: CommonJS, with a code
+  // cache written by a run over the problem set evalrun ships, as the build
+  // writes the CLI's (scripts/write-code-cache.ts).
+  await build({ entryPoints: { floor: join(HERE, 'floor.js') }, outdir, ...NODE_CJS_BUNDLE_OPTIONS });
+  const floor = join(outdir, 'floor.cjs');
+  const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-cache-'));
+  try {
+    const warm = spawnSync(process.execPath, [RUN_BUNDLE, floor, '--problems', join(ROOT, 'problems'), '--out', join(scratch, 'floor.json')], {
+      cwd: scratch,
+      env: { ...withoutExtraCaCerts(contenderEnv), [WRITE_CODE_CACHE_ENV]: '1' },
+      stdio: 'ignore',
+    });
+    // Whether the floor passes evalrun's own set does not matter here (it cannot run Python); only the cache does.
+    if (warm.error !== undefined || !existsSync(codeCacheFile(floor))) throw new Error("could not write the floor's code cache");
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  bundled = { floor, peer: join(outdir, 'peer.mjs') };
 }
 
 /** How a contender is started. */
@@ -201,7 +218,7 @@ function commandFor(name: ContenderName, problemsDir: string, outFile: string): 
     case 'floor':
       return {
         program: process.execPath,
-        args: [bundled?.floor ?? join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile],
+        args: bundled === null ? [join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile] : [RUN_BUNDLE, bundled.floor, '--problems', problemsDir, '--out', outFile],
         likeTheCli: true,
       };
     case 'peer':

@@ -9,8 +9,12 @@
 //
 // The CLI runs in this process; isolates run in worker processes that are
 // started with --no-node-snapshot (see src/sandbox-host/worker-launch.ts),
-// which is what isolated-vm requires on Node 20+.
-import { main } from '../dist/bundle/cli.js';
+// which is what isolated-vm requires on Node 20+. The CLI's bundle is
+// compiled through the code cache the build wrote (src/code-cache.ts).
+import { fileURLToPath } from 'node:url';
+import { loadBundle } from '../dist/src/code-cache.js';
+
+const { main } = loadBundle(fileURLToPath(new URL('../dist/bundle/cli.cjs', import.meta.url))).exports;
 
 // `evalrun ... | head` closes stdout early: the run still finishes and writes its scorecard.
 for (const stream of [process.stdout, process.stderr]) {

@@ -1,19 +1,22 @@
 /**
- * Bundles the two programs evalrun starts, the CLI (ES modules) and the
- * sandbox worker (CommonJS, see NODE_CJS_BUNDLE_OPTIONS), into
- * `dist/bundle/` (run by `npm run build`, after tsc). Node loads an ES
- * module graph file by file: TypeBox alone is some two hundred files and
- * yargs dozens more, which cost a worker process about 150 ms and the CLI
- * as much again before either does any work. One file per program (plus
- * the chunks that stay behind the CLI's lazy imports) starts several times
- * faster. Native and very large packages stay outside and load as usual.
+ * Bundles the two programs evalrun starts, the CLI and the sandbox worker,
+ * as CommonJS (see NODE_CJS_BUNDLE_OPTIONS), into `dist/bundle/` (run by
+ * `npm run build`, after tsc). Node loads a module graph file by file:
+ * TypeBox alone is some two hundred files and yargs dozens more, which cost
+ * a worker process about 150 ms and the CLI as much again before either does
+ * any work. One file per program (plus the parts a worker requires only when
+ * it needs them) starts several times faster. Native and very large packages
+ * stay outside and load as usual.
  */
 import { build, type Plugin } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
-import { NODE_BUNDLE_OPTIONS, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
+import { NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
+
+/** The CLI's bundle in BUNDLE_DIR, which bin/evalrun.js loads. */
+const CLI_BUNDLE = 'cli.cjs';
 
 const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
@@ -43,12 +46,12 @@ const lazyWorkerParts: Plugin = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
+// One file, compiled through its code cache (src/code-cache.ts): the modules
+// behind the CLI's lazy imports are in it, but initialised only when imported.
 await build({
-  entryPoints: { cli: compiled('cli', 'main.js') },
+  entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
   outdir,
-  // Code splitting keeps --version and --help from loading what a run needs.
-  splitting: true,
-  ...NODE_BUNDLE_OPTIONS,
+  ...NODE_CJS_BUNDLE_OPTIONS,
   sourcemap: true,
 });
 await build({
