@@ -1,8 +1,8 @@
 import { readSync, writeSync } from 'node:fs';
+import { jsonLine, LineSplitter } from './json-lines.js';
 import { WORKER_REPLY_FD } from './worker-link.js';
 
 const REQUEST_FD = 0;
-const NEWLINE = 0x0a;
 const READ_SIZE = 1 << 16;
 
 /**
@@ -17,8 +17,7 @@ export class WorkerIo {
   private readonly buffer = Buffer.allocUnsafe(READ_SIZE);
   /** Whole requests read and not yet returned. */
   private readonly lines: string[] = [];
-  /** The start of a request whose end has not been read yet. */
-  private partial: Buffer[] = [];
+  private readonly splitter = new LineSplitter();
   private ended = false;
 
   /** Whether a whole request is already read, so that `next` will not wait. */
@@ -31,14 +30,14 @@ export class WorkerIo {
     while (this.lines.length === 0 && !this.ended) {
       const read = this.read();
       if (read === 0) this.ended = true;
-      else this.split(this.buffer.subarray(0, read));
+      else for (const line of this.splitter.push(this.buffer.subarray(0, read))) this.lines.push(line);
     }
     return this.lines.shift() ?? null;
   }
 
   /** Writes one message; false if the supervisor is gone. */
   send(message: unknown): boolean {
-    const bytes = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+    const bytes = Buffer.from(jsonLine(message), 'utf8');
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(WORKER_REPLY_FD, bytes, written);
       return true;
@@ -58,17 +57,6 @@ export class WorkerIo {
     }
   }
 
-  /** Files the bytes just read: each newline ends a request. `bytes` is reused by the next read. */
-  private split(bytes: Buffer): void {
-    let start = 0;
-    for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
-      const piece = bytes.subarray(start, end);
-      this.lines.push(this.partial.length === 0 ? piece.toString('utf8') : Buffer.concat([...this.partial, piece]).toString('utf8'));
-      this.partial = [];
-      start = end + 1;
-    }
-    if (start < bytes.length) this.partial.push(Buffer.from(bytes.subarray(start)));
-  }
 }
 
 function isGone(e: unknown): boolean {

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { jsonLine, LineSplitter } from './json-lines.js';
 
 /**
  * The worker's file descriptor for messages to the supervisor. Its stdout
@@ -11,13 +12,9 @@ export const WORKER_REPLY_FD = 3;
 /** The stdio of a worker process: requests in on stdin, stdout ignored, stderr kept for crash reports, replies on fd 3. */
 export const WORKER_STDIO = ['pipe', 'ignore', 'pipe', 'pipe'] as const;
 
-const NEWLINE = 0x0a;
-
 /**
  * The supervisor's end of the pipes to one sandbox worker: one JSON document
- * per line each way. JSON text never holds a raw newline (JSON.stringify
- * escapes it), and a newline byte never occurs inside a multi-byte UTF-8
- * character, so lines split safely on bytes.
+ * per line each way (json-lines.ts).
  *
  * Node's IPC channel would do the same job, but a process that has one
  * loads Node's networking and stream modules at start-up, and a worker
@@ -28,8 +25,7 @@ const NEWLINE = 0x0a;
 export class WorkerLink {
   private readonly input: Socket;
   private readonly replies: Socket;
-  /** Bytes of a reply whose end has not arrived yet. */
-  private partial: Buffer[] = [];
+  private readonly lines = new LineSplitter();
   private listener: (message: unknown) => void = () => undefined;
 
   constructor(child: ChildProcess) {
@@ -43,7 +39,9 @@ export class WorkerLink {
     this.replies = replies;
     // Writing to a worker that just died fails with EPIPE; its exit reports that.
     input.on('error', () => undefined);
-    replies.on('data', (chunk: Buffer) => this.receive(chunk));
+    replies.on('data', (chunk: Buffer) => {
+      for (const line of this.lines.push(chunk)) this.deliver(line);
+    });
   }
 
   /** Whether messages can still be sent: the worker's input is not closed. */
@@ -61,8 +59,7 @@ export class WorkerLink {
    * message fails); `done` is called with an error if the pipe broke.
    */
   send(message: unknown, done: (error: Error | null | undefined) => void): void {
-    const line = `${JSON.stringify(message)}\n`;
-    this.input.write(line, done);
+    this.input.write(jsonLine(message), done);
   }
 
   /**
@@ -81,18 +78,6 @@ export class WorkerLink {
       if (held) socket.ref();
       else socket.unref();
     }
-  }
-
-  private receive(chunk: Buffer): void {
-    let start = 0;
-    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
-      const piece = chunk.subarray(start, end);
-      const text = this.partial.length === 0 ? piece.toString('utf8') : Buffer.concat([...this.partial, piece]).toString('utf8');
-      this.partial = [];
-      start = end + 1;
-      this.deliver(text);
-    }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
   }
 
   private deliver(text: string): void {
