@@ -45,14 +45,15 @@
  * Generated sets and results go to the system temporary folder and are
  * removed afterwards (unless --keep); nothing is written into the checkout.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_BUNDLE_OPTIONS, NODE_CJS_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
-import { codeCacheFile, WRITE_CODE_CACHE_ENV } from '../src/code-cache.js';
+import { runToWriteCodeCache } from '../scripts/code-cache-run.js';
+import { codeCacheFile } from '../src/code-cache.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 
@@ -181,18 +182,9 @@ async function bundleContenders(): Promise<void> {
   // writes the CLI's (scripts/write-code-cache.ts).
   await build({ entryPoints: { floor: join(HERE, 'floor.js') }, outdir, ...NODE_CJS_BUNDLE_OPTIONS });
   const floor = join(outdir, 'floor.cjs');
-  const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-cache-'));
-  try {
-    const warm = spawnSync(process.execPath, [RUN_BUNDLE, floor, '--problems', join(ROOT, 'problems'), '--out', join(scratch, 'floor.json')], {
-      cwd: scratch,
-      env: { ...withoutExtraCaCerts(contenderEnv), [WRITE_CODE_CACHE_ENV]: '1' },
-      stdio: 'ignore',
-    });
-    // Whether the floor passes evalrun's own set does not matter here (it cannot run Python); only the cache does.
-    if (warm.error !== undefined || !existsSync(codeCacheFile(floor))) throw new Error("could not write the floor's code cache");
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  const warm = runToWriteCodeCache([RUN_BUNDLE, floor], withoutExtraCaCerts(contenderEnv));
+  // Whether the floor passes evalrun's own set does not matter here (it cannot run Python); only the cache does.
+  if (warm.error !== undefined || !existsSync(codeCacheFile(floor))) throw new Error("could not write the floor's code cache");
   bundled = { floor, peer: join(outdir, 'peer.mjs') };
 }
 

@@ -79,6 +79,9 @@ export const NODE_BUNDLE_OPTIONS = {
   plugins: [oneStringWidth, lazySegmenter],
 } as const satisfies BuildOptions;
 
+/** The CLI's bundle in BUNDLE_DIR, which bin/evalrun.js loads through its code cache. */
+export const CLI_BUNDLE = 'cli.cjs';
+
 /**
  * The same for a program bundled as CommonJS: the sandbox worker. A worker
  * starts without Node's snapshot, so every built-in module it loads is

@@ -13,10 +13,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
-import { NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
-
-/** The CLI's bundle in BUNDLE_DIR, which bin/evalrun.js loads. */
-const CLI_BUNDLE = 'cli.cjs';
+import { CLI_BUNDLE, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
 
 const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
