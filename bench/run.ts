@@ -162,9 +162,10 @@ function parseOptions(argv: readonly string[]): Options {
 
 /**
  * Where the floor and the peer run from. evalrun runs as it ships, from the
- * bundle `npm run build` makes; the other two are bundled the same way
- * before measuring, so that no contender pays for loading a module graph
- * file by file and the ratios measure only what differs.
+ * bundle `npm run build` makes; the floor is bundled and started the same
+ * way, and the peer as one ES module, before measuring, so that no
+ * contender pays for loading a module graph file by file and the ratios
+ * measure only what differs.
  */
 let bundled: { floor: string; peer: string } | null = null;
 

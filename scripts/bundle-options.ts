@@ -61,11 +61,11 @@ const lazySegmenter: Plugin = {
 };
 
 /**
- * How evalrun's programs are bundled for Node: one ES module per entry
- * point, with the native and very large packages left outside to load as
- * usual. Shared by the build (scripts/bundle.ts) and the benchmark, which
- * bundles its floor and peer the same way so that no contender pays for
- * loading a module graph file by file.
+ * How a program is bundled for Node as one ES module per entry point, with
+ * the native and very large packages left outside to load as usual. The
+ * benchmark bundles its peer this way; evalrun's own programs and the
+ * benchmark's floor use the CommonJS variant below, so that no contender
+ * pays for loading a module graph file by file.
  */
 export const NODE_BUNDLE_OPTIONS = {
   bundle: true,
@@ -83,8 +83,9 @@ export const NODE_BUNDLE_OPTIONS = {
 export const CLI_BUNDLE = 'cli.cjs';
 
 /**
- * The same for a program bundled as CommonJS: the sandbox worker. A worker
- * starts without Node's snapshot, so every built-in module it loads is
+ * The same for a program bundled as CommonJS: the CLI, which is compiled
+ * through a code cache (src/code-cache.ts) that only CommonJS can use on
+ * Node 20, and the sandbox worker. A worker starts without Node's snapshot, so every built-in module it loads is
  * compiled at its start, and an ES module entry costs it more than a
  * CommonJS one: Node's ES module loader itself, and, for each
  * `import ... from 'node:fs'`, every export of fs, which loads the stream
