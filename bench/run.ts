@@ -38,9 +38,6 @@
  *   --scale-rounds R     rounds of the 10x comparison (default 3)
  *   --million N          tests in the big-memory run (default 1000000)
  *   --keep               keep the generated problem sets and print where they are
- *   --without-extra-ca-certs
- *                        run every contender with NODE_EXTRA_CA_CERTS unset, as on
- *                        a machine where it is not set (see startupReport)
  *
  * Generated sets and results go to the system temporary folder and are
  * removed afterwards (unless --keep); nothing is written into the checkout.
@@ -52,8 +49,6 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_BUNDLE_OPTIONS, NODE_CJS_BUNDLE_OPTIONS } from '../scripts/bundle-options.js';
-import { runToWriteCodeCache } from '../scripts/code-cache-run.js';
-import { codeCacheFile } from '../src/code-cache.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 
@@ -75,7 +70,6 @@ interface Options {
   scaleRounds: number;
   million: number;
   keep: boolean;
-  withoutExtraCaCerts: boolean;
 }
 
 interface Measurement {
@@ -104,7 +98,6 @@ function parseOptions(argv: readonly string[]): Options {
     scaleRounds: 3,
     million: 1_000_000,
     keep: false,
-    withoutExtraCaCerts: false,
   };
   const number = (name: string, value: string | undefined): number => {
     const n = Number(value);
@@ -150,9 +143,6 @@ function parseOptions(argv: readonly string[]): Options {
       case '--keep':
         options.keep = true;
         break;
-      case '--without-extra-ca-certs':
-        options.withoutExtraCaCerts = true;
-        break;
       default:
         throw new Error(`unknown option ${String(arg)} (see the comment at the top of bench/run.ts)`);
     }
@@ -169,24 +159,15 @@ function parseOptions(argv: readonly string[]): Options {
  */
 let bundled: { floor: string; peer: string } | null = null;
 
-/** Runs a CommonJS bundle through its code cache, as bin/evalrun.js runs the CLI (bench/run-bundle.ts). */
-const RUN_BUNDLE = join(HERE, 'run-bundle.js');
-
 async function bundleContenders(): Promise<void> {
   const { build } = await import('esbuild');
   // Inside the checkout's dist/, so that packages left outside the bundle resolve.
   const outdir = join(ROOT, 'dist', 'bench-bundle');
   await rm(outdir, { recursive: true, force: true });
   await build({ entryPoints: { peer: join(HERE, 'peer.js') }, outdir, outExtension: { '.js': '.mjs' }, ...NODE_BUNDLE_OPTIONS });
-  // The floor is bundled and started as the CLI is: CommonJS, with a code
-  // cache written by a run over the problem set evalrun ships, as the build
-  // writes the CLI's (scripts/write-code-cache.ts).
+  // The floor is bundled as the CLI is: one CommonJS file.
   await build({ entryPoints: { floor: join(HERE, 'floor.js') }, outdir, ...NODE_CJS_BUNDLE_OPTIONS });
-  const floor = join(outdir, 'floor.cjs');
-  const warm = runToWriteCodeCache([RUN_BUNDLE, floor], withoutExtraCaCerts(contenderEnv));
-  // Whether the floor passes evalrun's own set does not matter here (it cannot run Python); only the cache does.
-  if (warm.error !== undefined || !existsSync(codeCacheFile(floor))) throw new Error("could not write the floor's code cache");
-  bundled = { floor, peer: join(outdir, 'peer.mjs') };
+  bundled = { floor: join(outdir, 'floor.cjs'), peer: join(outdir, 'peer.mjs') };
 }
 
 /** How a contender is started. */
@@ -194,81 +175,25 @@ interface Command {
   /** `node` (this process's executable), or the program itself when it runs as an executable. */
   program: string;
   args: string[];
-  /**
-   * Started without NODE_EXTRA_CA_CERTS, as `bin/evalrun.js` starts the CLI
-   * (see startupReport). The floor starts this way too, so that evalrun /
-   * floor compares the sandbox and nothing else.
-   */
-  likeTheCli: boolean;
 }
 
 function commandFor(name: ContenderName, problemsDir: string, outFile: string): Command {
   const cores = String(availableParallelism());
   switch (name) {
     case 'evalrun':
-      // As a user runs it: the bin as an executable, which is what its first lines are for.
-      return { program: join(ROOT, 'bin', 'evalrun.js'), args: ['--problems', problemsDir, '--out', outFile, '--concurrency', cores], likeTheCli: true };
+      // As a user runs it: the bin as an executable.
+      return { program: join(ROOT, 'bin', 'evalrun.js'), args: ['--problems', problemsDir, '--out', outFile, '--concurrency', cores] };
     case 'floor':
       return {
         program: process.execPath,
-        args: bundled === null ? [join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile] : [RUN_BUNDLE, bundled.floor, '--problems', problemsDir, '--out', outFile],
-        likeTheCli: true,
+        args: [bundled?.floor ?? join(HERE, 'floor.js'), '--problems', problemsDir, '--out', outFile],
       };
     case 'peer':
       return {
         program: process.execPath,
         args: [bundled?.peer ?? join(HERE, 'peer.js'), '--problems', problemsDir, '--out', outFile, '--concurrency', cores],
-        likeTheCli: false,
       };
   }
-}
-
-/** The environment every contender starts with: this process's, less what --without-extra-ca-certs removes. */
-let contenderEnv: NodeJS.ProcessEnv = process.env;
-
-const EXTRA_CA_CERTS = 'NODE_EXTRA_CA_CERTS';
-
-function withoutExtraCaCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy: NodeJS.ProcessEnv = { ...env };
-  delete copy[EXTRA_CA_CERTS];
-  return copy;
-}
-
-/** Wall time of one start of `node -e 0` with `env`, in ms. */
-async function nodeStartMs(env: NodeJS.ProcessEnv): Promise<number> {
-  const started = performance.now();
-  await new Promise<void>((done) => spawn(process.execPath, ['-e', '0'], { env, stdio: 'ignore' }).on('close', () => done()));
-  return performance.now() - started;
-}
-
-/**
- * What one fresh `node` process costs to start here, which is most of the
- * peer's time. NODE_EXTRA_CA_CERTS makes every process parse a certificate
- * bundle before it runs any code. evalrun never opens a network connection:
- * `bin/evalrun.js` starts the CLI without the variable, and the CLI starts
- * its sandbox workers without it. The floor is started the same way as the
- * CLI; each of the peer's processes loads it, as any program a harness
- * started in this environment would. The line says so, so that the peer's
- * figure can be read for a machine where it is not set.
- */
-async function startupReport(): Promise<void> {
-  const certs = contenderEnv[EXTRA_CA_CERTS];
-  const bare = withoutExtraCaCerts(contenderEnv);
-  const withEnv: number[] = [];
-  const without: number[] = [];
-  for (let i = 0; i < 9; i++) {
-    withEnv.push(await nodeStartMs(contenderEnv));
-    if (certs !== undefined) without.push(await nodeStartMs(bare));
-  }
-  const ms = (values: number[]): string => `${Math.round(median(values))} ms`;
-  if (certs === undefined) {
-    log(`a fresh node process starts in ${ms(withEnv)} (${EXTRA_CA_CERTS} is not set)`);
-    return;
-  }
-  log(
-    `a fresh node process starts in ${ms(withEnv)}, ${ms(without)} without ${EXTRA_CA_CERTS} (set here to ${certs}): ` +
-      `every peer process loads it; evalrun (CLI and workers) and the floor start without it; --without-extra-ca-certs unsets it for all`,
-  );
 }
 
 /**
@@ -287,7 +212,7 @@ async function measure(command: Command, scratch: string): Promise<Measurement> 
   const rssFile = join(scratch, `rss-${process.hrtime.bigint()}.jsonl`);
   const timeFile = join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const env: NodeJS.ProcessEnv = {
-    ...(command.likeTheCli ? withoutExtraCaCerts(contenderEnv) : contenderEnv),
+    ...process.env,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(PROBE)}`.trim(),
     BENCH_RSS_FILE: rssFile,
   };
@@ -482,10 +407,6 @@ async function main(): Promise<void> {
     throw new Error('build first: npm run build');
   }
   log(`evalrun benchmark: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);
-  if (options.withoutExtraCaCerts) {
-    contenderEnv = withoutExtraCaCerts(process.env);
-  }
-  await startupReport();
   const scratch = await mkdtemp(join(tmpdir(), 'evalrun-bench-'));
   try {
     const problemsDir = await generate(scratch, 'set', options.problems, options.tests);

@@ -79,13 +79,12 @@ export const NODE_BUNDLE_OPTIONS = {
   plugins: [oneStringWidth, lazySegmenter],
 } as const satisfies BuildOptions;
 
-/** The CLI's bundle in BUNDLE_DIR, which bin/evalrun.js loads through its code cache. */
+/** The CLI's bundle in BUNDLE_DIR, which bin/evalrun.js loads. */
 export const CLI_BUNDLE = 'cli.cjs';
 
 /**
- * The same for a program bundled as CommonJS: the CLI, which is compiled
- * through a code cache (src/code-cache.ts) that only CommonJS can use on
- * Node 20, and the sandbox worker. A worker starts without Node's snapshot, so every built-in module it loads is
+ * The same for a program bundled as CommonJS: the CLI and the sandbox
+ * worker. A worker starts without Node's snapshot, so every built-in module it loads is
  * compiled at its start, and an ES module entry costs it more than a
  * CommonJS one: Node's ES module loader itself, and, for each
  * `import ... from 'node:fs'`, every export of fs, which loads the stream

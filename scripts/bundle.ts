@@ -43,8 +43,8 @@ const lazyWorkerParts: Plugin = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
-// One file, compiled through its code cache (src/code-cache.ts): the modules
-// behind the CLI's lazy imports are in it, but initialised only when imported.
+// One file: the modules behind the CLI's lazy imports are in it, but
+// initialised only when imported.
 await build({
   entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
   outdir,

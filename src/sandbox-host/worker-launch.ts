@@ -24,21 +24,6 @@ export function workerScript(): string {
   return script;
 }
 
-/**
- * Variables a sandbox worker is started without. NODE_EXTRA_CA_CERTS makes
- * Node read and parse a certificate bundle before any of our code runs: a
- * system bundle of 220 KB costs a worker 55 ms of CPU (measured), more than
- * its own start-up, and a worker never opens a TLS connection.
- */
-const WORKER_ENV_OMITTED: readonly string[] = ['NODE_EXTRA_CA_CERTS'];
-
-/** This process's environment without the variables in WORKER_ENV_OMITTED. */
-export function workerEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const copy: NodeJS.ProcessEnv = { ...env };
-  for (const name of WORKER_ENV_OMITTED) delete copy[name];
-  return copy;
-}
-
 /** A sandbox worker process and the link that carries its messages. */
 export interface WorkerHandle {
   child: ChildProcess;
@@ -49,7 +34,6 @@ export interface WorkerHandle {
 export function launchWorker(): WorkerHandle {
   // isolated-vm needs --no-node-snapshot on Node 20+; it is the reason isolates live in these processes.
   const child = spawn(process.execPath, ['--no-node-snapshot', workerScript()], {
-    env: workerEnvironment(),
     stdio: [...WORKER_STDIO],
   });
   return { child, link: new WorkerLink(child) };
