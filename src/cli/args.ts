@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import type yargsFactory from 'yargs';
+import { defaultConcurrency, DEFAULTS } from '../defaults.js';
 import { VERSION } from '../version.js';
 
 /** A mistake in how evalrun was called: reported in one line, exit code 2. */
@@ -52,21 +52,21 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     })
     .option('concurrency', {
       type: 'number',
-      default: availableParallelism(),
+      default: defaultConcurrency(),
       describe: 'Candidates graded at once, each in its own sandbox process',
     })
-    .option('memory', { type: 'number', default: 128, describe: 'Heap limit of each sandbox, in MB' })
-    .option('timeout', { type: 'number', default: 2000, describe: 'Time limit of each test, in ms' })
+    .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: 'Heap limit of each sandbox, in MB' })
+    .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: 'Time limit of each test, in ms' })
     .option('float-tolerance', {
       type: 'string',
-      default: '1e-9',
+      default: String(DEFAULTS.floatTolerance.relative),
       describe: 'Float comparison tolerance: one number for both, or RELATIVE,ABSOLUTE',
     })
-    .option('seed', { type: 'number', default: 1, describe: 'Seed of Math.random inside the sandbox' })
+    .option('seed', { type: 'number', default: DEFAULTS.seed, describe: 'Seed of Math.random inside the sandbox' })
     .option('out', { type: 'string', describe: 'Write the JSON scorecard here instead of results/<timestamp>.json' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
     .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test (when grading, or a self-check of over 100 candidates)' })
-    .option('pass-at', { type: 'string', default: '1', describe: 'k values of pass@k, comma-separated (e.g. 1,10)' })
+    .option('pass-at', { type: 'string', default: DEFAULTS.passAtK.join(','), describe: 'k values of pass@k, comma-separated (e.g. 1,10)' })
     .option('problem', { type: 'string', array: true, describe: 'Only problems whose id matches this glob (repeatable)' })
     .option('tag', { type: 'string', array: true, describe: 'Only problems with this tag (repeatable)' })
     .option('model', { type: 'string', array: true, describe: 'Only submissions of models matching this glob (repeatable)' })

@@ -1,22 +1,16 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 import { ProblemDirectoryError } from '../problems/find-files.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
 import { ResultsStore } from '../runner/results-store.js';
+import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import type { CliOptions } from './args.js';
 import { EXIT } from './main.js';
-
-/** Where a run's files go. */
-interface RunFiles {
-  runId: string;
-  log: string;
-  scorecard: string;
-  resume: boolean;
-}
 
 class SetupError extends Error {}
 
@@ -108,25 +102,8 @@ function runOptions(cli: CliOptions): RunOptions {
   };
 }
 
-function runIdFor(now: Date): string {
-  return now.toISOString().replace(/:/g, '-');
-}
-
-/** `results/<run>.json` and `.jsonl`; with `--out FILE`, the log sits beside FILE. */
-function newRunFiles(out: string | null): RunFiles {
-  const runId = runIdFor(new Date());
-  if (out === null) {
-    return { runId, log: join('results', `${runId}.jsonl`), scorecard: join('results', `${runId}.json`), resume: false };
-  }
-  return { runId, log: logBeside(out), scorecard: out, resume: false };
-}
-
-function logBeside(scorecard: string): string {
-  return scorecard.endsWith('.json') ? `${scorecard}l` : `${scorecard}.jsonl`;
-}
-
 function resumedRunFiles(run: string, out: string | null): RunFiles {
-  const log = existsSync(run) ? run : join('results', run.endsWith('.jsonl') ? run : `${run}.jsonl`);
+  const log = existsSync(run) ? run : join(DEFAULTS.resultsDir, run.endsWith('.jsonl') ? run : `${run}.jsonl`);
   if (!existsSync(log)) throw new SetupError(`--resume ${run}: no run log at ${log}`);
   const base = log.endsWith('.jsonl') ? log.slice(0, -1) : `${log}.json`;
   const runId = (log.split(/[\\/]/).pop() ?? log).replace(/\.jsonl$/, '');

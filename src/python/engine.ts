@@ -5,7 +5,6 @@ import { describeCrash, parsePythonFrames } from './frames.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
-export { looksLikePython } from './looks-like-python.js';
 
 export interface PythonEngineOptions {
   /** Heap limit of the isolate (JavaScript objects), in MB; at least 64. */

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import pLimit from 'p-limit';
 import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import { loadProblemLazily } from '../problems/load-lazily.js';
@@ -9,7 +8,7 @@ import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionRe
 import { ceilingForTests, WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
-import { DEFAULT_TOLERANCE, type Tolerance } from '../values/compare.js';
+import type { Tolerance } from '../values/compare.js';
 import { VERSION } from '../version.js';
 import {
   buildCandidate,
@@ -23,7 +22,7 @@ import {
   type ProblemSummary,
 } from './candidate.js';
 import { EarlyGrades } from './early-grades.js';
-import { NO_FILTERS, selector, type Filters } from './filters.js';
+import { selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
 import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
 import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
@@ -44,19 +43,6 @@ export interface RunOptions {
   /** Unwrap Markdown fences and drop prose around submitted code (default true). */
   extractCode: boolean;
 }
-
-export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
-  solutionsDir: null,
-  filters: NO_FILTERS,
-  concurrency: availableParallelism(),
-  memoryMb: 128,
-  timeoutMs: 2000,
-  tolerance: DEFAULT_TOLERANCE,
-  seed: 1,
-  languages: new Set<Language>(['javascript', 'python']),
-  passAtK: [1],
-  extractCode: true,
-};
 
 /** Where a run keeps its log, and how it can be stopped. */
 export interface RunControl {

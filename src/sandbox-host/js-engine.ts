@@ -26,12 +26,6 @@ const IDLE_GRACE_MS = 100;
  */
 const CANDIDATES_PER_ISOLATE = 50;
 
-/**
- * Heap limit of the isolate prepared before any job has said which limit it
- * wants: the CLI's default. A job with another limit replaces it once.
- */
-export const DEFAULT_MEMORY_MB = 128;
-
 /** What `run` answers when the candidate returned a thenable: the rest comes through `settle`. */
 const ASYNC_MARK = 'A';
 

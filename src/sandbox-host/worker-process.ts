@@ -7,7 +7,8 @@
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../report/bounded.js';
 import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
-import { DEFAULT_MEMORY_MB, JsEngine } from './js-engine.js';
+import { DEFAULTS } from '../defaults.js';
+import { JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
 import { WorkerIo } from './worker-io.js';
@@ -55,7 +56,11 @@ function boundWire(text: string): string {
   return encodeWire(boundValue(decodeTrustedWire(text, 'a judged value')));
 }
 
-let lastMemoryMb = DEFAULT_MEMORY_MB;
+/**
+ * Heap limit of the isolate prepared before any job has said which limit it
+ * wants: the CLI's default. A job with another limit replaces it once.
+ */
+let lastMemoryMb: number = DEFAULTS.memoryMb;
 
 /**
  * Between requests the worker would only wait for the supervisor, which is

@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DEFAULTS, defaultConcurrency } from './defaults.js';
+import { jsonReporter } from './report/json-reporter.js';
+import type { Reporter } from './report/reporter.js';
+import type { Scorecard } from './report/scorecard.js';
+import { newRunFiles } from './runner/run-files.js';
+import { runEvaluation, type RunOptions } from './runner/run.js';
+import type { Language } from './sandbox-host/protocol.js';
+
+/** What `evaluate` grades and how: the CLI's flags, as an object. Only `problems` is required. */
+export interface EvaluateOptions {
+  /** Folder of problem files (`--problems`). */
+  problems: string;
+  /** Folder of submissions (`--solutions`); omit for a self-check of each `optimal_solution`. */
+  solutions?: string | null;
+  /** Candidates graded at once (`--concurrency`); default: one per core. */
+  concurrency?: number;
+  /** Heap limit of each sandbox in MB (`--memory`). */
+  memoryMb?: number;
+  /** Time limit of each test in ms (`--timeout`). */
+  timeoutMs?: number;
+  /** One number for both, or relative and absolute (`--float-tolerance`). */
+  floatTolerance?: number | { relative: number; absolute: number };
+  /** Seed of the sandbox's random numbers (`--seed`). */
+  seed?: number;
+  /** The k values of pass@k (`--pass-at`). */
+  passAtK?: readonly number[];
+  /** Globs and tags that select problems and models (`--problem`, `--tag`, `--model`). */
+  filters?: { problems?: readonly string[]; tags?: readonly string[]; models?: readonly string[] };
+  /** Unwrap Markdown fences and drop prose around submitted code (`--no-extract` is false). */
+  extractCode?: boolean;
+  /** Where the JSON scorecard is written (`--out`); the run log goes beside it. Default `results/<run>.json`. */
+  out?: string | null;
+  /** Aborting stops grading; the scorecard then says `complete: false`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Grades what `options` asks for, exactly as the `evalrun` command does,
+ * and resolves to the scorecard the JSON reporter wrote. The run log and
+ * the scorecard are written to disk as the CLI writes them (`out`, or
+ * `results/<run_id>.json`), so a run can be resumed and reported on later. Usage mistakes (a negative timeout, say)
+ * are thrown as `TypeError`s before anything runs.
+ */
+export async function evaluate(options: EvaluateOptions): Promise<Scorecard> {
+  const run = runOptionsOf(options);
+  const files = newRunFiles(options.out ?? null);
+  mkdirSync(dirname(files.log), { recursive: true });
+  let scorecard: Scorecard | null = null;
+  // The run log is closed once the run returns, so the candidates are read back while the reporters run.
+  const capture: Reporter = {
+    onRunEnd(outcome) {
+      scorecard = { ...outcome.head, candidates: [...outcome.results()] };
+    },
+  };
+  await runEvaluation(
+    run,
+    { runId: files.runId, logFile: files.log, resume: false, ...(options.signal === undefined ? {} : { signal: options.signal }) },
+    [jsonReporter({ outFile: files.scorecard, toStdout: false, log: () => undefined }), capture],
+  );
+  if (scorecard === null) throw new Error('evaluate: the run ended without an outcome');
+  return scorecard;
+}
+
+function runOptionsOf(options: EvaluateOptions): RunOptions {
+  if (typeof options.problems !== 'string' || options.problems === '') throw new TypeError('evaluate: `problems` must name a folder');
+  const tolerance = options.floatTolerance ?? DEFAULTS.floatTolerance;
+  return {
+    problemsDir: options.problems,
+    solutionsDir: options.solutions ?? null,
+    filters: {
+      problems: [...(options.filters?.problems ?? [])],
+      tags: [...(options.filters?.tags ?? [])],
+      models: [...(options.filters?.models ?? [])],
+    },
+    concurrency: positive('concurrency', options.concurrency ?? defaultConcurrency()),
+    memoryMb: positive('memoryMb', options.memoryMb ?? DEFAULTS.memoryMb),
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs),
+    tolerance: typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { ...tolerance },
+    seed: options.seed ?? DEFAULTS.seed,
+    languages: new Set<Language>(['javascript', 'python']),
+    passAtK: [...new Set((options.passAtK ?? DEFAULTS.passAtK).map((k) => positive('passAtK', k)))].sort((a, b) => a - b),
+    extractCode: options.extractCode ?? true,
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`evaluate: \`${name}\` must be a positive whole number, got ${value}`);
+  return value;
+}
