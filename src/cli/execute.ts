@@ -10,7 +10,7 @@ import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import type { CliOptions } from './args.js';
-import { EXIT } from './main.js';
+import { EXIT } from './exit-codes.js';
 
 class SetupError extends Error {}
 

@@ -2,10 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { prestartWorkers } from '../sandbox-host/worker-launch.js';
 import { parseArgs, UsageError, type CliOptions } from './args.js';
+import { EXIT } from './exit-codes.js';
 import { quickAnswer } from './quick-answers.js';
 
-/** Exit codes: 0 all passed and valid, 1 anything failed or invalid, 2 usage error, 130 interrupted. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 export async function main(argv: readonly string[]): Promise<number> {
   if (quickAnswer(argv)) return EXIT.ok;

@@ -18,7 +18,6 @@
  * Rows are sorted by id (code-unit order; a null prompt first), so output is
  * deterministic whatever order the candidates finished in.
  */
-import type { CandidateResult } from './scorecard.js';
 import { passAtKTable } from './pass-at-k.js';
 
 export interface RowMetrics {
@@ -69,7 +68,18 @@ export interface AggregateOptions {
 }
 
 /** The only fields the roll-ups read, so callers and tests need not build whole results. */
-export type AggregatableResult = Pick<CandidateResult, 'problem_id' | 'model_id' | 'prompt_id' | 'passed' | 'total'>;
+/**
+ * What a roll-up reads of a candidate's result (the fields of the
+ * scorecard's CandidateResult of the same names), so that the scorecard's
+ * types can name the rows without a cycle.
+ */
+export interface AggregatableResult {
+  problem_id: string;
+  model_id: string;
+  prompt_id: string | null;
+  passed: number;
+  total: number;
+}
 
 export function aggregateResults(
   candidates: readonly AggregatableResult[],
@@ -93,7 +103,7 @@ export function aggregateResults(
   };
 }
 
-export function candidatePasses(c: Pick<CandidateResult, 'passed' | 'total'>): boolean {
+export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>): boolean {
   return c.total > 0 && c.passed === c.total;
 }
 
