@@ -5,7 +5,8 @@ import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
 import { ResultsStore } from '../runner/results-store.js';
-import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
+import { optionsFromRecord, runEvaluation, ShardInputsChanged, type RunOptions } from '../runner/run.js';
+import type { ShardSpec } from '../runner/shard.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import type { CliOptions } from './args.js';
 import { EXIT } from './main.js';
@@ -28,7 +29,7 @@ export async function execute(cli: CliOptions): Promise<number> {
   let files: RunFiles;
   let options: RunOptions;
   try {
-    files = cli.resume === null ? newRunFiles(cli.out) : resumedRunFiles(cli.resume, cli.out);
+    files = cli.resume === null ? newRunFiles(cli.out, cli.shard) : resumedRunFiles(cli.resume, cli.out);
     options = cli.resume === null ? runOptions(cli) : { ...resumedOptions(files.log), concurrency: cli.concurrency };
     assertWritable(files.scorecard);
   } catch (e) {
@@ -60,6 +61,10 @@ export async function execute(cli: CliOptions): Promise<number> {
   } catch (e) {
     if (e instanceof ProblemDirectoryError) {
       process.stderr.write(`evalrun: --problems ${e.dir}: ${e.reason}\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof ShardInputsChanged) {
+      process.stderr.write(`evalrun: --resume ${files.log}: ${e.message}\n`);
       return EXIT.usage;
     }
     if (e instanceof ScorecardWriteError) {
@@ -105,16 +110,19 @@ function runOptions(cli: CliOptions): RunOptions {
     languages: new Set<Language>(['javascript', 'python']),
     passAtK: cli.passAtK,
     extractCode: cli.extractCode,
+    shard: cli.shard,
   };
 }
 
-function runIdFor(now: Date): string {
-  return now.toISOString().replace(/:/g, '-');
+/** A shard's run id names it, so that shards writing to one shared folder never collide. */
+function runIdFor(now: Date, shard: ShardSpec | null): string {
+  const time = now.toISOString().replace(/:/g, '-');
+  return shard === null ? time : `${time}.shard-${shard.index}-of-${shard.count}`;
 }
 
 /** `results/<run>.json` and `.jsonl`; with `--out FILE`, the log sits beside FILE. */
-function newRunFiles(out: string | null): RunFiles {
-  const runId = runIdFor(new Date());
+function newRunFiles(out: string | null, shard: ShardSpec | null): RunFiles {
+  const runId = runIdFor(new Date(), shard);
   if (out === null) {
     return { runId, log: join('results', `${runId}.jsonl`), scorecard: join('results', `${runId}.json`), resume: false };
   }

@@ -27,6 +27,9 @@ import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
 import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
 import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
+import { digestFolder, folderName, pathInside, type InputDigest, type WalkedFile } from './input-digest.js';
+import type { ShardSpec } from './shard.js';
+import { encodeRanks, planShard, shardLogRecord, type ShardCardRecord, type ShardLogRecord } from './shard-plan.js';
 
 export interface RunOptions {
   problemsDir: string;
@@ -43,6 +46,8 @@ export interface RunOptions {
   passAtK: readonly number[];
   /** Unwrap Markdown fences and drop prose around submitted code (default true). */
   extractCode: boolean;
+  /** Grade only this part of the candidates (`--shard I/N`); null or absent: all of them. */
+  shard?: ShardSpec | null;
 }
 
 export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
@@ -82,6 +87,7 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     languages: [...options.languages].sort(),
     pass_at_k: [...options.passAtK],
     extract_code: options.extractCode,
+    ...(options.shard ? { shard: { index: options.shard.index, count: options.shard.count } } : {}),
   };
 }
 
@@ -99,8 +105,12 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     languages: new Set(record.languages as Language[]),
     passAtK: record.pass_at_k as number[],
     extractCode: record.extract_code !== false,
+    shard: (record.shard as ShardSpec | undefined) ?? null,
   };
 }
+
+/** A sharded run resumed over problem or solution files that are not the ones it started with. */
+export class ShardInputsChanged extends Error {}
 
 /**
  * One run: read the problems (the supervisor and the workers between them),
@@ -138,13 +148,16 @@ async function evaluate(
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
   const created: { store: ResultsStore | null } = { store: null };
+  const shardRecord: { value: ShardLogRecord | undefined } = { value: undefined };
   const createStore = (): ResultsStore => {
     const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
+    if (shardRecord.value !== undefined) header.shard = shardRecord.value;
     created.store ??= ResultsStore.create(control.logFile, header);
     return created.store;
   };
   const early =
-    options.solutionsDir === null && !control.resume
+    // A shard knows its candidates only once every problem is read.
+    options.solutionsDir === null && !control.resume && !options.shard
       ? new EarlyGrades({
           selected: (problem) => select.problem(problem.id, problem.tags),
           grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
@@ -153,17 +166,34 @@ async function evaluate(
       : null;
   let loaded: LoadedSummaries;
   let selected: ProblemSummary[];
-  let planned: { specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] };
+  let planned: PlannedRun;
   let store: ResultsStore;
+  let problemReports: ProblemReport[];
+  let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
   try {
     loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem, summary) => early.take(problem, summary));
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model);
+    problemReports = reportProblems(selected, loaded.invalid, options.filters);
+    if (options.shard) {
+      const plan = planShard(planned.specs, options.shard, await digestInputs(options, loaded.walked, planned.walked), selected);
+      sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
+      planned = { ...planned, specs: plan.specs };
+    }
     if (control.resume) {
       const reopened = ResultsStore.resume(control.logFile);
       store = reopened.store;
       startedAt = reopened.header.started_at;
+      if (sharded !== null) {
+        try {
+          checkResumedShard(reopened.header, sharded.record);
+        } catch (e) {
+          store.close();
+          throw e;
+        }
+      }
     } else {
+      shardRecord.value = sharded?.record;
       store = createStore();
     }
   } catch (e) {
@@ -171,7 +201,6 @@ async function evaluate(
     created.store?.close();
     throw e;
   }
-  const problemReports = reportProblems(selected, loaded.invalid, options.filters);
   const invalidCount = problemReports.filter((p) => !p.valid).length;
   const { specs, skipped } = planned;
 
@@ -217,6 +246,7 @@ async function evaluate(
       ...aggregates,
       problems: problemReports,
       skipped_submissions: skipped,
+      ...(sharded === null ? {} : { shard: shardCard(sharded.record, sharded.ranks, keys, store) }),
     };
     const outcome: RunOutcome = {
       head,
@@ -312,7 +342,11 @@ async function loadOnWorkers(
   };
   await Promise.all(batches(files.slice(next), workers).map(loadBatch));
   const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
-  return { ...splitAndRejectDuplicates(results), loadedBy, held };
+  const walked = found.map((item): WalkedFile => {
+    const file = typeof item === 'string' ? item : item.file;
+    return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
+  });
+  return { ...splitAndRejectDuplicates(results), loadedBy, held, walked };
 }
 
 /**
@@ -334,6 +368,15 @@ interface LoadedSummaries {
   loadedBy: ReadonlyMap<string, number>;
   /** Problems the supervisor read itself and kept; each is dropped when its last candidate is taken. */
   held: Map<string, PreparedProblem>;
+  /** Every entry the walk of the problems folder found, for a shard's input digest. */
+  walked: WalkedFile[];
+}
+
+/** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
+interface PlannedRun {
+  specs: PlannedCandidate[];
+  skipped: SkippedSubmissionReport[];
+  walked: WalkedFile[] | null;
 }
 
 /** What becomes of a graded candidate. */
@@ -349,8 +392,8 @@ async function planCandidates(
   loaded: LoadedSummaries,
   selected: readonly ProblemSummary[],
   modelSelected: (id: string) => boolean,
-): Promise<{ specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] }> {
-  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [] };
+): Promise<PlannedRun> {
+  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [], walked: null };
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
@@ -372,7 +415,32 @@ async function planCandidates(
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
     specs.push(submissionPlan(problem, submission, options.extractCode));
   }
-  return { specs, skipped };
+  return { specs, skipped, walked: found.files };
+}
+
+async function digestInputs(options: RunOptions, problems: readonly WalkedFile[], solutions: readonly WalkedFile[] | null): Promise<InputDigest> {
+  return {
+    problems: await digestFolder(problems),
+    solutions: options.solutionsDir === null || solutions === null ? null : await digestFolder(solutions, folderName(options.solutionsDir)),
+  };
+}
+
+/** A resumed shard must find the input it started with, or its plan (and the merge) would not hold. */
+function checkResumedShard(header: RunHeader, now: ShardLogRecord): void {
+  const before = header.shard;
+  if (before === undefined) throw new ShardInputsChanged('the run log records no shard, but its options name one');
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(before.inputs, now.inputs) || !same(before.planned, now.planned)) {
+    throw new ShardInputsChanged(
+      `shard ${before.index}/${before.count}: the problem or solution files are not the ones this shard started with (input digest ${before.inputs.problems.sha256.slice(0, 12)}… then, ${now.inputs.problems.sha256.slice(0, 12)}… now); grade the shard again from the start`,
+    );
+  }
+}
+
+/** The scorecard's shard block: the log's, with the ranks of the candidates the scorecard lists instead of the plan. */
+function shardCard(record: ShardLogRecord, ranks: readonly number[], keys: readonly string[], store: ResultsStore): ShardCardRecord {
+  const { planned: _planned, problems: _problems, skipped_submissions: _skipped, ...common } = record;
+  return { ...common, ranks: encodeRanks(ranks.filter((_, i) => store.has(keys[i]!))) };
 }
 
 async function gradeAll(
