@@ -5,7 +5,7 @@
  *
  *   node --no-node-snapshot dist/bench/throughput.js [--problems P] [--samples S]
  *        [--tests T] [--rounds R] [--concurrency C] [--quick] [--keep]
- *        [--shard-overhead K]
+ *        [--shard-overhead K | --merge K]
  *
  * The set (P problems of T tests; S samples per problem for each model, in
  * one JSON Lines file per model) is generated into a temporary folder. The
@@ -22,9 +22,14 @@
  * peak memory beside the time its share of the grading takes at the
  * measured rate. With `--samples 5000 --problems 100` the set is a
  * million-candidate evaluation.
+ *
+ * `--merge K` grades the JavaScript model's samples in K shards, one after
+ * the other, and reports how fast `evalrun merge` combines their logs (the
+ * merge's wall time and peak memory), after checking that the merged
+ * summary is the one the shards add up to.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
@@ -38,6 +43,7 @@ interface Options {
   concurrency: number;
   keep: boolean;
   shardOverhead: number | null;
+  merge: number | null;
 }
 
 interface Family {
@@ -94,7 +100,7 @@ const FAMILIES: Family[] = [
 ];
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { problems: 40, samples: 20, tests: 10, rounds: 1, concurrency: availableParallelism(), keep: false, shardOverhead: null };
+  const options: Options = { problems: 40, samples: 20, tests: 10, rounds: 1, concurrency: availableParallelism(), keep: false, shardOverhead: null, merge: null };
   const count = (flag: string, value: string | undefined): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive whole number`);
@@ -105,6 +111,7 @@ function parseOptions(argv: readonly string[]): Options {
     if (flag === '--quick') Object.assign(options, { problems: 10, samples: 5, tests: 5 });
     else if (flag === '--keep') options.keep = true;
     else if (flag === '--shard-overhead') options.shardOverhead = count(flag, argv[++i]);
+    else if (flag === '--merge') options.merge = count(flag, argv[++i]);
     else if (['--problems', '--samples', '--tests', '--rounds', '--concurrency'].includes(flag)) {
       (options as unknown as Record<string, number>)[flag.slice(2)] = count(flag, argv[++i]);
     } else throw new Error(`unknown flag ${flag}`);
@@ -160,12 +167,20 @@ function generate(dir: string, options: Options): { problems: string; solutions:
 const BIN = join(packageRoot(), 'bin', 'evalrun.js');
 
 /** One graded run of the CLI; its wall time in seconds and its scorecard's summary. */
-function runCli(args: readonly string[], timed = false): Promise<{ seconds: number; candidates: number; tests: number; passed: number; peakKb: number | null }> {
+/**
+ * With `scorecard`, the summary is read from that file and nothing is
+ * printed: a JSON document written to a pipe would sit in the CLI's memory.
+ */
+function runCli(
+  args: readonly string[],
+  timed = false,
+  scorecard: string | null = null,
+): Promise<{ seconds: number; candidates: number; tests: number; passed: number; peakKb: number | null }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // GNU time's %M, when it is there: the CLI's own peak resident memory.
     const [command, prefix] = timed ? ['/usr/bin/time', ['-f', 'PEAK_KB %M', BIN]] : [BIN, []];
-    const child = spawn(command, [...prefix, ...args, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, [...prefix, ...args, ...(scorecard === null ? ['--json'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -174,11 +189,36 @@ function runCli(args: readonly string[], timed = false): Promise<{ seconds: numb
     child.on('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) return reject(new Error(`evalrun exited ${code}: ${stderr}`));
-      const { summary } = JSON.parse(stdout) as { summary: { candidates: number; tests: number; passed: number } };
+      const { summary } = JSON.parse(scorecard === null ? stdout : readFileSync(scorecard, 'utf8')) as { summary: { candidates: number; tests: number; passed: number } };
       const peak = /PEAK_KB (\d+)/.exec(stderr);
       resolve({ seconds, ...summary, peakKb: peak === null ? null : Number(peak[1]) });
     });
   });
+}
+
+async function measureMerge(k: number, args: readonly string[], dir: string): Promise<void> {
+  const logs: string[] = [];
+  let candidates = 0;
+  let tests = 0;
+  for (let i = 1; i <= k; i++) {
+    const out = join(dir, 'merge', `shard-${i}.json`);
+    const r = await runCli([...args, '--shard', `${i}/${k}`, '--out', out]);
+    candidates += r.candidates;
+    tests += r.tests;
+    logs.push(`${out}l`);
+  }
+  const out = join(dir, 'merge', 'merged.json');
+  const timed = existsSync('/usr/bin/time');
+  const r = await runCli(['merge', ...logs, '--out', out], timed, out);
+  if (r.candidates !== candidates || r.tests !== tests) {
+    throw new Error(`the merge holds ${r.candidates} candidates and ${r.tests} tests; the shards graded ${candidates} and ${tests}`);
+  }
+  const megabytes = logs.reduce((n, log) => n + statSync(log).size, 0) / 1e6;
+  console.log(
+    `merge of ${k} shards: ${candidates} candidates, ${tests} tests, ${megabytes.toFixed(0)} MB of logs in ${r.seconds.toFixed(2)} s ` +
+      `(${(candidates / r.seconds).toFixed(0)} candidates/s)` +
+      (r.peakKb === null ? '' : `, peak RSS ${(r.peakKb / 1024).toFixed(0)} MB`),
+  );
 }
 
 function median(values: readonly number[]): number {
@@ -203,6 +243,10 @@ async function main(): Promise<void> {
         `shard 1/${k} of ${set.candidates} candidates (${options.problems} problems): graded ${r.candidates} candidates in ${r.seconds.toFixed(2)} s` +
           (r.peakKb === null ? '' : `, CLI peak RSS ${(r.peakKb / 1024).toFixed(0)} MB`),
       );
+      return;
+    }
+    if (options.merge !== null) {
+      await measureMerge(options.merge, [...base, '--model', 'js-model'], dir);
       return;
     }
 

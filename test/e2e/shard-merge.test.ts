@@ -160,6 +160,12 @@ describe('three shards as separate processes, merged, against one run', () => {
     const r = await runCli(['merge', join(dir, 'shard-1.json'), join(dir, 'shard-2.jsonl'), join(dir, 'shard-3.json'), '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(comparable(readCard(out))).toEqual(comparable(whole));
+    // A scorecard rewritten by another tool (here: compact, one line) is read whole.
+    const rewritten = join(dir, 'shard-3-compact.json');
+    writeFileSync(rewritten, JSON.stringify(readCard(join(dir, 'shard-3.json'))));
+    const again = await runCli(['merge', join(dir, 'shard-1.jsonl'), join(dir, 'shard-2.json'), rewritten, '--out', join(dir, 'merged-compact.json')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(comparable(readCard(join(dir, 'merged-compact.json')))).toEqual(comparable(whole));
   });
 
   it('a missing shard: says which, exits 1, and marks the scorecard incomplete', async () => {
