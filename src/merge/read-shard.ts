@@ -63,10 +63,14 @@ export function readShard(file: string): ShardInput {
   }
   try {
     const size = fstatSync(fd).size;
-    const lines = readLines(fd, size);
-    const first = lines.next();
-    if (first.done === true) throw new MergeRefused(`${file}: empty file, not a run log or scorecard`);
-    if (first.value.text.startsWith('{"type":"run"')) return readLog(file, first.value.text, lines);
+    if (size === 0) throw new MergeRefused(`${file}: empty file, not a run log or scorecard`);
+    // A run log's header line starts so; anything else is read as a scorecard.
+    if (readBytes(file, fd, 0, Math.min(size, LOG_START.length)) === LOG_START) {
+      const lines = readLines(fd, size);
+      const first = lines.next();
+      if (first.done === true) throw new MergeRefused(`${file}: a run log without a complete header line`);
+      return readLog(file, first.value.text, lines);
+    }
     return readScorecard(file, fd, size);
   } finally {
     closeSync(fd);
@@ -130,6 +134,7 @@ function readLog(file: string, headerText: string, lines: Generator<{ offset: nu
   };
 }
 
+const LOG_START = '{"type":"run"';
 const CANDIDATES_LINE = '  "candidates": [';
 
 /**
