@@ -25,11 +25,11 @@ import {
 import { EarlyGrades } from './early-grades.js';
 import { NO_FILTERS, selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
+import { pathInside, type WalkedFile } from './input-digest.js';
 import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
-import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
-import { digestFolder, folderName, pathInside, type InputDigest, type WalkedFile } from './input-digest.js';
 import type { ShardSpec } from './shard.js';
-import { encodeRanks, planShard, shardLogRecord, type ShardCardRecord, type ShardLogRecord } from './shard-plan.js';
+import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord, type ShardLogRecord } from './shard-plan.js';
+import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
 
 export interface RunOptions {
   problemsDir: string;
@@ -109,9 +109,6 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
   };
 }
 
-/** A sharded run resumed over problem or solution files that are not the ones it started with. */
-export class ShardInputsChanged extends Error {}
-
 /**
  * One run: read the problems (the supervisor and the workers between them),
  * plan the candidates (self-check or submissions, filtered), grade them in
@@ -176,7 +173,7 @@ async function evaluate(
     planned = await planCandidates(options, loaded, selected, select.model);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
     if (options.shard) {
-      const plan = planShard(planned.specs, options.shard, await digestInputs(options, loaded.walked, planned.walked), selected);
+      const plan = planShard(planned.specs, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
       planned = { ...planned, specs: plan.specs };
     }
@@ -246,7 +243,7 @@ async function evaluate(
       ...aggregates,
       problems: problemReports,
       skipped_submissions: skipped,
-      ...(sharded === null ? {} : { shard: shardCard(sharded.record, sharded.ranks, keys, store) }),
+      ...(sharded === null ? {} : { shard: shardCard(sharded.record, sharded.ranks, (i) => store.has(keys[i]!)) }),
     };
     const outcome: RunOutcome = {
       head,
@@ -416,31 +413,6 @@ async function planCandidates(
     specs.push(submissionPlan(problem, submission, options.extractCode));
   }
   return { specs, skipped, walked: found.files };
-}
-
-async function digestInputs(options: RunOptions, problems: readonly WalkedFile[], solutions: readonly WalkedFile[] | null): Promise<InputDigest> {
-  return {
-    problems: await digestFolder(problems),
-    solutions: options.solutionsDir === null || solutions === null ? null : await digestFolder(solutions, folderName(options.solutionsDir)),
-  };
-}
-
-/** A resumed shard must find the input it started with, or its plan (and the merge) would not hold. */
-function checkResumedShard(header: RunHeader, now: ShardLogRecord): void {
-  const before = header.shard;
-  if (before === undefined) throw new ShardInputsChanged('the run log records no shard, but its options name one');
-  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-  if (!same(before.inputs, now.inputs) || !same(before.planned, now.planned)) {
-    throw new ShardInputsChanged(
-      `shard ${before.index}/${before.count}: the problem or solution files are not the ones this shard started with (input digest ${before.inputs.problems.sha256.slice(0, 12)}… then, ${now.inputs.problems.sha256.slice(0, 12)}… now); grade the shard again from the start`,
-    );
-  }
-}
-
-/** The scorecard's shard block: the log's, with the ranks of the candidates the scorecard lists instead of the plan. */
-function shardCard(record: ShardLogRecord, ranks: readonly number[], keys: readonly string[], store: ResultsStore): ShardCardRecord {
-  const { planned: _planned, problems: _problems, skipped_submissions: _skipped, ...common } = record;
-  return { ...common, ranks: encodeRanks(ranks.filter((_, i) => store.has(keys[i]!))) };
 }
 
 async function gradeAll(

@@ -8,7 +8,8 @@
 import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
 import { candidateKey, type PlannedCandidate, type ProblemSummary } from './candidate.js';
-import type { InputDigest } from './input-digest.js';
+import { digestDifferences, digestFolder, folderName, type InputDigest, type WalkedFile } from './input-digest.js';
+import type { RunHeader } from './results-store.js';
 import { assignShards, type ShardLoad, type ShardSpec } from './shard.js';
 
 /** What the run log's header and the scorecard both say about a shard. */
@@ -112,4 +113,37 @@ export function decodeRanks(text: string): number[] {
     for (let r = from; r <= to; r++) out.push(r);
   }
   return out;
+}
+
+/** A sharded run resumed over problem or solution files that are not the ones it started with. */
+export class ShardInputsChanged extends Error {}
+
+/** The digest of what a shard read: the problem files, and the submissions when it grades them. */
+export async function digestInputs(
+  solutionsDir: string | null,
+  problems: readonly WalkedFile[],
+  solutions: readonly WalkedFile[] | null,
+): Promise<InputDigest> {
+  return {
+    problems: await digestFolder(problems),
+    solutions: solutionsDir === null || solutions === null ? null : await digestFolder(solutions, folderName(solutionsDir)),
+  };
+}
+
+/** A resumed shard must find the input it started with, or its plan (and the merge) would not hold. */
+export function checkResumedShard(header: RunHeader, now: ShardLogRecord): void {
+  const before = header.shard;
+  if (before === undefined) throw new ShardInputsChanged('the run log records no shard, but its options name one');
+  const changed = digestDifferences(before.inputs, now.inputs);
+  if (changed.length === 0 && JSON.stringify(before.planned) === JSON.stringify(now.planned)) return;
+  throw new ShardInputsChanged(
+    `shard ${before.index}/${before.count}: the problem or solution files are not the ones this shard started with ` +
+      `(${changed.length > 0 ? changed.join('; ') : 'another plan'}); grade the shard again from the start`,
+  );
+}
+
+/** The scorecard's shard block: the log's, with the ranks of the candidates the scorecard lists (`finished`) instead of the plan. */
+export function shardCard(record: ShardLogRecord, ranks: readonly number[], finished: (i: number) => boolean): ShardCardRecord {
+  const { planned: _planned, problems: _problems, skipped_submissions: _skipped, ...common } = record;
+  return { ...common, ranks: encodeRanks(ranks.filter((_, i) => finished(i))) };
 }

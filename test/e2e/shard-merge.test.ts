@@ -341,6 +341,6 @@ describe('a shard killed and resumed', () => {
     writeFileSync(join(problems, 'p01.json'), readFileSync(join(problems, 'p01.json'), 'utf8').replace('Double a number.', 'Double it.'));
     const resumed = await runCli(['--resume', join(dir, 's1.jsonl')]);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(/shard 1\/2: the problem or solution files are not the ones this shard started with/);
+    expect(resumed.stderr).toMatch(/shard 1\/2: the problem or solution files are not the ones this shard started with \(problems files differ/);
   });
 });
