@@ -202,6 +202,12 @@ describe('three shards as separate processes, merged, against one run', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/edited\.jsonl is not a shard of the same run .*: it read other input: solutions files differ/);
 
+    const halves = await runCli([...common, '--shard', '2/2', '--out', join(dir, 'half.json')]);
+    expect(halves.code, halves.stderr).toBe(0);
+    const otherCount = await runCli(['merge', join(dir, 'shard-1.jsonl'), join(dir, 'half.jsonl')]);
+    expect(otherCount.code).toBe(2);
+    expect(otherCount.stderr).toMatch(/half\.jsonl is not a shard of the same run as .*shard-1\.jsonl: the shard count differs \(2 against 3\)/);
+
     const unsharded = await runCli(['merge', join(dir, 'single.jsonl')]);
     expect(unsharded.code).toBe(2);
     expect(unsharded.stderr).toMatch(/no shard record; only runs made with --shard I\/N can be merged/);
