@@ -1,5 +1,6 @@
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
+import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
 
 /** A mistake in how evalrun was called: reported in one line, exit code 2. */
@@ -23,15 +24,19 @@ export interface CliOptions {
   extractCode: boolean;
   /** A run id (looked up under results/) or the path of a run log. */
   resume: string | null;
+  /** `--shard I/N` or `auto`, resolved; null when the whole run is graded here. */
+  shard: ShardSpec | null;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
-const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract'];
+const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard'];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
   evalrun --problems DIR --solutions DIR    grade submissions
-  evalrun --resume RUN                      finish an interrupted run`;
+  evalrun --resume RUN                      finish an interrupted run
+  evalrun --problems DIR ... --shard I/N    grade one part of the run (merge the parts with evalrun merge)
+  evalrun merge LOG... [--out FILE]         combine shards' run logs or scorecards into one scorecard`;
 
 /**
  * Parses the command line. Returns null when yargs already answered
@@ -80,6 +85,10 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       describe: 'Unwrap Markdown fences and drop prose around submitted code (--no-extract runs the text as is)',
     })
     .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log' })
+    .option('shard', {
+      type: 'string',
+      describe: 'Grade part I of N (1-based), or auto: from JOB_COMPLETION_INDEX + EVALRUN_SHARD_COUNT, or SLURM_ARRAY_TASK_ID',
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .strict()
     .version(VERSION)
@@ -129,7 +138,17 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     minPassRate: args['min-pass-rate'] === undefined ? null : parseRate(args['min-pass-rate']),
     extractCode: args.extract !== false,
     resume,
+    shard: args.shard === undefined ? null : shardFlag(args.shard),
   };
+}
+
+function shardFlag(text: string): ShardSpec {
+  try {
+    return resolveShard(text, process.env);
+  } catch (e) {
+    if (e instanceof ShardSpecError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -8,6 +8,8 @@ import { tableReporter } from '../report/table-reporter.js';
 import { ResultsStore } from '../runner/results-store.js';
 import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
+import { ShardInputsChanged } from '../runner/shard-plan.js';
+import type { ShardSpec } from '../runner/shard.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import type { CliOptions } from './args.js';
 import { EXIT } from './exit-codes.js';
@@ -22,7 +24,7 @@ export async function execute(cli: CliOptions): Promise<number> {
   let files: RunFiles;
   let options: RunOptions;
   try {
-    files = cli.resume === null ? newRunFiles(cli.out) : resumedRunFiles(cli.resume, cli.out);
+    files = cli.resume === null ? newRunFiles(cli.out, cli.shard) : resumedRunFiles(cli.resume, cli.out);
     options = cli.resume === null ? runOptions(cli) : { ...resumedOptions(files.log), concurrency: cli.concurrency };
     assertWritable(files.scorecard);
   } catch (e) {
@@ -54,6 +56,10 @@ export async function execute(cli: CliOptions): Promise<number> {
   } catch (e) {
     if (e instanceof ProblemDirectoryError) {
       process.stderr.write(`evalrun: --problems ${e.dir}: ${e.reason}\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof ShardInputsChanged) {
+      process.stderr.write(`evalrun: --resume ${files.log}: ${e.message}\n`);
       return EXIT.usage;
     }
     if (e instanceof ScorecardWriteError) {
@@ -99,6 +105,7 @@ function runOptions(cli: CliOptions): RunOptions {
     languages: new Set<Language>(['javascript', 'python']),
     passAtK: cli.passAtK,
     extractCode: cli.extractCode,
+    shard: cli.shard,
   };
 }
 

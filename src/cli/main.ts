@@ -7,6 +7,10 @@ import { quickAnswer } from './quick-answers.js';
 
 
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'merge') {
+    const [{ mergeCommand }, { default: yargs }] = await Promise.all([import('./merge.js'), import('yargs')]);
+    return mergeCommand(argv.slice(1), yargs);
+  }
   if (quickAnswer(argv)) return EXIT.ok;
   // Sandbox workers start while the arguments are parsed and the runner loads.
   prestartWorkers(plannedWorkers(argv));

@@ -1,3 +1,4 @@
+import type { ShardCardRecord } from '../runner/shard-plan.js';
 import type { Value } from '../values/type-node.js';
 import type { ModelRow, PassAtKRow, PromptRow, TagRow } from './aggregate.js';
 
@@ -103,6 +104,19 @@ export interface ScorecardHead {
   pass_at_k: PassAtKRow[];
   problems: ProblemReport[];
   skipped_submissions: SkippedSubmissionReport[];
+  /** Only in a sharded run's scorecard (`--shard`): which part it is (see runner/shard-plan.ts). */
+  shard?: ShardCardRecord;
+  /** Only in a scorecard `evalrun merge` wrote: which shards it combined and which were missing. */
+  merge?: MergeRecord;
+}
+
+export interface MergeRecord {
+  /** Shards in the evaluation. */
+  count: number;
+  /** Shards merged, each with the file it came from and whether it finished every candidate it planned. */
+  shards: Array<{ index: number; file: string; complete: boolean }>;
+  /** Shards not given to the merge. */
+  missing: number[];
 }
 
 /** The JSON document as written: the head, then every candidate's results in input order. */

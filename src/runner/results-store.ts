@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { CandidateResult, CandidateStatus, Summary, TestResult } from '../report/scorecard.js';
 import { writeText } from '../write-text.js';
+import type { ShardLogRecord } from './shard-plan.js';
 
 /**
  * Where graded candidates go: one line each in the run log
@@ -19,6 +20,8 @@ export interface RunHeader {
   mode: 'self-check' | 'grade';
   /** Enough to plan the same run again for `--resume`. */
   options: Record<string, unknown>;
+  /** A sharded run's part of the plan and its input digest (see shard-plan.ts). */
+  shard?: ShardLogRecord;
 }
 
 interface CandidateLine {
@@ -363,7 +366,8 @@ export function candidateRow(result: CandidateResult): CandidateRowWithCounts {
   };
 }
 
-function* readLines(fd: number, size: number): Generator<{ offset: number; length: number; text: string }> {
+/** The complete lines of a file, with where each starts and its length in bytes; a last line without its newline is left out. */
+export function* readLines(fd: number, size: number): Generator<{ offset: number; length: number; text: string }> {
   const chunk = Buffer.alloc(1 << 20);
   let pending: Buffer[] = [];
   let pendingStart = 0;

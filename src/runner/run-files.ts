@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DEFAULTS } from '../defaults.js';
+import type { ShardSpec } from './shard.js';
 
 /** Where a run's files go: the JSON scorecard and, beside it, the run log. */
 export interface RunFiles {
@@ -10,14 +11,19 @@ export interface RunFiles {
   resume: boolean;
 }
 
-/** A run's id: the time it started, spelled so that it is a portable file name. */
-export function runIdFor(now: Date): string {
-  return now.toISOString().replace(/:/g, '-');
+/**
+ * A run's id: the time it started, spelled so that it is a portable file
+ * name. A shard's id names it too, so that shards writing to one shared
+ * folder never collide.
+ */
+export function runIdFor(now: Date, shard: ShardSpec | null = null): string {
+  const time = now.toISOString().replace(/:/g, '-');
+  return shard === null ? time : `${time}.shard-${shard.index}-of-${shard.count}`;
 }
 
 /** `results/<run>.json` and `.jsonl`; with an `out` file, the log sits beside it. */
-export function newRunFiles(out: string | null, now: Date = new Date()): RunFiles {
-  const runId = runIdFor(now);
+export function newRunFiles(out: string | null, shard: ShardSpec | null = null, now: Date = new Date()): RunFiles {
+  const runId = runIdFor(now, shard);
   if (out === null) {
     return {
       runId,

@@ -24,7 +24,10 @@ import {
 import { EarlyGrades } from './early-grades.js';
 import { selector, type Filters } from './filters.js';
 import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
+import { pathInside, type WalkedFile } from './input-digest.js';
 import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
+import type { ShardSpec } from './shard.js';
+import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord, type ShardLogRecord } from './shard-plan.js';
 import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
 
 export interface RunOptions {
@@ -42,6 +45,8 @@ export interface RunOptions {
   passAtK: readonly number[];
   /** Unwrap Markdown fences and drop prose around submitted code (default true). */
   extractCode: boolean;
+  /** Grade only this part of the candidates (`--shard I/N`); null or absent: all of them. */
+  shard?: ShardSpec | null;
 }
 
 /** Where a run keeps its log, and how it can be stopped. */
@@ -68,6 +73,7 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     languages: [...options.languages].sort(),
     pass_at_k: [...options.passAtK],
     extract_code: options.extractCode,
+    ...(options.shard ? { shard: { index: options.shard.index, count: options.shard.count } } : {}),
   };
 }
 
@@ -85,6 +91,7 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     languages: new Set(record.languages as Language[]),
     passAtK: record.pass_at_k as number[],
     extractCode: record.extract_code !== false,
+    shard: (record.shard as ShardSpec | undefined) ?? null,
   };
 }
 
@@ -124,13 +131,16 @@ async function evaluate(
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
   const created: { store: ResultsStore | null } = { store: null };
+  const shardRecord: { value: ShardLogRecord | undefined } = { value: undefined };
   const createStore = (): ResultsStore => {
     const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
+    if (shardRecord.value !== undefined) header.shard = shardRecord.value;
     created.store ??= ResultsStore.create(control.logFile, header);
     return created.store;
   };
   const early =
-    options.solutionsDir === null && !control.resume
+    // A shard knows its candidates only once every problem is read.
+    options.solutionsDir === null && !control.resume && !options.shard
       ? new EarlyGrades({
           selected: (problem) => select.problem(problem.id, problem.tags),
           grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
@@ -139,17 +149,34 @@ async function evaluate(
       : null;
   let loaded: LoadedSummaries;
   let selected: ProblemSummary[];
-  let planned: { specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] };
+  let planned: PlannedRun;
   let store: ResultsStore;
+  let problemReports: ProblemReport[];
+  let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
   try {
     loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem, summary) => early.take(problem, summary));
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model);
+    problemReports = reportProblems(selected, loaded.invalid, options.filters);
+    if (options.shard) {
+      const plan = planShard(planned.specs, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
+      sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
+      planned = { ...planned, specs: plan.specs };
+    }
     if (control.resume) {
       const reopened = ResultsStore.resume(control.logFile);
       store = reopened.store;
       startedAt = reopened.header.started_at;
+      if (sharded !== null) {
+        try {
+          checkResumedShard(reopened.header, sharded.record);
+        } catch (e) {
+          store.close();
+          throw e;
+        }
+      }
     } else {
+      shardRecord.value = sharded?.record;
       store = createStore();
     }
   } catch (e) {
@@ -157,7 +184,6 @@ async function evaluate(
     created.store?.close();
     throw e;
   }
-  const problemReports = reportProblems(selected, loaded.invalid, options.filters);
   const invalidCount = problemReports.filter((p) => !p.valid).length;
   const { specs, skipped } = planned;
 
@@ -203,6 +229,7 @@ async function evaluate(
       ...aggregates,
       problems: problemReports,
       skipped_submissions: skipped,
+      ...(sharded === null ? {} : { shard: shardCard(sharded.record, sharded.ranks, (i) => store.has(keys[i]!)) }),
     };
     const outcome: RunOutcome = {
       head,
@@ -298,7 +325,11 @@ async function loadOnWorkers(
   };
   await Promise.all(batches(files.slice(next), workers).map(loadBatch));
   const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
-  return { ...splitAndRejectDuplicates(results), loadedBy, held };
+  const walked = found.map((item): WalkedFile => {
+    const file = typeof item === 'string' ? item : item.file;
+    return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
+  });
+  return { ...splitAndRejectDuplicates(results), loadedBy, held, walked };
 }
 
 /**
@@ -320,6 +351,15 @@ interface LoadedSummaries {
   loadedBy: ReadonlyMap<string, number>;
   /** Problems the supervisor read itself and kept; each is dropped when its last candidate is taken. */
   held: Map<string, PreparedProblem>;
+  /** Every entry the walk of the problems folder found, for a shard's input digest. */
+  walked: WalkedFile[];
+}
+
+/** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
+interface PlannedRun {
+  specs: PlannedCandidate[];
+  skipped: SkippedSubmissionReport[];
+  walked: WalkedFile[] | null;
 }
 
 /** What becomes of a graded candidate. */
@@ -335,8 +375,8 @@ async function planCandidates(
   loaded: LoadedSummaries,
   selected: readonly ProblemSummary[],
   modelSelected: (id: string) => boolean,
-): Promise<{ specs: PlannedCandidate[]; skipped: SkippedSubmissionReport[] }> {
-  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [] };
+): Promise<PlannedRun> {
+  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [], walked: null };
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
@@ -358,7 +398,7 @@ async function planCandidates(
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
     specs.push(submissionPlan(problem, submission, options.extractCode));
   }
-  return { specs, skipped };
+  return { specs, skipped, walked: found.files };
 }
 
 async function gradeAll(

@@ -75,6 +75,8 @@ export interface SkippedSubmission {
 export interface DiscoveredSubmissions {
   submissions: Submission[];
   skipped: SkippedSubmission[];
+  /** Every regular file the walk found, in walk order: where it is, and its path inside `dir` with `/` separators. */
+  files: Array<{ path: string; relative: string }>;
 }
 
 const SOURCE_EXTENSIONS: Record<string, SolutionLanguage> = {
@@ -123,7 +125,7 @@ export async function discoverSubmissions(
     }
   }
   numberSamples(submissions);
-  return { submissions, skipped };
+  return { submissions, skipped, files: files.map((f) => ({ path: f.source, relative: f.parts.join('/') })) };
 }
 
 async function assertFolder(dir: string): Promise<void> {

@@ -1,0 +1,100 @@
+/**
+ * `evalrun merge LOG... [--out FILE]`: combines the run logs or scorecards
+ * of a sharded run's shards into one scorecard (see merge/merge-shards.ts),
+ * printed as a table (or, with --json, as the JSON document) and written to
+ * FILE, with the merged run log beside it.
+ *
+ * Exit codes: as a single run of the whole would have returned when every
+ * shard is there and finished (a self-check: 0 only when every test passed
+ * and every problem file was valid; grading: 0); 1 when shards are missing
+ * or unfinished (the scorecard is written, marked incomplete); 2 for a
+ * usage error or shards that cannot be merged.
+ */
+import { join } from 'node:path';
+import type yargsFactory from 'yargs';
+import { MergeRefused, mergeShards } from '../merge/merge-shards.js';
+import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
+import { combineReporters, type Reporter } from '../report/reporter.js';
+import { tableReporter } from '../report/table-reporter.js';
+import { UsageError } from './args.js';
+import { selfCheckExitCode } from './execute.js';
+import { EXIT } from './exit-codes.js';
+
+interface MergeCli {
+  inputs: string[];
+  out: string | null;
+  json: boolean;
+  details: boolean;
+}
+
+export async function mergeCommand(argv: readonly string[], yargs: typeof yargsFactory): Promise<number> {
+  let cli: MergeCli | null;
+  try {
+    cli = await parseMergeArgs(argv, yargs);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`evalrun merge: ${e.message} (see evalrun merge --help)\n`);
+    return EXIT.usage;
+  }
+  if (cli === null) return EXIT.ok;
+  const say = (line: string): void => void (cli.json ? process.stderr : process.stdout).write(`${line}\n`);
+
+  const runId = `${new Date().toISOString().replace(/:/g, '-')}.merged`;
+  const scorecard = cli.out ?? join('results', `${runId}.json`);
+  const logFile = scorecard.endsWith('.json') ? `${scorecard}l` : `${scorecard}.jsonl`;
+  let merged: ReturnType<typeof mergeShards>;
+  try {
+    merged = mergeShards({ inputs: cli.inputs, runId, logFile });
+  } catch (e) {
+    if (!(e instanceof MergeRefused)) throw e;
+    process.stderr.write(`evalrun merge: ${e.message}\n`);
+    return EXIT.usage;
+  }
+  const reporters: Reporter[] = [];
+  if (!cli.json) reporters.push(tableReporter({ write: (text) => process.stdout.write(text), details: cli.details }));
+  reporters.push(jsonReporter({ outFile: scorecard, toStdout: cli.json, log: say }));
+  try {
+    await combineReporters(reporters).onRunEnd(merged.outcome);
+  } catch (e) {
+    if (!(e instanceof ScorecardWriteError)) throw e;
+    process.stderr.write(`evalrun merge: ${e.message}; the merged results are in ${logFile}\n`);
+    return EXIT.failed;
+  } finally {
+    merged.close();
+  }
+  for (const warning of merged.warnings) process.stderr.write(`evalrun merge: ${warning}\n`);
+  const { outcome } = merged;
+  if (!outcome.head.complete) return EXIT.failed;
+  return outcome.head.mode === 'self-check' ? selfCheckExitCode(outcome) : EXIT.ok;
+}
+
+async function parseMergeArgs(argv: readonly string[], yargs: typeof yargsFactory): Promise<MergeCli | null> {
+  let answered = false;
+  const parser = yargs([...argv])
+    .scriptName('evalrun merge')
+    .usage(
+      'Usage:\n  evalrun merge LOG... [--out FILE]   combine the run logs (or scorecards) of a sharded run\'s shards into one scorecard',
+    )
+    .option('out', { type: 'string', describe: 'Write the merged scorecard here instead of results/<timestamp>.merged.json (its run log goes beside it)' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
+    .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test' })
+    .strictOptions()
+    .help()
+    .alias('h', 'help')
+    .version(false)
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message: string | undefined, error: Error | undefined) => {
+      throw new UsageError(message ?? error?.message ?? 'invalid arguments');
+    });
+  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
+    if (output !== '') {
+      answered = true;
+      process.stdout.write(`${output}\n`);
+    }
+  });
+  if (answered || args.help === true) return null;
+  const inputs = args._.map(String);
+  if (inputs.length === 0) throw new UsageError('give the run logs (or scorecards) of the shards to merge');
+  return { inputs, out: args.out ?? null, json: args.json === true, details: args.details === true };
+}

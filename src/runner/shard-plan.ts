@@ -1,0 +1,149 @@
+/**
+ * A sharded run's part of the plan, and what it records so that
+ * `evalrun merge` can rebuild the single run's scorecard from the shards
+ * without reading any problem or solution file: the digest of its input,
+ * every shard's planned load, and each candidate's rank in the whole run's
+ * plan (the order a single run lists candidates in).
+ */
+import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
+import { VERSION } from '../version.js';
+import { candidateKey, type PlannedCandidate, type ProblemSummary } from './candidate.js';
+import { digestDifferences, digestFolder, folderName, type InputDigest, type WalkedFile } from './input-digest.js';
+import type { RunHeader } from './results-store.js';
+import { assignShards, type ShardLoad, type ShardSpec } from './shard.js';
+
+/** What the run log's header and the scorecard both say about a shard. */
+export interface ShardRecord {
+  index: number;
+  count: number;
+  evalrun_version: string;
+  inputs: InputDigest;
+  /** Planned work of every shard, index 0 for shard 1 (so a merge can say what a missing shard held). */
+  loads: ShardLoad[];
+  /** Tags of the selected problems that have any, as [id, tags] pairs by id: the tag roll-up needs them. */
+  problem_tags: Array<[string, string[]]>;
+}
+
+/** In the run log's header: the whole of this shard's plan, and the problem reports the log otherwise lacks. */
+export interface ShardLogRecord extends ShardRecord {
+  /** This shard's candidates in its plan order: [rank in the whole run's plan, candidate key]. */
+  planned: Array<[number, string]>;
+  problems: ProblemReport[];
+  skipped_submissions: SkippedSubmissionReport[];
+}
+
+/** In the scorecard: which candidates it lists. */
+export interface ShardCardRecord extends ShardRecord {
+  /** Ranks in the whole run's plan of the candidates whose results it lists, in its order, as ranges: `0-3,7,9-12`. */
+  ranks: string;
+}
+
+export interface ShardPlan {
+  /** This shard's candidates, in the whole plan's order. */
+  specs: PlannedCandidate[];
+  /** Each one's rank in the whole plan. */
+  ranks: number[];
+  record: ShardRecord;
+}
+
+export function planShard(
+  all: readonly PlannedCandidate[],
+  shard: ShardSpec,
+  inputs: InputDigest,
+  selected: readonly ProblemSummary[],
+): ShardPlan {
+  const { shardOf, loads } = assignShards(
+    all.map((c) => ({ problemId: c.problemId, modelId: c.modelId, tests: c.tests })),
+    shard.count,
+  );
+  const specs: PlannedCandidate[] = [];
+  const ranks: number[] = [];
+  all.forEach((c, rank) => {
+    if (shardOf[rank] !== shard.index) return;
+    specs.push(c);
+    ranks.push(rank);
+  });
+  const problemTags = selected
+    .filter((p) => p.tags.length > 0)
+    .map((p): [string, string[]] => [p.id, [...p.tags]])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    specs,
+    ranks,
+    record: { index: shard.index, count: shard.count, evalrun_version: VERSION, inputs, loads, problem_tags: problemTags },
+  };
+}
+
+export function shardLogRecord(
+  plan: ShardPlan,
+  problems: ProblemReport[],
+  skipped: SkippedSubmissionReport[],
+): ShardLogRecord {
+  return {
+    ...plan.record,
+    planned: plan.specs.map((c, i) => [plan.ranks[i]!, candidateKey(c)]),
+    problems,
+    skipped_submissions: skipped,
+  };
+}
+
+/** `[0, 1, 2, 3, 7]` as `0-3,7`. */
+export function encodeRanks(ranks: readonly number[]): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < ranks.length) {
+    let j = i;
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j]! + 1) j++;
+    parts.push(j === i ? String(ranks[i]) : `${ranks[i]}-${ranks[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** The inverse of encodeRanks; throws on anything it would not have written. */
+export function decodeRanks(text: string): number[] {
+  if (text === '') return [];
+  const out: number[] = [];
+  for (const part of text.split(',')) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (match === null) throw new Error(`bad rank range "${part}"`);
+    const from = Number(match[1]);
+    const to = match[2] === undefined ? from : Number(match[2]);
+    if (to < from) throw new Error(`bad rank range "${part}"`);
+    for (let r = from; r <= to; r++) out.push(r);
+  }
+  return out;
+}
+
+/** A sharded run resumed over problem or solution files that are not the ones it started with. */
+export class ShardInputsChanged extends Error {}
+
+/** The digest of what a shard read: the problem files, and the submissions when it grades them. */
+export async function digestInputs(
+  solutionsDir: string | null,
+  problems: readonly WalkedFile[],
+  solutions: readonly WalkedFile[] | null,
+): Promise<InputDigest> {
+  return {
+    problems: await digestFolder(problems),
+    solutions: solutionsDir === null || solutions === null ? null : await digestFolder(solutions, folderName(solutionsDir)),
+  };
+}
+
+/** A resumed shard must find the input it started with, or its plan (and the merge) would not hold. */
+export function checkResumedShard(header: RunHeader, now: ShardLogRecord): void {
+  const before = header.shard;
+  if (before === undefined) throw new ShardInputsChanged('the run log records no shard, but its options name one');
+  const changed = digestDifferences(before.inputs, now.inputs);
+  if (changed.length === 0 && JSON.stringify(before.planned) === JSON.stringify(now.planned)) return;
+  throw new ShardInputsChanged(
+    `shard ${before.index}/${before.count}: the problem or solution files are not the ones this shard started with ` +
+      `(${changed.length > 0 ? changed.join('; ') : 'another plan'}); grade the shard again from the start`,
+  );
+}
+
+/** The scorecard's shard block: the log's, with the ranks of the candidates the scorecard lists (`finished`) instead of the plan. */
+export function shardCard(record: ShardLogRecord, ranks: readonly number[], finished: (i: number) => boolean): ShardCardRecord {
+  const { planned: _planned, problems: _problems, skipped_submissions: _skipped, ...common } = record;
+  return { ...common, ranks: encodeRanks(ranks.filter((_, i) => finished(i))) };
+}
