@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type yargsFactory from 'yargs';
+import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { VERSION } from '../version.js';
 
 /** A mistake in how evalrun was called: reported in one line, exit code 2. */
@@ -23,6 +24,13 @@ export interface CliOptions {
   extractCode: boolean;
   /** A run id (looked up under results/) or the path of a run log. */
   resume: string | null;
+  // Reports (issue 19).
+  /** `--reporter NAME[=FILE]`, in order; empty means the table (or the JSON with `--json`). */
+  reporters: ReporterChoice[];
+  /** Live progress on stderr (`--no-progress` turns it off). */
+  progress: boolean;
+  /** A run the HTML report compares this one with. */
+  baseline: string | null;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
@@ -31,7 +39,9 @@ const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-to
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
   evalrun --problems DIR --solutions DIR    grade submissions
-  evalrun --resume RUN                      finish an interrupted run`;
+  evalrun --resume RUN                      finish an interrupted run
+  evalrun report RUN --format NAME          render a run from its log (table, json, junit, markdown, html)
+  evalrun diff RUN_A RUN_B                  what changed between two runs`;
 
 /**
  * Parses the command line. Returns null when yargs already answered
@@ -81,6 +91,14 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     })
     .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log' })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
+    // Reports (issue 19).
+    .option('reporter', {
+      type: 'string',
+      array: true,
+      describe: 'Output format, repeatable: table (default), json, junit, markdown, html; NAME=FILE writes it to FILE',
+    })
+    .option('progress', { type: 'boolean', default: true, describe: 'Live progress on stderr (--no-progress turns it off)' })
+    .option('baseline', { type: 'string', describe: 'A run (id or .jsonl path) the HTML report compares this one with' })
     .strict()
     .version(VERSION)
     .help()
@@ -129,7 +147,21 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     minPassRate: args['min-pass-rate'] === undefined ? null : parseRate(args['min-pass-rate']),
     extractCode: args.extract !== false,
     resume,
+    reporters: parseReporters(args.reporter ?? []),
+    progress: args.progress !== false,
+    baseline: args.baseline ?? null,
   };
+}
+
+function parseReporters(texts: readonly string[]): ReporterChoice[] {
+  const choices = texts.map((text) => {
+    const choice = parseReporterChoice(text);
+    if ('error' in choice) throw new UsageError(`--reporter: ${choice.error}`);
+    return choice;
+  });
+  const onStdout = choices.filter((c) => c.file === null && (c.format === 'table' || c.format === 'json'));
+  if (onStdout.length > 1) throw new UsageError('--reporter: only one of table and json can print on stdout; give the other a file (NAME=FILE)');
+  return choices;
 }
 
 function positiveInteger(name: string, value: number): number {
