@@ -82,7 +82,8 @@ export function progressReporter(options: ProgressOptions): Reporter {
     let line = progressLine(counts);
     if (options.live) {
       // A line longer than the terminal would wrap, and \r would redraw only its last part.
-      const width = (options.stream.columns ?? 80) - 1;
+      // A pseudo-terminal without a size reports 0 columns.
+      const width = (options.stream.columns || 80) - 1;
       if (line.length > width) line = `${line.slice(0, Math.max(0, width - 1))}…`;
       if (line === drawn && !dirty) return;
       options.stream.write(`\r\x1b[2K${line}`);
