@@ -43,7 +43,10 @@ table.small { width: auto; } .num { text-align: right; font-variant-numeric: tab
 .pager { display: flex; gap: 12px; align-items: center; margin-top: 8px; }
 td.detail { background: #fbfcfd; padding: 12px 16px; }
 .detail pre { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px; overflow: auto; max-height: 360px; margin: 4px 0 10px; white-space: pre-wrap; word-break: break-word; }
-.detail table td { font-size: 12.5px; } .detail td pre { max-height: 200px; margin: 0; }
+.detail table.tests { table-layout: fixed; width: 100%; } .col-test { width: 120px; } .col-verdict { width: 230px; } .col-time { width: 64px; }
+.detail table td { font-size: 12.5px; } .detail td .note { word-break: break-word; } .detail td pre { max-height: 200px; margin: 0; }
+mark.del { background: #ffcecb; color: inherit; } mark.ins { background: #aceebb; color: inherit; }
+.diff .legend { display: block; color: var(--muted); border-bottom: 1px solid var(--line); margin-bottom: 4px; }
 .diff .del { background: #ffebe9; display: block; } .diff .ins { background: #dafbe1; display: block; } .diff .same { color: var(--muted); display: block; }
 .note { color: var(--muted); font-size: 12.5px; }
 `;
@@ -143,8 +146,11 @@ export const HTML_SCRIPT = `
 
   function show(value) {
     if (value === undefined) return 'undefined';
-    var one = JSON.stringify(value);
-    return one !== undefined && one.length <= 80 ? one : JSON.stringify(value, null, 2);
+    var pretty = JSON.stringify(value, null, 2);
+    if (pretty === undefined) return String(value);
+    // One line with a space after each comma and colon, unless that is too long to read.
+    var one = pretty.replace(/,\\n\\s*/g, ', ').replace(/\\n\\s*/g, '');
+    return one.length <= 80 ? one : pretty;
   }
 
   /** Lines of the expected and actual values, matched by a longest common subsequence. */
@@ -176,6 +182,7 @@ export const HTML_SCRIPT = `
 
   function diffBlock(expected, actual) {
     var pre = el('pre', 'diff');
+    pre.appendChild(el('span', 'legend', '- expected   + actual'));
     lineDiff(expected, actual).forEach(function (d) {
       pre.appendChild(el('span', d[0], (d[0] === 'del' ? '- ' : d[0] === 'ins' ? '+ ' : '  ') + d[1]));
     });
@@ -195,6 +202,9 @@ export const HTML_SCRIPT = `
     }
     td.appendChild(el('strong', '', 'Tests (' + d.tests.length + ')'));
     var table = el('table', 'tests');
+    var cols = el('colgroup');
+    ['test', 'verdict', 'value', 'value', 'value', 'time'].forEach(function (c) { cols.appendChild(el('col', 'col-' + c)); });
+    table.appendChild(cols);
     var head = el('tr');
     ['test', 'verdict', 'input', 'expected', 'actual', 'time'].forEach(function (h) { head.appendChild(el('th', '', h)); });
     table.appendChild(head);
@@ -207,6 +217,10 @@ export const HTML_SCRIPT = `
       var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' ? null : show(t[5]);
       if (t[2] === 'fail' && actual !== null && (expected.indexOf('\\n') >= 0 || actual.indexOf('\\n') >= 0)) {
         var both = el('td'); both.colSpan = 2; both.appendChild(diffBlock(expected, actual)); row.appendChild(both);
+      } else if (t[2] === 'fail' && actual !== null) {
+        var marked = markDifference(expected, actual);
+        row.appendChild(marked[0]);
+        row.appendChild(marked[1]);
       } else {
         row.appendChild(cellPre(expected));
         row.appendChild(actual === null ? el('td', 'note', '—') : cellPre(actual));
@@ -217,6 +231,21 @@ export const HTML_SCRIPT = `
     td.appendChild(table);
     tr.appendChild(td);
     return tr;
+  }
+
+  /** One-line values: what lies between their common start and common end is marked in each. */
+  function markDifference(a, b) {
+    var p = 0; while (p < a.length && p < b.length && a[p] === b[p]) p++;
+    var s = 0; while (s < a.length - p && s < b.length - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
+    function cell(text, cls) {
+      var td = el('td'), pre = el('pre');
+      pre.appendChild(document.createTextNode(text.slice(0, p)));
+      pre.appendChild(el('mark', cls, text.slice(p, text.length - s)));
+      pre.appendChild(document.createTextNode(text.slice(text.length - s)));
+      td.appendChild(pre);
+      return td;
+    }
+    return [cell(a, 'del'), cell(b, 'ins')];
   }
 
   function cellPre(text) { var td = el('td'); td.appendChild(el('pre', '', text)); return td; }

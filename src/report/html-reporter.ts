@@ -117,7 +117,7 @@ export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const BAR = { label: 190, bar: 360, height: 24, value: 120 };
+const BAR = { label: 150, bar: 300, height: 24, value: 120 };
 
 /** A horizontal bar per row: the share of its tests that passed. */
 function chart(title: string, id: string, rows: ReadonlyArray<readonly [string, RowMetrics]>): string {
@@ -127,7 +127,7 @@ function chart(title: string, id: string, rows: ReadonlyArray<readonly [string, 
     .map(([name, m], i) => {
       const y = 4 + i * BAR.height;
       const w = Math.round(m.pass_rate * BAR.bar);
-      const shown = name.length > 28 ? `${name.slice(0, 27)}…` : name;
+      const shown = name.length > 22 ? `${name.slice(0, 21)}…` : name;
       const color = m.pass_rate >= 0.9 ? '#2da44e' : m.pass_rate >= 0.5 ? '#d29922' : '#cf222e';
       return (
         `<g><title>${esc(`${name}: ${percent(m.pass_rate)} of ${m.tests} tests, ${m.problems_solved}/${m.problems} problems solved`)}</title>` +
