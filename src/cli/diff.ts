@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import type yargsFactory from 'yargs';
 import { formatValue } from '../values/format.js';
 import { diffRuns, type CandidateChange, type Delta, type RunDiff } from '../report/run-diff.js';
-import { percent, shorten } from '../report/text.js';
+import { percent, plural, shorten } from '../report/text.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { UsageError } from './args.js';
 import { subcommandParser } from './subcommand.js';
@@ -62,7 +62,7 @@ export function renderDiffTable(diff: RunDiff, details: boolean): string {
   out.push(models.toString());
   const c = diff.counts;
   out.push(
-    `${c['new-failure']} new failures, ${c.changed} changed, ${c.fixed} fixed, ${c.added} only in B, ${c.removed} only in A, ${c.unchanged} unchanged`,
+    `${plural(c['new-failure'], 'new failure')}, ${c.changed} changed, ${c.fixed} fixed, ${c.added} only in B, ${c.removed} only in A, ${c.unchanged} unchanged`,
   );
   const listed = details ? diff.changes : diff.changes.slice(0, LISTED);
   if (listed.length > 0) {

@@ -5,7 +5,7 @@ import type { CandidateChange, Delta, RunDiff } from './run-diff.js';
 import type { CandidateResult } from './scorecard.js';
 import { renderingReporter, type ReportTarget } from './sink.js';
 import { summaryLine } from './table-reporter.js';
-import { passAtKLabel, percent } from './text.js';
+import { passAtKLabel, percent, plural } from './text.js';
 
 export interface HtmlOptions {
   /** Shown as a comparison section: what changed since this run. */
@@ -176,7 +176,7 @@ function baselineSection(diff: RunDiff): string {
   const changes = listed.map(changeRow).join('');
   return (
     `<section id="baseline"><h2>Compared with ${esc(diff.before.run_id)}</h2>` +
-    `<p id="baseline-counts"><span class="pill bad">${c['new-failure']} new failures</span> <span class="pill warn">${c.changed} changed</span> ` +
+    `<p id="baseline-counts"><span class="pill bad">${plural(c['new-failure'], 'new failure')}</span> <span class="pill warn">${c.changed} changed</span> ` +
     `<span class="pill good">${c.fixed} fixed</span> <span class="pill">${c.added} only in this run</span> <span class="pill">${c.removed} only in the baseline</span> ` +
     `<span class="pill">${c.unchanged} unchanged</span></p>` +
     `<table class="small"><thead><tr><th>model</th><th class="num">pass rate before</th><th class="num">now</th><th class="num">change</th>` +

@@ -25,7 +25,7 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
   const title = head.mode === 'grade' ? 'grading' : 'self-check';
   out.push(`## evalrun ${title}: ${percent(head.summary.pass_rate)} of tests passed${head.complete ? '' : ' (incomplete run)'}`, '');
   out.push(`**${cell(summaryLine(head))}**`, '');
-  out.push(`Run \`${head.run_id}\`, evalrun ${head.evalrun_version}.`, '');
+  out.push(`Run ${code(head.run_id)}, evalrun ${cell(head.evalrun_version)}.`, '');
   out.push('### Models', '', ...metricsTable('model', head.models.map((m) => [m.model_id, m])), '');
   if (head.prompts.some((p) => p.prompt_id !== null)) {
     out.push('### Prompts', '', ...metricsTable('prompt', head.prompts.map((p) => [p.prompt_id ?? '(none)', p])), '');

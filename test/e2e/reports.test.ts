@@ -154,12 +154,12 @@ describe('evalrun diff', () => {
     ]);
     expect(diff.counts.unchanged).toBe(2);
     const table = await runCli(['diff', join(dir, 'a.jsonl'), join(dir, 'b.jsonl')]);
-    expect(table.stdout).toContain('1 new failures, 0 changed, 1 fixed');
+    expect(table.stdout).toContain('1 new failure, 0 changed, 1 fixed');
     expect(table.stdout.search(/│ new-failure\s+│ double/)).toBeLessThan(table.stdout.search(/│ fixed\s+│ double/));
     expect(table.stdout).toMatch(/m1\s+│ 2\/2\s+│ 100\.0%\s+│ 83\.3%\s+│ -16\.7 pt/);
     // The HTML report of run B compared with run A shows the same.
     const html = readFileSync(join(dir, 'b.html'), 'utf8');
-    expect(html).toContain('<span class="pill bad">1 new failures</span>');
+    expect(html).toContain('<span class="pill bad">1 new failure</span>');
     expect(html).toContain('<span class="pill good">1 fixed</span>');
   });
 });
