@@ -147,19 +147,20 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     minPassRate: args['min-pass-rate'] === undefined ? null : parseRate(args['min-pass-rate']),
     extractCode: args.extract !== false,
     resume,
-    reporters: parseReporters(args.reporter ?? []),
+    reporters: parseReporters(args.reporter ?? [], args.json === true),
     progress: args.progress !== false,
     baseline: args.baseline ?? null,
   };
 }
 
-function parseReporters(texts: readonly string[]): ReporterChoice[] {
+function parseReporters(texts: readonly string[], json: boolean): ReporterChoice[] {
   const choices = texts.map((text) => {
     const choice = parseReporterChoice(text);
     if ('error' in choice) throw new UsageError(`--reporter: ${choice.error}`);
     return choice;
   });
   const onStdout = choices.filter((c) => c.file === null && (c.format === 'table' || c.format === 'json'));
+  if (json && !onStdout.some((c) => c.format === 'json')) onStdout.push({ format: 'json', file: null });
   if (onStdout.length > 1) throw new UsageError('--reporter: only one of table and json can print on stdout; give the other a file (NAME=FILE)');
   return choices;
 }

@@ -16,6 +16,7 @@ import { renderHtml } from '../../src/report/html-reporter.js';
 import type { Scorecard } from '../../src/report/scorecard.js';
 import { writeReport } from '../../src/report/sink.js';
 import { syntheticRun, type SyntheticCandidate } from '../report/synthetic-run.js';
+import { doubleProblem } from './double-problem.js';
 import { runCli } from './run-cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -27,17 +28,6 @@ const SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'report-screens
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-html-'));
 
 const HOSTILE_CODE = 'function double(n) { /* </script><script>window.__pwned = 1</script> */ return "<img src=x onerror=window.__pwned=2>"; }';
-
-function problem(id: string, tags: string[]): object {
-  return {
-    identifier: id,
-    description: 'Double a number.',
-    tags,
-    function_prototype: { function_name: 'double', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
-    prompts: [],
-    correctness_test_suite: [0, 1, 2].map((n) => ({ input: { n }, expected_output: [2 * n] })),
-  };
-}
 
 let context: BrowserContext;
 const requests: string[] = [];
@@ -76,7 +66,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     const root = scratch();
     const problems = join(root, 'problems');
     mkdirSync(problems);
-    for (const id of ['double', 'twice', 'thrice']) writeFileSync(join(problems, `${id}.json`), JSON.stringify(problem(id, id === 'double' ? ['arithmetic'] : ['arithmetic', 'easy'])));
+    for (const id of ['double', 'twice', 'thrice']) writeFileSync(join(problems, `${id}.json`), JSON.stringify(doubleProblem(id, id === 'double' ? ['arithmetic'] : ['arithmetic', 'easy'])));
     const solutions = join(root, 'solutions');
     const files: Record<string, string> = {
       'm1/double.js': 'function double(n) { return 2 * n; }',

@@ -12,30 +12,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunDiff } from '../../src/report/run-diff.js';
 import type { Scorecard } from '../../src/report/scorecard.js';
+import { doubleProblem } from './double-problem.js';
 import { runCli, runCommand } from './run-cli.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'evalrun.js');
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-reports-'));
-
-function problem(id: string, tags: string[], spins = false): object {
-  return {
-    identifier: id,
-    description: 'Double a number.',
-    tags,
-    function_prototype: { function_name: 'double', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
-    prompts: [],
-    correctness_test_suite: [0, 1, 2].map((n) => ({ input: { n }, expected_output: [2 * n] })),
-    optimal_solution: spins ? 'function double(n) { for (;;) {} }' : 'function double(n) { return 2 * n; }',
-  };
-}
 
 /** Two problems, two models; `variant` changes which model gets what right. */
 function gradingSet(variant: 'a' | 'b'): { problems: string; solutions: string } {
   const root = scratch();
   const problems = join(root, 'problems');
   mkdirSync(problems);
-  writeFileSync(join(problems, 'double.json'), JSON.stringify(problem('double', ['arithmetic'])));
-  writeFileSync(join(problems, 'twice.json'), JSON.stringify(problem('twice', ['arithmetic', 'easy'])));
+  writeFileSync(join(problems, 'double.json'), JSON.stringify(doubleProblem('double', ['arithmetic'])));
+  writeFileSync(join(problems, 'twice.json'), JSON.stringify(doubleProblem('twice', ['arithmetic', 'easy'])));
   const solutions = join(root, 'solutions');
   const right = 'function double(n) { return 2 * n; }';
   const wrongOnTwo = 'function double(n) { return n === 2 ? 5 : 2 * n; }';
@@ -78,6 +67,9 @@ describe('--reporter', () => {
     const both = await runCli(['--problems', set.problems, '--reporter', 'table', '--reporter', 'json']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('only one of table and json can print on stdout');
+    const withJson = await runCli(['--problems', set.problems, '--json', '--reporter', 'table']);
+    expect(withJson.code).toBe(2);
+    expect(withJson.stderr).toContain('only one of table and json can print on stdout');
   });
 });
 
@@ -182,7 +174,7 @@ function onTerminal(args: string[], env: NodeJS.ProcessEnv = {}) {
 function slowSet(count: number): string {
   const dir = join(scratch(), 'problems');
   mkdirSync(dir);
-  for (let i = 0; i < count; i++) writeFileSync(join(dir, `p${i}.json`), JSON.stringify(problem(`p${i}`, [], i % 2 === 0)));
+  for (let i = 0; i < count; i++) writeFileSync(join(dir, `p${i}.json`), JSON.stringify(doubleProblem(`p${i}`, [], i % 2 === 0)));
   return dir;
 }
 
@@ -218,7 +210,7 @@ describe('progress without a terminal', () => {
     // Eight spinning candidates of three tests at 500 ms each take over ten seconds with one worker.
     const slow = join(scratch(), 'problems');
     mkdirSync(slow);
-    for (let i = 0; i < 8; i++) writeFileSync(join(slow, `s${i}.json`), JSON.stringify(problem(`s${i}`, [], true)));
+    for (let i = 0; i < 8; i++) writeFileSync(join(slow, `s${i}.json`), JSON.stringify(doubleProblem(`s${i}`, [], true)));
     const started = Date.now();
     const plain = await runCommand(process.execPath, [BIN, '--problems', slow, '--out', join(scratch(), 'r.json'), '--concurrency', '1', '--timeout', '500']);
     const seconds = (Date.now() - started) / 1000;
