@@ -1,9 +1,8 @@
 import type { RowMetrics } from './aggregate.js';
 import { HTML_SCRIPT, HTML_STYLE } from './html-page.js';
-import type { Reporter, RunOutcome } from './reporter.js';
+import type { RunOutcome } from './reporter.js';
 import type { CandidateChange, Delta, RunDiff } from './run-diff.js';
 import type { CandidateResult } from './scorecard.js';
-import { renderingReporter, type ReportTarget } from './sink.js';
 import { summaryLine } from './table-reporter.js';
 import { passAtKLabel, percent, plural } from './text.js';
 
@@ -28,10 +27,6 @@ const CHANGES_LISTED = 300;
  * a time; each candidate's code and tests are in a second block, one JSON
  * line per candidate, parsed only when the candidate is opened.
  */
-export function htmlReporter(target: ReportTarget, options: HtmlOptions): Reporter {
-  return renderingReporter((outcome, write) => renderHtml(outcome, write, options), target);
-}
-
 export function renderHtml(outcome: RunOutcome, write: (text: string) => void, options: HtmlOptions): void {
   const { head } = outcome;
   const s = head.summary;

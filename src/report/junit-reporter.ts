@@ -2,7 +2,6 @@ import type { CandidateRowWithCounts } from '../runner/results-store.js';
 import { formatValue } from '../values/format.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
-import { renderingReporter, type ReportTarget } from './sink.js';
 import { shorten } from './text.js';
 import { escapeXml } from './xml.js';
 
@@ -15,10 +14,6 @@ import { escapeXml } from './xml.js';
  * that has no tests at all (it could not be prepared, or its problem has
  * none) is one `testcase` of its own, so that it is never missing.
  */
-export function junitReporter(target: ReportTarget) {
-  return renderingReporter(renderJunit, target);
-}
-
 export function renderJunit(outcome: RunOutcome, write: (text: string) => void): void {
   const { head, rows } = outcome;
   const grading = head.mode === 'grade';

@@ -1,7 +1,6 @@
 import { formatValue } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
-import type { Reporter, RunOutcome } from './reporter.js';
-import { renderingReporter, type ReportTarget } from './sink.js';
+import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
 import { passAtKLabel, percent, shorten } from './text.js';
 
@@ -15,10 +14,6 @@ const FAILURES_SHOWN = 20;
  * written as HTML-escaped `<code>`, so nothing a candidate returns can add
  * markup or break a table.
  */
-export function markdownReporter(target: ReportTarget): Reporter {
-  return renderingReporter(renderMarkdown, target);
-}
-
 export function renderMarkdown(outcome: RunOutcome, write: (text: string) => void): void {
   const { head } = outcome;
   const out: string[] = [];
