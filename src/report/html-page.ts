@@ -211,7 +211,7 @@ export const HTML_SCRIPT = `
     d.tests.forEach(function (t) {
       var row = el('tr');
       row.appendChild(el('td', '', t[0] + '#' + t[1]));
-      var v = el('td'); v.appendChild(statusBadge(t[2])); if (t[6]) v.appendChild(el('div', 'note', t[6])); row.appendChild(v);
+      var v = el('td'); v.appendChild(statusBadge(t[2])); if (t[6]) v.appendChild(el('div', 'note', t[6].length > 300 ? t[6].slice(0, 299) + '…' : t[6])); row.appendChild(v);
       row.appendChild(cellPre(show(t[3])));
       var expected = show(t[4]);
       var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' ? null : show(t[5]);

@@ -193,6 +193,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
             problem: `HumanEval/${p}`,
             model,
             sample: String(s),
+            language: 'python',
             tests: fails ? ['pass', 'fail', 'pass', 'fail'] : ['pass', 'pass', 'pass', 'pass'],
             code: `def sort_words(text: str) -> list[str]:\n    \"\"\"Words in alphabetical order, ignoring case.\"\"\"\n    return sorted(text.split()${fails ? '' : ', key=str.lower'})\n`,
             values: (i) => {

@@ -11,6 +11,7 @@ export interface SyntheticCandidate {
   prompt?: string | null;
   sample?: string | null;
   code?: string;
+  language?: string;
   /** One status per test; actual values are wrong for `fail`. */
   tests: TestStatus[];
   status?: CandidateResult['status'];
@@ -33,7 +34,7 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
     model_id: c.model ?? 'optimal_solution',
     prompt_id: c.prompt ?? null,
     sample_id: c.sample ?? null,
-    language: 'javascript',
+    language: c.language ?? 'javascript',
     source: `${c.problem}/${c.model ?? 'optimal_solution'}/${c.prompt ?? '-'}/${c.sample ?? '-'}`,
     raw_code: c.code ?? `function f(n) { return 2 * n; }`,
     code: c.code ?? `function f(n) { return 2 * n; }`,
