@@ -1,5 +1,6 @@
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
+import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
 
@@ -26,6 +27,12 @@ export interface CliOptions {
   resume: string | null;
   /** `--shard I/N` or `auto`, resolved; null when the whole run is graded here. */
   shard: ShardSpec | null;
+  /** `--reporter NAME[=FILE]`, in order; empty means the table (or the JSON with `--json`). */
+  reporters: ReporterChoice[];
+  /** Live progress on stderr (`--no-progress` turns it off). */
+  progress: boolean;
+  /** A run the HTML report compares this one with. */
+  baseline: string | null;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
@@ -36,7 +43,9 @@ const USAGE = `Usage:
   evalrun --problems DIR --solutions DIR    grade submissions
   evalrun --resume RUN                      finish an interrupted run
   evalrun --problems DIR ... --shard I/N    grade one part of the run (merge the parts with evalrun merge)
-  evalrun merge LOG... [--out FILE]         combine shards' run logs or scorecards into one scorecard`;
+  evalrun merge LOG... [--out FILE]         combine shards' run logs or scorecards into one scorecard
+  evalrun report RUN --format NAME          render a run from its log (table, json, junit, markdown, html)
+  evalrun diff RUN_A RUN_B                  what changed between two runs`;
 
 /**
  * Parses the command line. Returns null when yargs already answered
@@ -90,6 +99,13 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       describe: 'Grade part I of N (1-based), or auto: from JOB_COMPLETION_INDEX + EVALRUN_SHARD_COUNT, or SLURM_ARRAY_TASK_ID',
     })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
+    .option('reporter', {
+      type: 'string',
+      array: true,
+      describe: 'Output format, repeatable: table (default), json, junit, markdown, html; NAME=FILE writes it to FILE',
+    })
+    .option('progress', { type: 'boolean', default: true, describe: 'Live progress on stderr (--no-progress turns it off)' })
+    .option('baseline', { type: 'string', describe: 'A run (id or .jsonl path) the HTML report compares this one with' })
     .strict()
     .version(VERSION)
     .help()
@@ -139,6 +155,9 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     extractCode: args.extract !== false,
     resume,
     shard: args.shard === undefined ? null : shardFlag(args.shard),
+    reporters: parseReporters(args.reporter ?? [], args.json === true),
+    progress: args.progress !== false,
+    baseline: args.baseline ?? null,
   };
 }
 
@@ -149,6 +168,18 @@ function shardFlag(text: string): ShardSpec {
     if (e instanceof ShardSpecError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+function parseReporters(texts: readonly string[], json: boolean): ReporterChoice[] {
+  const choices = texts.map((text) => {
+    const choice = parseReporterChoice(text);
+    if ('error' in choice) throw new UsageError(`--reporter: ${choice.error}`);
+    return choice;
+  });
+  const onStdout = choices.filter((c) => c.file === null && (c.format === 'table' || c.format === 'json'));
+  if (json && !onStdout.some((c) => c.format === 'json')) onStdout.push({ format: 'json', file: null });
+  if (onStdout.length > 1) throw new UsageError('--reporter: only one of table and json can print on stdout; give the other a file (NAME=FILE)');
+  return choices;
 }
 
 function positiveInteger(name: string, value: number): number {

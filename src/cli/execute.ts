@@ -4,7 +4,11 @@ import { DEFAULTS } from '../defaults.js';
 import { ProblemDirectoryError } from '../problems/find-files.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
-import { tableReporter } from '../report/table-reporter.js';
+import { progressMode, progressReporter } from '../report/progress.js';
+import { reporterFor, type ReporterChoice } from '../report/reporters.js';
+import { diffRuns } from '../report/run-diff.js';
+import { ReportWriteError } from '../report/sink.js';
+import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { ResultsStore } from '../runner/results-store.js';
 import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
@@ -33,9 +37,14 @@ export async function execute(cli: CliOptions): Promise<number> {
     return EXIT.usage;
   }
 
-  const reporters: Reporter[] = [];
-  if (!cli.json) reporters.push(tableReporter({ write: (text) => process.stdout.write(text), details: cli.details }));
-  reporters.push(jsonReporter({ outFile: files.scorecard, toStdout: cli.json, log: say }));
+  let reporters: Reporter[];
+  try {
+    reporters = chooseReporters(cli, files.scorecard, say);
+  } catch (e) {
+    if (!(e instanceof SetupError)) throw e;
+    process.stderr.write(`evalrun: ${e.message}\n`);
+    return EXIT.usage;
+  }
 
   // First Ctrl-C: stop grading, keep what finished, write an incomplete scorecard. Second: leave now.
   const interrupt = new AbortController();
@@ -62,6 +71,10 @@ export async function execute(cli: CliOptions): Promise<number> {
       process.stderr.write(`evalrun: --resume ${files.log}: ${e.message}\n`);
       return EXIT.usage;
     }
+    if (e instanceof ReportWriteError) {
+      process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log} (evalrun report can render it again)\n`);
+      return EXIT.failed;
+    }
     if (e instanceof ScorecardWriteError) {
       process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log}\n`);
       return EXIT.failed;
@@ -82,6 +95,73 @@ export async function execute(cli: CliOptions): Promise<number> {
     return EXIT.failed;
   }
   return EXIT.ok;
+}
+
+/**
+ * Progress first, so that its line is cleared before anything is printed;
+ * then the chosen reports; the JSON scorecard is always written.
+ */
+function chooseReporters(cli: CliOptions, scorecard: string, say: (line: string) => void): Reporter[] {
+  const reporters: Reporter[] = [];
+  const stdoutJson = cli.json || cli.reporters.some((c) => c.format === 'json' && c.file === null);
+  const mode = progressMode({
+    enabled: cli.progress,
+    stderrIsTty: process.stderr.isTTY === true,
+    ci: isCi(process.env.CI),
+    jsonOnStdout: stdoutJson,
+  });
+  if (mode !== 'off') reporters.push(progressReporter({ stream: process.stderr, live: mode === 'live' }));
+  const choices = cli.reporters.length > 0 ? cli.reporters : [{ format: 'table' as const, file: null }];
+  if (cli.baseline !== null && !choices.some((c) => c.format === 'html')) throw new SetupError('--baseline is used by the html reporter; add --reporter html');
+  const baselineRun = cli.baseline === null ? null : readBaseline(cli.baseline);
+  for (const choice of choices) {
+    // The scorecard itself is written below; --json and a plain `json` reporter print it on stdout as well.
+    if (choice.format === 'json' && choice.file === null) continue;
+    if (choice.format === 'table' && choice.file === null && cli.json) continue;
+    const html = choice.format === 'html' && baselineRun !== null;
+    reporters.push(
+      html
+        ? baselineReporter(choice, scorecard, baselineRun, cli.details, say)
+        : reporterFor(choice, scorecard, { details: cli.details, baseline: null, announce: (file) => say(`Report written to ${file}`) }),
+    );
+  }
+  reporters.push(jsonReporter({ outFile: scorecard, toStdout: stdoutJson, log: say }));
+  return reporters;
+}
+
+/** `CI` set to anything but an empty string, `0` or `false`, as most CI services and tools read it. */
+function isCi(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+function readBaseline(run: string): ReadRun {
+  try {
+    return readRun(run);
+  } catch (e) {
+    if (e instanceof RunLogError) throw new SetupError(`--baseline ${e.message}`);
+    throw e;
+  }
+}
+
+/** The HTML report of a run compared with a baseline, which is known only once this run ends. */
+function baselineReporter(
+  choice: ReporterChoice,
+  scorecard: string,
+  baseline: ReadRun,
+  details: boolean,
+  say: (line: string) => void,
+): Reporter {
+  return {
+    onRunEnd(outcome) {
+      try {
+        const diff = diffRuns(baseline.outcome, outcome);
+        const reporter = reporterFor(choice, scorecard, { details, baseline: diff, announce: (file) => say(`Report written to ${file}`) });
+        return reporter.onRunEnd?.(outcome);
+      } finally {
+        baseline.close();
+      }
+    },
+  };
 }
 
 /** Self-check: success only when every test passed and every problem file was valid. */

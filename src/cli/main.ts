@@ -12,6 +12,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return mergeCommand(argv.slice(1), yargs);
   }
   if (quickAnswer(argv)) return EXIT.ok;
+  // Subcommands that read run logs and grade nothing (issue 19).
+  if (argv[0] === 'report' || argv[0] === 'diff') return runLogCommand(argv[0], argv.slice(1));
   // Sandbox workers start while the arguments are parsed and the runner loads.
   prestartWorkers(plannedWorkers(argv));
   const { default: yargs } = await import('yargs');
@@ -42,6 +44,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Heavy modules load only when there is work to do, so --help and --version stay fast.
   const { execute } = await import('./execute.js');
   return execute(options);
+}
+
+async function runLogCommand(name: 'report' | 'diff', argv: readonly string[]): Promise<number> {
+  const { default: yargs } = await import('yargs');
+  try {
+    if (name === 'report') return await (await import('./report.js')).reportCommand(argv, yargs);
+    return await (await import('./diff.js')).diffCommand(argv, yargs);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`evalrun ${name}: ${e.message} (see evalrun ${name} --help)\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { formatValue } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 import type { ScorecardHead } from './scorecard.js';
+import { formatDuration, passAtKLabel, percent, shorten } from './text.js';
 
 export interface TableReporterOptions {
   write: (text: string) => void;
@@ -141,13 +142,9 @@ function passAtKTable(rows: readonly PassAtKRow[]): string {
   });
   for (const row of rows) {
     const samples = row.min_samples === row.max_samples ? `${row.min_samples}` : `${row.min_samples}-${row.max_samples}`;
-    table.push([row.model_id, String(row.tasks), samples, ...ks.map((k) => formatPassAtK(row.values[k] ?? null))]);
+    table.push([row.model_id, String(row.tasks), samples, ...ks.map((k) => passAtKLabel(row.values[k] ?? null))]);
   }
   return `pass@k (unbiased estimator; "n/a" where a task has fewer samples than k):\n${table.toString()}`;
-}
-
-function formatPassAtK(value: number | null): string {
-  return value === null ? 'n/a' : percent(value);
 }
 
 function problemsWithoutWork(outcome: RunOutcome): string[] {
@@ -185,17 +182,4 @@ export function summaryLine(head: ScorecardHead): string {
     `${seconds.toFixed(2)} s`,
   ];
   return `${head.complete ? '' : 'INCOMPLETE: '}${parts.join(' | ')}`;
-}
-
-function percent(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
-}
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
-}
-
-function shorten(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
 }

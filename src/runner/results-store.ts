@@ -1,5 +1,12 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { CandidateResult, CandidateStatus, Summary, TestResult } from '../report/scorecard.js';
+import type {
+  CandidateResult,
+  CandidateStatus,
+  ProblemReport,
+  SkippedSubmissionReport,
+  Summary,
+  TestResult,
+} from '../report/scorecard.js';
 import { writeText } from '../write-text.js';
 import type { ShardLogRecord } from './shard-plan.js';
 
@@ -22,6 +29,28 @@ export interface RunHeader {
   options: Record<string, unknown>;
   /** A sharded run's part of the plan and its input digest (see shard-plan.ts). */
   shard?: ShardLogRecord;
+}
+
+/**
+ * Written once the run is planned (again when it is resumed): what a report
+ * read from the log alone needs beyond the results, since an interrupted run
+ * may have no scorecard.
+ */
+export interface RunPlan {
+  type: 'plan';
+  /** Every planned candidate's key, in input order. */
+  keys: string[];
+  problems: ProblemReport[];
+  /** Tags of each selected problem that has any. */
+  tags: Record<string, string[]>;
+  skipped_submissions: SkippedSubmissionReport[];
+}
+
+/** Written when the run ends, before the scorecards. */
+export interface RunEnd {
+  type: 'end';
+  finished_at: string;
+  complete: boolean;
 }
 
 interface CandidateLine {
@@ -106,6 +135,8 @@ export class ResultsStore {
   private readonly failures: Array<{ rank: number; row: FailureRow }> = [];
   private failureCount = 0;
   private closed = false;
+  /** Opened by `read`: appending would change a log this process does not own. */
+  private readOnly = false;
 
   private constructor(
     private readonly fd: number,
@@ -143,7 +174,7 @@ export class ResultsStore {
       else if (isCandidateLine(parsed)) {
         store.byKey.set(parsed.key, { offset, length, rows: parsed.results.map(candidateRow), cuts: null });
       }
-      else damaged++;
+      else if (!isNoteLine(parsed)) damaged++;
     }
     if (header === null) {
       closeSync(fd);
@@ -172,6 +203,59 @@ export class ResultsStore {
       closeSync(fd);
     }
     throw new Error(`${file}: not an evalrun run log (no header line)`);
+  }
+
+  /**
+   * Opens a log to read it and nothing else (`evalrun report`, `evalrun diff`):
+   * the file is never written, so a run still going or interrupted can be read.
+   * Candidates come in the order its last plan line gives, then any the plan
+   * does not name in the order they were logged.
+   */
+  static read(file: string): { store: ResultsStore; header: RunHeader; plan: RunPlan | null; end: RunEnd | null } {
+    const fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const store = new ResultsStore(fd, size, file);
+    store.readOnly = true;
+    let header: RunHeader | null = null;
+    let plan: RunPlan | null = null;
+    let end: RunEnd | null = null;
+    const logged: string[] = [];
+    for (const { offset, length, text } of readLines(fd, size)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      if (isHeader(parsed) && header === null) header = parsed;
+      else if (isCandidateLine(parsed)) {
+        if (!store.byKey.has(parsed.key)) logged.push(parsed.key);
+        store.byKey.set(parsed.key, { offset, length, rows: parsed.results.map(candidateRow), cuts: null });
+      } else if (isNoteLine(parsed)) {
+        if (parsed.type === 'plan') {
+          plan = parsed;
+          end = null; // a resumed run plans again; an end line before it belonged to the interrupted part
+        } else end = parsed;
+      }
+    }
+    if (header === null) {
+      closeSync(fd);
+      throw new Error(`${file}: not an evalrun run log (no header line)`);
+    }
+    const planned = plan?.keys ?? [];
+    const inPlan = new Set(planned);
+    store.plan([...planned, ...logged.filter((key) => !inPlan.has(key))]);
+    return { store, header, plan, end };
+  }
+
+  /** Records what the run will grade, so that the log alone can be reported on (see `read`). */
+  notePlan(plan: Omit<RunPlan, 'type'>): void {
+    this.append(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+  }
+
+  /** Records that the run ended (complete or interrupted), and when. */
+  noteEnd(end: Omit<RunEnd, 'type'>): void {
+    this.append(`${JSON.stringify({ type: 'end', ...end })}\n`);
   }
 
   /** True when the log already holds this candidate (from the interrupted run). */
@@ -295,6 +379,7 @@ export class ResultsStore {
   }
 
   private append(text: string): number {
+    if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
     const length = writeText(this.fd, text, this.size);
     this.size += length;
     return length;
@@ -399,6 +484,12 @@ function lastByte(fd: number, size: number): number {
 
 function isHeader(value: unknown): value is RunHeader {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'run';
+}
+
+function isNoteLine(value: unknown): value is RunPlan | RunEnd {
+  if (typeof value !== 'object' || value === null) return false;
+  const type = (value as { type?: unknown }).type;
+  return type === 'plan' ? Array.isArray((value as Partial<RunPlan>).keys) : type === 'end';
 }
 
 function isCandidateLine(value: unknown): value is CandidateLine {

@@ -2,14 +2,13 @@ import pLimit from 'p-limit';
 import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import { loadProblemLazily } from '../problems/load-lazily.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
-import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import { outcomeFromStore } from './outcome.js';
 import { ceilingForTests, WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import type { Tolerance } from '../values/compare.js';
-import { VERSION } from '../version.js';
 import {
   buildCandidate,
   candidateKey,
@@ -191,6 +190,12 @@ async function evaluate(
     early?.check();
     const keys = specs.map(candidateKey);
     store.plan(keys);
+    store.notePlan({
+      keys,
+      problems: problemReports,
+      tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
+      skipped_submissions: skipped,
+    });
     // Graded early or not graded at all: to do in this run; in the log from an interrupted one: resumed.
     const todo = specs.filter((_, i) => early?.has(keys[i]!) === true || !store.has(keys[i]!));
     await reporter.onRunStart({
@@ -214,30 +219,18 @@ async function evaluate(
     // scorecards are written instead of after (runEvaluation awaits it).
     void pool.close();
 
-    const rows = store.rows();
-    const tagsByProblem = new Map(selected.map((p) => [p.id, p.tags] as const));
-    const aggregates = aggregateResults(rows, { tagsByProblem, ks: options.passAtK });
-    const head: ScorecardHead = {
-      evalrun_version: VERSION,
-      mode,
-      run_id: control.runId,
-      started_at: startedAt,
-      finished_at: new Date().toISOString(),
-      complete: store.missing() === 0,
-      options: recordOptions(options),
-      summary: store.summary(problemReports.length, invalidCount),
-      ...aggregates,
+    const end = { finished_at: new Date().toISOString(), complete: store.missing() === 0 };
+    store.noteEnd(end);
+    const outcome = outcomeFromStore(store, {
+      header: { mode, run_id: control.runId, started_at: startedAt, options: recordOptions(options) },
+      finishedAt: end.finished_at,
+      complete: end.complete,
       problems: problemReports,
-      skipped_submissions: skipped,
-      ...(sharded === null ? {} : { shard: shardCard(sharded.record, sharded.ranks, (i) => store.has(keys[i]!)) }),
-    };
-    const outcome: RunOutcome = {
-      head,
-      rows,
-      failures: store.failingTests(),
-      results: () => store.results(),
-      resultTexts: () => store.resultTexts(),
-    };
+      tagsByProblem: new Map(selected.map((p) => [p.id, p.tags] as const)),
+      skipped,
+      passAtK: options.passAtK,
+      shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => store.has(keys[i]!)),
+    });
     await reporter.onRunEnd(outcome);
     return outcome;
   } finally {

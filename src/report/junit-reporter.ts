@@ -1,0 +1,156 @@
+import type { CandidateRowWithCounts } from '../runner/results-store.js';
+import { formatValue } from '../values/format.js';
+import type { RunOutcome } from './reporter.js';
+import type { CandidateResult, TestResult } from './scorecard.js';
+import { shorten } from './text.js';
+import { escapeXml } from './xml.js';
+
+/**
+ * JUnit XML, as CI systems read it (the Ant/Jenkins/Surefire layout): a
+ * `testsuite` per problem in a self-check, per model and problem when
+ * grading; a `testcase` per test with its time; `failure` for a wrong answer
+ * and `error` for a throw, a timeout or running out of memory, each carrying
+ * the input, the expected and actual values and the error text. A candidate
+ * that has no tests at all (it could not be prepared, or its problem has
+ * none) is one `testcase` of its own, so that it is never missing.
+ */
+export function renderJunit(outcome: RunOutcome, write: (text: string) => void): void {
+  const { head, rows } = outcome;
+  const grading = head.mode === 'grade';
+  const suiteName = (c: Pick<CandidateResult, 'problem_id' | 'model_id'>): string => (grading ? `${c.model_id}/${c.problem_id}` : c.problem_id);
+  // Suites are runs of consecutive candidates with one name, so the document
+  // streams in input order and every suite's counts are known before its first test.
+  const suites: Array<{ name: string; first: number; end: number; counts: Counts }> = [];
+  rows.forEach((row, i) => {
+    const name = suiteName(row);
+    const last = suites[suites.length - 1];
+    if (last !== undefined && last.name === name) {
+      last.end = i + 1;
+      addCounts(last.counts, row);
+    } else {
+      const counts = emptyCounts();
+      addCounts(counts, row);
+      suites.push({ name, first: i, end: i + 1, counts });
+    }
+  });
+  const total = emptyCounts();
+  for (const s of suites) for (const key of Object.keys(total) as Array<keyof Counts>) total[key] += s.counts[key];
+
+  write('<?xml version="1.0" encoding="UTF-8"?>\n');
+  write(`<testsuites name="${escapeXml(`evalrun ${head.mode} ${head.run_id}`, true)}" ${countAttributes(total)}>\n`);
+  const timestamp = head.started_at.replace(/\.\d+Z$|Z$/, '');
+  let suite = 0;
+  let index = 0;
+  let open = false;
+  for (const result of outcome.results()) {
+    const current = suites[suite];
+    if (current === undefined) break;
+    if (index === current.end) {
+      write('  </testsuite>\n');
+      open = false;
+      suite++;
+    }
+    const s = suites[suite];
+    if (s === undefined) break;
+    if (!open) {
+      write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
+      open = true;
+    }
+    const several = s.end - s.first > 1;
+    writeCandidate(result, s.name, several, write);
+    index++;
+  }
+  if (open) write('  </testsuite>\n');
+  write('</testsuites>\n');
+}
+
+interface Counts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+  /** Milliseconds; written in seconds. */
+  time: number;
+}
+
+function emptyCounts(): Counts {
+  return { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
+}
+
+/** A candidate's share of its suite's counts, from its row alone (the results stay on disk until written). */
+function addCounts(counts: Counts, row: CandidateRowWithCounts): void {
+  counts.time += row.duration_ms;
+  if (row.total === 0) {
+    counts.tests += 1;
+    if (row.status === 'no-tests') counts.skipped += 1;
+    else counts.errors += 1;
+    return;
+  }
+  counts.tests += row.total;
+  counts.failures += row.counts.fail;
+  counts.errors += row.counts.error + row.counts.timeout + row.counts.memory;
+}
+
+function countAttributes(c: Counts): string {
+  return `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(c.time)}"`;
+}
+
+function seconds(ms: number | null): string {
+  return ((ms ?? 0) / 1000).toFixed(3);
+}
+
+/** What tells one candidate of a suite from another: its prompt and sample. */
+function candidateLabel(c: CandidateResult): string {
+  const parts: string[] = [];
+  if (c.prompt_id !== null) parts.push(`prompt ${c.prompt_id}`);
+  if (c.sample_id !== null) parts.push(`sample ${c.sample_id}`);
+  return parts.length === 0 ? c.source : parts.join(', ');
+}
+
+function writeCandidate(c: CandidateResult, suite: string, several: boolean, write: (text: string) => void): void {
+  const label = several ? ` [${candidateLabel(c)}]` : '';
+  const classname = escapeXml(suite, true);
+  if (c.tests.length === 0) {
+    const name = escapeXml(`${c.status}${label}`, true);
+    if (c.status === 'no-tests') {
+      write(`    <testcase name="${name}" classname="${classname}" time="${seconds(c.duration_ms)}">\n      <skipped message="the problem has no tests"/>\n    </testcase>\n`);
+      return;
+    }
+    const message = c.error ?? c.status;
+    write(
+      `    <testcase name="${name}" classname="${classname}" time="${seconds(c.duration_ms)}">\n` +
+        `      <error type="${escapeXml(c.status, true)}" message="${escapeXml(shorten(message, 300), true)}">${escapeXml(`${message}\n\ncode:\n${c.code}`)}</error>\n` +
+        '    </testcase>\n',
+    );
+    return;
+  }
+  for (const t of c.tests) {
+    const name = escapeXml(`${t.suite}#${t.index}${label}`, true);
+    const open = `    <testcase name="${name}" classname="${classname}" time="${seconds(t.duration_ms)}"`;
+    if (t.status === 'pass') {
+      write(`${open}/>\n`);
+      continue;
+    }
+    const element = t.status === 'fail' ? 'failure' : 'error';
+    write(
+      `${open}>\n      <${element} type="${t.status}" message="${escapeXml(shorten(verdictMessage(t), 300), true)}">` +
+        `${escapeXml(verdictText(t))}</${element}>\n    </testcase>\n`,
+    );
+  }
+}
+
+function verdictMessage(t: TestResult): string {
+  if (t.status === 'fail') return `expected ${formatValue(t.expected, 100)}, got ${formatValue(t.actual, 100)}`;
+  return t.error ?? t.status;
+}
+
+function verdictText(t: TestResult): string {
+  const lines = [
+    `input: ${formatValue(t.input, Infinity)}`,
+    `expected: ${formatValue(t.expected, Infinity)}`,
+    `actual: ${t.status === 'fail' ? formatValue(t.actual, Infinity) : '(none)'}`,
+  ];
+  if (t.error !== null) lines.push(`${t.status === 'fail' ? 'difference' : t.status}: ${t.error}`);
+  lines.push(`test: ${t.source}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,33 @@
+/** Small text helpers shared by the human-readable reports. */
+
+export function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** One line of at most `max` characters, ending in `…` when cut. */
+export function shorten(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** `12 s`, `3m 05s`, `1h 02m`: for elapsed and remaining time. */
+export function formatClock(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** A pass@k value as a percentage; `n/a` where it cannot be computed. */
+export function passAtKLabel(value: number | null): string {
+  return value === null ? 'n/a' : percent(value);
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,49 @@
+import { aggregateResults } from '../report/aggregate.js';
+import type { RunOutcome } from '../report/reporter.js';
+import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import { VERSION } from '../version.js';
+import type { ResultsStore, RunHeader } from './results-store.js';
+import type { ShardCardRecord } from './shard-plan.js';
+
+export interface OutcomeParts {
+  header: Pick<RunHeader, 'mode' | 'run_id' | 'started_at' | 'options'>;
+  finishedAt: string;
+  complete: boolean;
+  problems: ProblemReport[];
+  tagsByProblem: ReadonlyMap<string, readonly string[]>;
+  skipped: SkippedSubmissionReport[];
+  passAtK: readonly number[];
+  /** A sharded run's part (`--shard`), or null. */
+  shard?: ShardCardRecord | null;
+}
+
+/**
+ * The outcome the reporters see, from a run log's planned candidates: the
+ * same whether the run just ended here or its log is read back later.
+ */
+export function outcomeFromStore(store: ResultsStore, parts: OutcomeParts): RunOutcome {
+  const rows = store.rows();
+  const aggregates = aggregateResults(rows, { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
+  const invalid = parts.problems.filter((p) => !p.valid).length;
+  const head: ScorecardHead = {
+    evalrun_version: VERSION,
+    mode: parts.header.mode,
+    run_id: parts.header.run_id,
+    started_at: parts.header.started_at,
+    finished_at: parts.finishedAt,
+    complete: parts.complete,
+    options: parts.header.options,
+    summary: store.summary(parts.problems.length, invalid),
+    ...aggregates,
+    problems: parts.problems,
+    skipped_submissions: parts.skipped,
+    ...(parts.shard === undefined || parts.shard === null ? {} : { shard: parts.shard }),
+  };
+  return {
+    head,
+    rows,
+    failures: store.failingTests(),
+    results: () => store.results(),
+    resultTexts: () => store.resultTexts(),
+  };
+}

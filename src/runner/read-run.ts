@@ -1,0 +1,58 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunOutcome } from '../report/reporter.js';
+import { outcomeFromStore } from './outcome.js';
+import { ResultsStore } from './results-store.js';
+
+/** A run read back from its log; `close` releases the log, which the outcome's results read from. */
+export interface ReadRun {
+  outcome: RunOutcome;
+  log: string;
+  close(): void;
+}
+
+export class RunLogError extends Error {}
+
+/**
+ * The run log a user means: a path to a `.jsonl` file, or a run id under
+ * `results/` (with or without its extension, or the scorecard's name).
+ */
+export function locateRunLog(run: string): string {
+  if (existsSync(run) && statSync(run).isFile()) {
+    if (run.endsWith('.json') && existsSync(`${run}l`)) return `${run}l`;
+    return run;
+  }
+  const base = run.replace(/\.jsonl?$/, '');
+  const candidates = [`${base}.jsonl`, join('results', `${base}.jsonl`)];
+  const found = candidates.find((file) => existsSync(file));
+  if (found === undefined) throw new RunLogError(`${run}: no run log (looked for ${candidates.join(' and ')})`);
+  return found;
+}
+
+/**
+ * Reads a run, finished or interrupted, from its log alone: nothing is
+ * graded again. A log written before plan lines existed still reads; it
+ * then lacks the problem list, the tags and the skipped submissions, and
+ * counts as complete only when it has an end line.
+ */
+export function readRun(run: string): ReadRun {
+  const log = locateRunLog(run);
+  let opened: ReturnType<typeof ResultsStore.read>;
+  try {
+    opened = ResultsStore.read(log);
+  } catch (e) {
+    throw new RunLogError(e instanceof Error ? e.message : String(e));
+  }
+  const { store, header, plan, end } = opened;
+  const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [1];
+  const outcome = outcomeFromStore(store, {
+    header,
+    finishedAt: end?.finished_at ?? statSync(log).mtime.toISOString(),
+    complete: end?.complete ?? (plan !== null && store.missing() === 0),
+    problems: plan?.problems ?? [],
+    tagsByProblem: new Map(Object.entries(plan?.tags ?? {})),
+    skipped: plan?.skipped_submissions ?? [],
+    passAtK,
+  });
+  return { outcome, log, close: () => store.close() };
+}
