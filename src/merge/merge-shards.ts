@@ -18,9 +18,9 @@
  * scorecard `"complete": false`.
  */
 import { closeSync, openSync } from 'node:fs';
-import { aggregateResults } from '../report/aggregate.js';
 import type { RunOutcome } from '../report/reporter.js';
-import type { MergeRecord, ScorecardHead } from '../report/scorecard.js';
+import type { MergeRecord } from '../report/scorecard.js';
+import { outcomeFromStore } from '../runner/outcome.js';
 import { gradedFromResults, ResultsStore } from '../runner/results-store.js';
 import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
@@ -74,8 +74,14 @@ export function mergeShards(options: MergeOptions): MergeResult {
   const runOptions = withoutShard(first.options);
   const startedAt = shards.map((s) => s.startedAt).sort()[0]!;
   const store = ResultsStore.create(options.logFile, { type: 'run', run_id: options.runId, started_at: startedAt, mode: first.mode, options: runOptions });
+  const finished = shards.map((s) => s.finishedAt).filter((t): t is string => t !== null).sort();
+  const end = { finished_at: finished[finished.length - 1] ?? new Date().toISOString(), complete: missing.length === 0 && unfinished.length === 0 };
+  const tags = new Map(first.record.problem_tags);
   try {
-    store.plan(candidates.map((c) => c.candidate.key));
+    const keys = candidates.map((c) => c.candidate.key);
+    store.plan(keys);
+    // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
+    store.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
     const fds = shards.map((s) => openSync(s.file, 'r'));
     try {
       for (const { candidate, shard } of candidates) {
@@ -84,47 +90,27 @@ export function mergeShards(options: MergeOptions): MergeResult {
     } finally {
       for (const fd of fds) closeSync(fd);
     }
+    store.noteEnd(end);
   } catch (e) {
     store.close();
     throw e;
   }
 
-  const rows = store.rows();
-  const invalid = first.problems.filter((p) => !p.valid).length;
   const merge: MergeRecord = {
     count,
     shards: shards.map((s) => ({ index: s.record.index, file: s.file, complete: s.candidates.length >= s.planned })),
     missing,
   };
-  const finished = shards.map((s) => s.finishedAt).filter((t): t is string => t !== null).sort();
-  const head: ScorecardHead = {
-    evalrun_version: first.record.evalrun_version,
-    mode: first.mode,
-    run_id: options.runId,
-    started_at: startedAt,
-    finished_at: finished[finished.length - 1] ?? new Date().toISOString(),
-    complete: missing.length === 0 && unfinished.length === 0,
-    options: runOptions,
-    summary: store.summary(first.problems.length, invalid),
-    ...aggregateResults(rows, {
-      tagsByProblem: new Map(first.record.problem_tags),
-      ks: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [1],
-    }),
+  const outcome = outcomeFromStore(store, {
+    header: { mode: first.mode, run_id: options.runId, started_at: startedAt, options: runOptions },
+    finishedAt: end.finished_at,
+    complete: end.complete,
     problems: first.problems,
-    skipped_submissions: first.skipped,
-    merge,
-  };
-  return {
-    outcome: {
-      head,
-      rows,
-      failures: store.failingTests(),
-      results: () => store.results(),
-      resultTexts: () => store.resultTexts(),
-    },
-    warnings,
-    close: () => store.close(),
-  };
+    tagsByProblem: tags,
+    skipped: first.skipped,
+    passAtK: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [1],
+  });
+  return { outcome: { ...outcome, head: { ...outcome.head, merge } }, warnings, close: () => store.close() };
 }
 
 /** Every shard's finished candidates, in the whole plan's order; refuses a candidate claimed twice. */

@@ -147,10 +147,16 @@ describe('three shards as separate processes, merged, against one run', () => {
     expect(merged.pass_at_k).toEqual(whole.pass_at_k);
     expect(merged.pass_at_k.find((row) => row.model_id === 'js-model')?.values['pass@3']).toBeGreaterThan(0);
     expect(comparable(merged)).toEqual(comparable(whole));
-    // The merged run log has a single run's shape: a header without a shard, then the candidates.
+    // The merged run log has a single run's shape: a header without a shard, the plan, the candidates, the end.
     const log = readFileSync(`${out}l`, 'utf8').trim().split('\n');
     expect(JSON.parse(log[0]!)).not.toHaveProperty('shard');
-    expect(log).toHaveLength(whole.candidates.length + 1);
+    expect(log.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['run', 'plan', ...whole.candidates.map(() => 'candidate'), 'end']);
+    // So `evalrun report` renders it as the merge's own scorecard, tags, problems and completeness included.
+    const reported = await runCli(['report', `${out}l`, '--format', 'json']);
+    expect(reported.code, reported.stderr).toBe(0);
+    const fromLog = JSON.parse(reported.stdout) as Scorecard;
+    expect(fromLog.complete).toBe(true);
+    expect(comparable(fromLog)).toEqual(comparable(whole));
   });
 
   it('merging the scorecards, or logs and scorecards mixed, gives the same', async () => {
