@@ -14,8 +14,13 @@ import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
 
 export type CallResult =
   | { kind: 'ok'; text: string }
-  /** The isolate's timeout interrupted the call; the interpreter may be corrupt. */
-  | { kind: 'timeout' }
+  /**
+   * The call ran past its wall-clock limit and was interrupted (by the
+   * isolate's timeout, or by the host timer when that did not fire); the
+   * interpreter may be corrupt. `cpuMs` is the CPU time the isolate used in
+   * the call: far below the limit, the time went to other processes.
+   */
+  | { kind: 'timeout'; cpuMs: number }
   /** The isolate reached its heap limit and was disposed. */
   | { kind: 'memory' }
   | { kind: 'crashed'; message: string };
@@ -25,7 +30,7 @@ export interface BootOptions {
   isolateMemoryMb: number;
   /** Cap of the interpreter's WebAssembly memory, in bytes. */
   wasmMemoryCapBytes: number;
-  /** Growth of the WebAssembly memory past its size at boot after which the interpreter is not reused. */
+  /** Growth of the WebAssembly memory past its size at boot after which the interpreter is replaced instead of restored. */
   regrowSlackBytes: number;
 }
 
@@ -136,7 +141,7 @@ interface HarnessRefs {
   prepare: ivm.Reference<(code: string, functionName: string, seed: number, memoryMb: number) => string>;
   runTests: ivm.Reference<(tests: string[], budgetMs: number) => string>;
   progress: ivm.Reference<() => string>;
-  finish: ivm.Reference<() => string>;
+  reset: ivm.Reference<() => string>;
   memoryBytes: ivm.Reference<() => number>;
 }
 
@@ -166,7 +171,7 @@ export class Interpreter {
         prepare: await ref('prepare'),
         runTests: await ref('runTests'),
         progress: await ref('progress'),
-        finish: await ref('finish'),
+        reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
       };
       api.release();
@@ -202,9 +207,13 @@ export class Interpreter {
     }
   }
 
-  /** Drops the candidate; "clean" when the interpreter may serve another one. */
-  finish(timeoutMs: number): Promise<CallResult> {
-    return this.call(this.refs.finish, [], timeoutMs);
+  /**
+   * Puts the interpreter back into the state it booted to (its whole
+   * memory, and what its imports keep outside it); "clean" when it did,
+   * else why it could not, and the interpreter must be replaced.
+   */
+  reset(timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.reset, [], timeoutMs);
   }
 
   /** Size of the interpreter's WebAssembly memory. */
@@ -233,6 +242,9 @@ export class Interpreter {
   private async call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
     const isolate = this.isolate;
     if (isolate.isDisposed) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    const cpuStart = isolate.cpuTime;
+    let cpuAtExpiry: bigint | null = null;
+    const cpuMs = (): number => Number((cpuAtExpiry ?? (isolate.isDisposed ? cpuStart : isolate.cpuTime)) - cpuStart) / 1e6;
     const running = ref
       .apply(undefined, args as never[], {
         timeout: timeoutMs,
@@ -243,14 +255,20 @@ export class Interpreter {
         (value): CallResult =>
           typeof value === 'string' ? { kind: 'ok', text: value } : { kind: 'crashed', message: 'the harness returned no text' },
         (e: unknown): CallResult => {
+          if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
           if (isolate.isDisposed) return { kind: 'memory' };
-          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout' };
+          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout', cpuMs: cpuMs() };
           return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
         },
       );
     try {
-      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS);
+      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS, () => {
+        cpuAtExpiry = isolate.cpuTime;
+      });
     } catch (e) {
+      // The host timer expired: a call past its limit whose interrupt came
+      // too late (an overloaded machine delays the isolate's own timer).
+      if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
       return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
     }
   }
@@ -260,11 +278,14 @@ export class Interpreter {
  * Resolves like `promise`, unless it has not settled after `ms`: then the
  * isolate is disposed (which makes a pending call reject at once).
  */
-async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number): Promise<T> {
+async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number, onExpire?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      if (!isolate.isDisposed) isolate.dispose();
+      if (!isolate.isDisposed) {
+        onExpire?.();
+        isolate.dispose();
+      }
       reject(new Error(`evalrun: the interpreter did not answer within ${ms} ms`));
     }, ms);
   });

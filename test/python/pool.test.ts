@@ -85,13 +85,6 @@ const cases: Case[] = [
     verdicts: [{ status: 'memory', message: 'MemoryError: the returned value is too large to encode' }],
   },
   {
-    name: 'JavaScript objects filling the isolate heap',
-    code: `from pyodide.ffi import to_js\n${FN('F = to_js([]).constructor.constructor\nreturn F("const m = new Map(); for (let i = 0;; i++) m.set(i, {i});")()')}`,
-    verdicts: [{ status: 'memory', message: 'exceeded the memory limit' }],
-    memoryMb: 64,
-    timeoutMs: 10_000,
-  },
-  {
     name: 'import js',
     code: FN('import js\nreturn str(js.process)'),
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'js'" }],
@@ -102,11 +95,9 @@ const cases: Case[] = [
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'pyodide_js'" }],
   },
   {
-    name: 'the isolate realm reached through to_js holds nothing of the host',
-    code: `from pyodide.ffi import to_js\n${FN('F = to_js([]).constructor.constructor\nreturn F("return [typeof require, typeof process, typeof WebAssembly.Memory].join()")()')}`,
-    type: ANY,
-    expected: ['undefined,undefined,undefined'],
-    verdicts: ['pass'],
+    name: 'pyodide.ffi (the way to the isolate realm) cannot be imported',
+    code: FN('from pyodide.ffi import to_js\nreturn str(to_js([]).constructor)'),
+    verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" }],
   },
   {
     name: 'open("/etc/passwd")',
