@@ -6,7 +6,7 @@ import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.j
 import { aggregateResults } from '../report/aggregate.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
-import { ceilingForTests, WorkerPool } from '../sandbox-host/pool.js';
+import { ceilingForTests, FAULT_RETRIES, isSandboxFault, WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../values/compare.js';
@@ -417,22 +417,29 @@ async function gradeAll(
             return;
           }
           const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
-          let graded: GradedCandidate | null;
-          try {
-            const { answer } = await pool.request(
-              { kind: 'candidate', task },
-              {
-                ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
-                prefer: loadedBy.get(planned.file) ?? null,
-              },
-            );
-            graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
-          } catch {
-            // Interrupted mid-candidate: its results are incomplete, so none are kept.
-            if (aborted()) return;
-            // Its worker died or hung: grade it from here, one sandbox job at a
-            // time if need be, so that only the test at fault is blamed.
-            graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
+          let graded: GradedCandidate | null = null;
+          // A worker that dies or hangs mid-candidate costs time only: the
+          // same task goes to a fresh worker. Only an out-of-memory abort, or
+          // a failure on every attempt, is graded job by job from here, so
+          // that the test at fault is found (gradeWithRecovery).
+          for (let attempt = 0; graded === null; attempt++) {
+            try {
+              const { answer } = await pool.request(
+                { kind: 'candidate', task },
+                {
+                  ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
+                  prefer: loadedBy.get(planned.file) ?? null,
+                },
+              );
+              graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
+            } catch (e) {
+              // Interrupted mid-candidate: its results are incomplete, so none are kept.
+              if (aborted()) return;
+              const outOfMemory = isSandboxFault(e) && 'outOfMemory' in e && e.outOfMemory;
+              if (isSandboxFault(e) && !outOfMemory && attempt < FAULT_RETRIES) continue;
+              graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
+              break;
+            }
           }
           if (graded === null || aborted()) return;
           await sink.record(planned, graded);
