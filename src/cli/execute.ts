@@ -4,7 +4,7 @@ import { ProblemDirectoryError } from '../problems/find-files.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
-import { ResultsStore } from '../runner/results-store.js';
+import { ResultsStore, RunLogWriteError } from '../runner/results-store.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import type { CliOptions } from './args.js';
@@ -63,8 +63,13 @@ export async function execute(cli: CliOptions): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof ScorecardWriteError) {
-      process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log}\n`);
-      return EXIT.failed;
+      process.stderr.write(`evalrun: ${e.message}; every result is in the run log: write the scorecard with evalrun --resume ${files.log}\n`);
+      return EXIT.cannotWrite;
+    }
+    if (e instanceof RunLogWriteError) {
+      const next = e.resumable ? `once there is room, finish the run with: evalrun --resume ${files.log}` : 'nothing was graded; run it again once there is room';
+      process.stderr.write(`evalrun: ${e.message}; ${next}\n`);
+      return EXIT.cannotWrite;
     }
     throw e;
   } finally {

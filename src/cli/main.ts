@@ -4,8 +4,12 @@ import { prestartWorkers } from '../sandbox-host/worker-launch.js';
 import { parseArgs, UsageError, type CliOptions } from './args.js';
 import { quickAnswer } from './quick-answers.js';
 
-/** Exit codes: 0 all passed and valid, 1 anything failed or invalid, 2 usage error, 130 interrupted. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/**
+ * Exit codes: 0 all passed and valid, 1 anything failed or invalid, 2 usage
+ * error, 3 the run log or scorecard could not be written (full disk...),
+ * 130 interrupted.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, cannotWrite: 3, interrupted: 130 } as const;
 
 export async function main(argv: readonly string[]): Promise<number> {
   if (quickAnswer(argv)) return EXIT.ok;

@@ -148,7 +148,15 @@ async function evaluate(
       ? new EarlyGrades({
           selected: (problem) => select.problem(problem.id, problem.tags),
           grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
-          record: (key, graded) => createStore().recordGraded(key, graded),
+          record: (key, graded) => {
+            try {
+              createStore().recordGraded(key, graded);
+            } catch (e) {
+              // The run ends with this error (early.check); the workers go now.
+              void pool.close();
+              throw e;
+            }
+          },
         })
       : null;
   let loaded: LoadedSummaries;
@@ -393,8 +401,19 @@ async function gradeAll(
   // queue instead would leave their promises pending forever).
   const stop = (): void => void pool.close();
   signal?.addEventListener('abort', stop, { once: true });
+  // The first result the log cannot take ends the run: nothing after it
+  // could be kept, and the workers are let go at once.
+  let logFailure: { error: unknown } | null = null;
+  const record: GradedSink['record'] = async (spec, graded) => {
+    try {
+      await sink.record(spec, graded);
+    } catch (e) {
+      logFailure ??= { error: e };
+      stop();
+    }
+  };
   // A function, not a value: the signal changes while a candidate is graded.
-  const aborted = (): boolean => signal?.aborted === true;
+  const aborted = (): boolean => signal?.aborted === true || logFailure !== null;
   const gradeOptions = gradeOptionsOf(options);
   try {
     await Promise.all(
@@ -413,7 +432,7 @@ async function gradeAll(
           if (problem !== undefined) {
             if (left <= 0) held.delete(planned.file);
             const graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem);
-            if (graded !== null && !aborted()) await sink.record(planned, graded);
+            if (graded !== null && !aborted()) await record(planned, graded);
             return;
           }
           const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
@@ -442,13 +461,14 @@ async function gradeAll(
             }
           }
           if (graded === null || aborted()) return;
-          await sink.record(planned, graded);
+          await record(planned, graded);
         }),
       ),
     );
   } finally {
     signal?.removeEventListener('abort', stop);
   }
+  if (logFailure !== null) throw (logFailure as { error: unknown }).error;
 }
 
 function gradeOptionsOf(options: RunOptions): GradeOptions {
