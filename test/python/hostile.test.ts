@@ -1,6 +1,10 @@
-import ivm from 'isolated-vm';
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/python/engine.js';
+import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
+import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { encodeWire } from '../../src/values/wire.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
 
 /**
@@ -410,6 +414,18 @@ describe('no route from Python to JavaScript', () => {
     });
   }
 
+  it('_pyodide_core made again through the builtin importer (no import event): the sealed bridge refuses, the interpreter is replaced', async () => {
+    const code = [
+      'def f():',
+      '    import importlib.machinery as m',
+      '    spec = m.BuiltinImporter.find_spec("_pyodide_core")',
+      '    return str(m.BuiltinImporter.create_module(spec).to_js([1]))',
+    ].join('\n');
+    expect(await single(code)).toEqual({ kind: 'threw', message: 'the Python interpreter failed: the JavaScript bridge is sealed (Python called JsvArray_New)' });
+    await stillWorks();
+    expect(engine.lastReset).toBe('the interpreter was replaced after a limit or failure');
+  });
+
   it("a JavaScript object left in Pyodide's own modules is found and touched: the sealed bridge refuses, the interpreter is replaced", async () => {
     const code = [
       'import types',
@@ -449,4 +465,49 @@ describe('no route from Python to JavaScript', () => {
     await stillWorks();
     expect(engine.lastReset).toMatch(/^the interpreter (failed|was replaced)/);
   });
+});
+
+/** Pids of this process's sandbox workers. */
+function workerPids(): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => /worker(-process)?\.c?js/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+describe('a worker killed in the middle of a Python candidate', () => {
+  const pool = new WorkerPool({ size: 1 });
+  afterAll(() => pool.close());
+  // Correct but slow (each test spins a while, well within its limit); the
+  // third test's expected value is wrong on purpose, so it must fail.
+  const job: GradeJob = {
+    language: 'python',
+    code: 'def add(a, b):\n    i = 0\n    while i < 3_000_000:\n        i += 1\n    return a + b\n',
+    functionName: 'add',
+    arity: 2,
+    topLevelNames: [],
+    tests: [[1, 2], [3, 4], [5, 6]].map((t) => JSON.stringify(t)),
+    expected: [3, 7, 12].map((v) => encodeWire(v)),
+    returnType: { kind: 'int' },
+    tolerance: { relative: 1e-9, absolute: 1e-9 },
+    limits: { memoryMb: 128, timeoutMs: 20_000, seed: 1 },
+  };
+
+  it('twice: the candidate is graded again on fresh workers and gets its real verdicts, no memory or timeout', async () => {
+    const warm = await gradeWithRecovery(pool, { ...job, code: 'def add(a, b):\n    return a + b\n' });
+    expect(warm).toMatchObject({ kind: 'ran', verdicts: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }] });
+    const grading = gradeWithRecovery(pool, job);
+    const killed: number[] = [];
+    while (killed.length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const [pid] = workerPids();
+      if (pid === undefined || killed.includes(pid)) continue;
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    }
+    const reply = await grading;
+    expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass', 'fail']);
+    expect(workerPids()).not.toContain(killed[1]);
+  }, 120_000);
 });
