@@ -13,7 +13,8 @@ import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
  */
 
 export type CallResult =
-  | { kind: 'ok'; text: string }
+  /** `cpuMs`: the CPU time the isolate used in the call. */
+  | { kind: 'ok'; text: string; cpuMs: number }
   /**
    * The call ran past its wall-clock limit and was interrupted (by the
    * isolate's timeout, or by the host timer when that did not fire); the
@@ -242,9 +243,16 @@ export class Interpreter {
   private async call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
     const isolate = this.isolate;
     if (isolate.isDisposed) return { kind: 'crashed', message: 'the interpreter was already disposed' };
-    const cpuStart = isolate.cpuTime;
-    let cpuAtExpiry: bigint | null = null;
-    const cpuMs = (): number => Number((cpuAtExpiry ?? (isolate.isDisposed ? cpuStart : isolate.cpuTime)) - cpuStart) / 1e6;
+    // CPU time of this process, not isolated-vm's `cpuTime`, which counts
+    // the time the isolate is entered, whether it runs or waits for a core.
+    // While a call runs, this process does nothing else but the isolate.
+    const cpuStart = process.cpuUsage();
+    let cpuAtExpiry: NodeJS.CpuUsage | null = null;
+    const cpuMs = (): number => {
+      const used = process.cpuUsage(cpuStart);
+      const at = cpuAtExpiry ?? used;
+      return (at.user + at.system) / 1000;
+    };
     const running = ref
       .apply(undefined, args as never[], {
         timeout: timeoutMs,
@@ -253,7 +261,7 @@ export class Interpreter {
       })
       .then(
         (value): CallResult =>
-          typeof value === 'string' ? { kind: 'ok', text: value } : { kind: 'crashed', message: 'the harness returned no text' },
+          typeof value === 'string' ? { kind: 'ok', text: value, cpuMs: cpuMs() } : { kind: 'crashed', message: 'the harness returned no text' },
         (e: unknown): CallResult => {
           if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
           if (isolate.isDisposed) return { kind: 'memory' };
@@ -263,7 +271,7 @@ export class Interpreter {
       );
     try {
       return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS, () => {
-        cpuAtExpiry = isolate.cpuTime;
+        cpuAtExpiry = process.cpuUsage(cpuStart);
       });
     } catch (e) {
       // The host timer expired: a call past its limit whose interrupt came

@@ -511,3 +511,38 @@ describe('a worker killed in the middle of a Python candidate', () => {
     expect(workerPids()).not.toContain(killed[1]);
   }, 120_000);
 });
+
+describe('an overloaded machine (the worker stopped for a while) is not a timeout', () => {
+  const pool = new WorkerPool({ size: 1 });
+  afterAll(() => pool.close());
+
+  it('a test whose wall-clock limit passed while its process was not running is run again; verdicts stay right', async () => {
+    const fast = (code: string): GradeJob => ({
+      language: 'python',
+      code,
+      functionName: 'add',
+      arity: 2,
+      topLevelNames: [],
+      tests: [[1, 2], [3, 4]].map((t) => JSON.stringify(t)),
+      expected: [3, 7].map((v) => encodeWire(v)),
+      returnType: { kind: 'int' },
+      tolerance: { relative: 1e-9, absolute: 1e-9 },
+      limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
+    });
+    expect(await gradeWithRecovery(pool, fast('def add(a, b):\n    return a + b\n'))).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
+    // Each test spins for a while, well within its 1 s of CPU; the worker is
+    // stopped for 2.5 s in the middle, as a machine with no core to spare would.
+    const slow = fast('def add(a, b):\n    i = 0\n    while i < 2_000_000:\n        i += 1\n    return a + b\n');
+    const grading = gradeWithRecovery(pool, slow);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const [pid] = workerPids();
+    process.kill(pid!, 'SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    process.kill(pid!, 'SIGCONT');
+    const reply = await grading;
+    expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass']);
+    // A real infinite loop still times out.
+    const loop = await gradeWithRecovery(pool, fast('def add(a, b):\n    while a == 3:\n        pass\n    return a + b\n'));
+    expect(loop.kind === 'ran' ? loop.verdicts.map((v) => v.status) : loop).toEqual(['pass', 'timeout']);
+  }, 120_000);
+});
