@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/python/engine.js';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
 
 /**
  * The hostile catalogue: each candidate tries to hang, exhaust memory, leave
@@ -467,14 +466,6 @@ describe('no route from Python to JavaScript', () => {
   });
 });
 
-/** Pids of this process's sandbox workers. */
-function workerPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => /worker(-process)?\.c?js/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 describe('a worker killed in the middle of a Python candidate', () => {
   const pool = new WorkerPool({ size: 1 });

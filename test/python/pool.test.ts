@@ -4,13 +4,13 @@
  * the worker. Each hostile case states its exact verdicts, and a
  * well-behaved candidate graded right after it by the same worker passes.
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
+import { workerPids } from './helpers.js';
 
 const INT: TypeNode = { kind: 'int' };
 const ANY: TypeNode = { kind: 'any' };
@@ -159,14 +159,6 @@ function expectedSummary(c: Case, reply: GradeReply): Case['verdicts'] {
 
 const GOOD = jobFor({ code: FN('return a + b'), tests: [[2, 3], [10, -4]], expected: [5, 6] });
 
-/** Pids of this process's sandbox workers. */
-function workerPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => /worker(-process)?\.c?js/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 describe('Python candidates through sandbox worker processes', () => {
   // One worker, so every case and the good candidate after it share a process.
