@@ -6,7 +6,7 @@
  * says why.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,37 @@ describe.skipIf(cannotMount !== null)('a full disk under --out', () => {
     expect(scorecard.complete).toBe(true);
     expect(scorecard.summary).toMatchObject({ candidates: 40, tests: 160, passed: 160 });
     expect(await settled(mark)).toEqual([]);
+  });
+});
+
+describe.skipIf(cannotMount !== null)('room for the run log but not for the scorecard', () => {
+  it('exits 3 with one line; --resume writes the scorecard once there is room', async () => {
+    const problems = problemSet();
+    // Measured on an ordinary disk first: the tmpfs then holds the log and
+    // one page more, which the scorecard (several pages) does not fit in.
+    const probe = join(scratch, 'probe');
+    mkdirSync(probe, { recursive: true });
+    const clean = await runCli(['--problems', problems, '--out', join(probe, 'card.json'), '--concurrency', '1']);
+    expect(clean.code, clean.stderr).toBe(0);
+    const logBytes = statSync(join(probe, 'card.jsonl')).size;
+    expect(statSync(join(probe, 'card.json')).size).toBeGreaterThan(3 * 4096);
+    const pages = Math.ceil(logBytes / 4096) + 1;
+    expect(spawnSync('umount', [disk]).status).toBe(0);
+    expect(mount(`size=${pages * 4096},mode=0777`)).toBeNull();
+
+    const card = join(disk, 'card.json');
+    const log = join(disk, 'card.jsonl');
+    const full = await runCli(['--problems', problems, '--out', card, '--concurrency', '1']);
+    expect(full.code).toBe(3);
+    const lines = full.stderr.trim().split('\n');
+    expect(lines, full.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^evalrun: cannot write the scorecard to .*card\.json: .*ENOSPC.*; every result is in the run log: write the scorecard with evalrun --resume .*card\.jsonl$/);
+
+    rmSync(card, { force: true });
+    expect(spawnSync('mount', ['-o', `remount,size=${pages * 4096 * 8}`, disk]).status).toBe(0);
+    const resumed = await runCli(['--resume', log, '--concurrency', '1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(card, 'utf8')) as Scorecard).summary).toMatchObject({ candidates: 40, passed: 160 });
   });
 });
 
