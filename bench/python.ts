@@ -1,14 +1,16 @@
 /**
  * The Python benchmark: evalrun's self-check through the real CLI against
- * the reference framework's own way of running Python (mgrainger87/
- * LLMCodingBenchmarkingFramework, execution.py): for every test case, the
- * code and the arguments go to temporary files, a new Python process execs
- * the code with fresh globals, calls the last callable it defined and
- * writes the result to a third file, which the parent reads and compares.
- * Here that process is a fresh `python3` with a 5 s timeout.
+ * two graders written in Python, each a warm python3 that forks (see "The
+ * Python peers" below): the reference framework's own grader
+ * (mgrainger87/LLMCodingBenchmarkingFramework, execution.py: one forked
+ * process per test, code and arguments through files), and human-eval's
+ * method (one forked process per candidate running all its tests, no
+ * sandbox). evalrun gives every candidate a Python interpreter in the state
+ * it booted to, inside an isolate; the peers give each a forked copy of a
+ * warm python3.
  *
  *   node --no-node-snapshot dist/bench/python.js [--quick] [--problems N] [--tests T]
- *        [--rounds R] [--concurrency C] [--rss] [--only evalrun|reference] [--keep]
+ *        [--rounds R] [--concurrency C] [--rss] [--only evalrun|per-test|per-candidate] [--keep]
  *
  * The problem set is generated into a temporary folder: varied functions
  * (integers, big lists, strings, floats compared with a tolerance, tuples,
@@ -18,17 +20,22 @@
  * solution once in CPython (python3) before anything is timed, so evalrun
  * (CPython compiled to WebAssembly) is also checked against CPython.
  *
- * Contenders run alternately, round after round, and medians are reported.
- * `--rss` samples the resident memory of the CLI and its sandbox workers
- * while evalrun runs. Exit code 1 when a contender got a test wrong or
- * evalrun was not the faster.
+ * Contenders run alternately, round after round, and medians are reported:
+ * wall time, CPU time (of each contender's whole process tree) per
+ * candidate, and evalrun's time to its first verdict (the first candidate
+ * line in its run log). `--rss` samples the resident memory of the CLI and
+ * its sandbox workers while evalrun runs. Exit code 1 when a contender got
+ * a test wrong or a target was missed: evalrun at most twice the time of
+ * the per-candidate peer, and faster than the per-test one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { Rng as BaseRng } from './rng.js';
+
+type Contender = 'evalrun' | 'per-test' | 'per-candidate';
 
 /** The python3 executable, resolved once (see main). */
 let PYTHON = 'python3';
@@ -41,7 +48,7 @@ interface Options {
   rounds: number;
   concurrency: number;
   rss: boolean;
-  only: 'evalrun' | 'reference' | null;
+  only: Contender | null;
   keep: boolean;
 }
 
@@ -77,7 +84,7 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case '--only': {
         const which = argv[++i];
-        if (which !== 'evalrun' && which !== 'reference') throw new Error('--only takes evalrun or reference');
+        if (which !== 'evalrun' && which !== 'per-test' && which !== 'per-candidate') throw new Error('--only takes evalrun, per-test or per-candidate');
         options.only = which;
         break;
       }
@@ -370,91 +377,170 @@ function cpythonResults(problems: readonly GeneratedProblem[]): Json[][] {
 }
 
 // ---------------------------------------------------------------------------
-// The reference approach: one python3 process per test case
+// The Python peers: graders written in Python, each a warm python3 that forks
+//
+// Both get every problem's code and arguments at once on stdin (they read no
+// problem files) and start `concurrency` warm python3 processes (forked from
+// the driver, `typing` already imported), which share the problems round
+// robin and fork again for the work itself:
+//
+// - per-test: the reference framework's grader (execution.py): for every
+//   test the code and the arguments go to temporary files, a forked child
+//   execs the code with fresh globals, calls the last callable it defined and
+//   writes the result to a third file, which the parent reads; 5 s timeout
+//   per test (SIGALRM in the child).
+// - per-candidate: human-eval's method: one forked child per candidate
+//   execs the code once and runs all its tests, no sandbox, results back
+//   through a pipe; a 5 s timeout for the whole candidate.
+//
+// The driver prints the results, its wall time and the CPU time of itself
+// and everything it forked (getrusage of the reaped children).
 
-/** execution.py's executor_script, reading the three file names from argv. */
-const REFERENCE_EXECUTOR = `
-import sys, json, traceback
+const PEER_DRIVER = `
+import json, os, signal, sys, tempfile, time, resource, traceback
 from typing import *
-def executor_script(function_code_file, parameters_file, result_file):
+
+TIMEOUT_S = 5
+
+def run_code(code, tests):
+    g = {}
+    exec(code, g)
+    fn = g[[name for name in g if callable(g[name])][-1]]
+    return [fn(*args) for args in tests]
+
+def child_with_timeout(body):
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
     try:
-        with open(function_code_file, 'r') as file:
-            function_code = file.read()
-        with open(parameters_file, 'r') as file:
-            parameters = json.load(file)
-        exec_globals = {}
-        exec(function_code, exec_globals)
-        last_function_name = [name for name in exec_globals if callable(exec_globals[name])][-1]
-        function = exec_globals[last_function_name]
-        result = function(*parameters)
-        with open(result_file, 'w') as file:
-            json.dump({'result': result}, file)
-    except Exception as e:
-        with open(result_file, 'w') as file:
-            json.dump({'result': None, 'error': str(e), 'traceback': traceback.format_exc()}, file)
-executor_script(*sys.argv[1:4])
+        body()
+    finally:
+        os._exit(0)
+
+def per_test(code, tests, work, n):
+    out = []
+    for t, args in enumerate(tests):
+        base = os.path.join(work, '%d-%d' % (n, t))
+        code_file, params_file, result_file = base + '.py', base + '.params.json', base + '.result.json'
+        with open(code_file, 'w') as f:
+            f.write(code)
+        with open(params_file, 'w') as f:
+            json.dump(args, f)
+        pid = os.fork()
+        if pid == 0:
+            def body():
+                try:
+                    with open(code_file) as f:
+                        function_code = f.read()
+                    with open(params_file) as f:
+                        parameters = json.load(f)
+                    g = {}
+                    exec(function_code, g)
+                    fn = g[[name for name in g if callable(g[name])][-1]]
+                    result = fn(*parameters)
+                    with open(result_file, 'w') as f:
+                        json.dump({'result': result}, f)
+                except Exception as e:
+                    with open(result_file, 'w') as f:
+                        json.dump({'result': None, 'error': str(e), 'traceback': traceback.format_exc()}, f)
+            child_with_timeout(body)
+        os.waitpid(pid, 0)
+        try:
+            with open(result_file) as f:
+                data = json.load(f)
+            out.append({'error': data['error']} if 'error' in data else {'value': data['result']})
+        except Exception:
+            out.append({'error': 'no result (timeout)'})
+        for name in (code_file, params_file, result_file):
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+    return out
+
+def per_candidate(code, tests, work, n):
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        def body():
+            try:
+                results = [{'value': v} for v in run_code(code, tests)]
+            except Exception as e:
+                results = [{'error': str(e)}] * len(tests)
+            with os.fdopen(write_end, 'w') as f:
+                json.dump(results, f)
+        child_with_timeout(body)
+    os.close(write_end)
+    with os.fdopen(read_end) as f:
+        text = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(text) if text else [{'error': 'timeout'}] * len(tests)
+
+def main():
+    mode, lanes = sys.argv[1], int(sys.argv[2])
+    jobs = json.load(sys.stdin)
+    grade = per_test if mode == 'per-test' else per_candidate
+    started = time.perf_counter()
+    work = tempfile.mkdtemp(prefix='evalrun-bench-peer-')
+    pipes = []
+    for lane in range(lanes):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            mine = {n: grade(code, tests, work, n) for n, (code, tests) in enumerate(jobs) if n % lanes == lane}
+            with os.fdopen(write_end, 'w') as f:
+                json.dump(mine, f)
+            os._exit(0)
+        os.close(write_end)
+        pipes.append((pid, read_end))
+    results = {}
+    for pid, read_end in pipes:
+        with os.fdopen(read_end) as f:
+            results.update({int(k): v for k, v in json.load(f).items()})
+        os.waitpid(pid, 0)
+    os.rmdir(work)
+    wall = time.perf_counter() - started
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    json.dump({'results': [results[n] for n in range(len(jobs))], 'wall': wall, 'cpu': cpu}, sys.stdout)
+
+main()
 `;
 
-const REFERENCE_TIMEOUT_MS = 5000;
+type PeerMode = 'per-test' | 'per-candidate';
 
-type Outcome = { ok: true; value: Json } | { ok: false; error: string };
-
-function runReferenceTest(work: string, n: number, code: string, args: Json[]): Promise<Outcome> {
-  const codeFile = join(work, `${n}.py`);
-  const paramsFile = join(work, `${n}.params.json`);
-  const resultFile = join(work, `${n}.result.json`);
-  writeFileSync(codeFile, code);
-  writeFileSync(paramsFile, JSON.stringify(args));
-  return new Promise((resolve) => {
-    const child = spawn(PYTHON, ['-c', REFERENCE_EXECUTOR, codeFile, paramsFile, resultFile], { stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), REFERENCE_TIMEOUT_MS);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      resolve({ ok: false, error: e.message });
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      let outcome: Outcome;
-      try {
-        const data = JSON.parse(readFileSync(resultFile, 'utf8')) as { result: Json; error?: string };
-        outcome = data.error !== undefined ? { ok: false, error: data.error } : { ok: true, value: data.result };
-      } catch {
-        outcome = { ok: false, error: signal !== null ? `killed by ${signal} (timeout)` : `exit code ${code}, no result` };
-      }
-      for (const f of [codeFile, paramsFile, resultFile]) {
-        try {
-          unlinkSync(f);
-        } catch {
-          // Never written: the process died first.
-        }
-      }
-      resolve(outcome);
-    });
-  });
+interface PeerRun {
+  ms: number;
+  cpuMs: number;
+  passed: number;
+  failures: string[];
 }
 
-/** Every test of every problem, `concurrency` processes at a time; returns how many passed. */
-async function runReference(problems: readonly GeneratedProblem[], concurrency: number): Promise<{ passed: number; failures: string[] }> {
-  const work = mkdtempSync(join(tmpdir(), 'evalrun-bench-ref-'));
-  const jobs = problems.flatMap((p) => p.tests.map((args, t) => ({ p, args, expected: p.expected[t]!, label: `${p.functionName}#${t}` })));
-  let next = 0;
+/** Runs one Python peer over every problem; checks every result against CPython's expected values. */
+async function runPeer(mode: PeerMode, problems: readonly GeneratedProblem[], concurrency: number): Promise<PeerRun> {
+  const input = JSON.stringify(problems.map((p) => [p.code, p.tests]));
+  const started = performance.now();
+  const child = spawn(PYTHON, ['-c', PEER_DRIVER, mode, String(concurrency)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`the ${mode} peer failed (exit ${code}): ${stderr.slice(0, 2000)}`);
+  const out = JSON.parse(stdout) as { results: Array<Array<{ value?: Json; error?: string }>>; cpu: number };
   let passed = 0;
   const failures: string[] = [];
-  const lane = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const n = next++;
-      const job = jobs[n]!;
-      const outcome = await runReferenceTest(work, n, job.p.code, job.args);
-      if (outcome.ok && sameValue(job.expected, outcome.value)) passed++;
-      else failures.push(`${job.label}: ${outcome.ok ? `got ${JSON.stringify(outcome.value)}` : outcome.error}`);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, lane));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return { passed, failures };
+  problems.forEach((p, i) => {
+    p.tests.forEach((_, t) => {
+      const r = out.results[i]?.[t];
+      if (r !== undefined && r.error === undefined && sameValue(p.expected[t]!, r.value ?? null)) passed++;
+      else failures.push(`${p.functionName}#${t}: ${r?.error ?? JSON.stringify(r?.value)}`);
+    });
+  });
+  return { ms, cpuMs: out.cpu * 1000, passed, failures };
 }
 
 /** Equality after JSON (tuples are lists), floats within evalrun's default tolerance. */
@@ -485,29 +571,56 @@ interface RssSample {
 
 interface EvalrunRun {
   ms: number;
+  /** CPU of the CLI and its sandbox workers (getrusage of the reaped processes). */
+  cpuMs: number;
+  /** From the start to the first candidate line in the run log. */
+  firstVerdictMs: number | null;
   passed: number;
   tests: number;
   samples: RssSample[];
 }
 
+/** Runs a command and prints the CPU time of everything it started, once they have all been reaped. */
+const CPU_WRAPPER = `
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:]).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write('\\nevalrun-bench-cpu %.6f\\n' % (r.ru_utime + r.ru_stime))
+sys.exit(code)
+`;
+
 async function runEvalrun(problemsDir: string, outDir: string, round: number, concurrency: number, rss: boolean): Promise<EvalrunRun> {
   const out = join(outDir, `card-${round}-${process.hrtime.bigint()}.json`);
+  const log = `${out}l`;
   const bin = join(packageRoot(), 'bin', 'evalrun.js');
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, '--problems', problemsDir, '--out', out, '--concurrency', String(concurrency)], {
+  // Through python3 for the CPU figure: its start (about 15 ms) is before
+  // evalrun's and is counted in the wall time, not in the CPU.
+  const child = spawn(PYTHON, ['-c', CPU_WRAPPER, bin, '--problems', problemsDir, '--out', out, '--concurrency', String(concurrency)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const samples: RssSample[] = [];
   const sampler = rss && child.pid !== undefined ? setInterval(() => samples.push(sampleTree(child.pid!, performance.now() - started)), 100) : null;
+  let firstVerdictMs: number | null = null;
+  const watcher = setInterval(() => {
+    if (firstVerdictMs !== null) return;
+    try {
+      if (readFileSync(log, 'latin1').includes('{"type":"candidate"')) firstVerdictMs = performance.now() - started;
+    } catch {
+      // Not created yet.
+    }
+  }, 5);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ms = performance.now() - started;
+  clearInterval(watcher);
   if (sampler !== null) clearInterval(sampler);
   if (!existsSync(out)) throw new Error(`evalrun wrote no scorecard (exit ${code}): ${stderr}`);
   const card = JSON.parse(readFileSync(out, 'utf8')) as { summary: { tests: number; passed: number } };
+  const cpu = /evalrun-bench-cpu ([\d.]+)/.exec(stderr);
   if (code !== 0) process.stderr.write(`evalrun exited ${code}: ${stderr.slice(0, 2000)}\n`);
-  return { ms, passed: card.summary.passed, tests: card.summary.tests, samples };
+  return { ms, cpuMs: cpu === null ? NaN : Number(cpu[1]) * 1000, firstVerdictMs, passed: card.summary.passed, tests: card.summary.tests, samples };
 }
 
 /** Resident memory of a process and of its children (the sandbox workers), from /proc. */
@@ -600,53 +713,73 @@ async function main(): Promise<number> {
   console.log(`problems in ${problemsDir}`);
 
   const failures: string[] = [];
-  const evalrunMs: number[] = [];
-  const referenceMs: number[] = [];
+  const wall: Record<Contender, number[]> = { evalrun: [], 'per-test': [], 'per-candidate': [] };
+  const cpu: Record<Contender, number[]> = { evalrun: [], 'per-test': [], 'per-candidate': [] };
+  const firstVerdict: number[] = [];
   const rssSamples: RssSample[][] = [];
   // Untimed, on two problems: makes the interpreter snapshot if this
   // checkout has none yet, and warms the page cache.
   for (const p of problems.slice(0, 2)) copyFileSync(p.file, join(warmupDir, basename(p.file)));
-  if (options.only !== 'reference') await runEvalrun(warmupDir, outDir, -1, 1, false);
+  if (options.only === null || options.only === 'evalrun') await runEvalrun(warmupDir, outDir, -1, 1, false);
 
+  const contenders: Contender[] = ['evalrun', 'per-candidate', 'per-test'];
   for (let round = 0; round < options.rounds; round++) {
-    // Alternate which goes first, so neither always runs on a cooler machine.
-    const order: Array<'evalrun' | 'reference'> = round % 2 === 0 ? ['evalrun', 'reference'] : ['reference', 'evalrun'];
+    // Rotate which goes first, so that none always runs on a cooler machine.
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
     for (const who of order) {
       if (options.only !== null && options.only !== who) continue;
       if (who === 'evalrun') {
         const run = await runEvalrun(problemsDir, outDir, round, options.concurrency, options.rss);
-        evalrunMs.push(run.ms);
+        wall.evalrun.push(run.ms);
+        cpu.evalrun.push(run.cpuMs);
+        if (run.firstVerdictMs !== null) firstVerdict.push(run.firstVerdictMs);
         rssSamples.push(run.samples);
         if (run.passed !== total || run.tests !== total) failures.push(`evalrun round ${round + 1}: ${run.passed}/${run.tests} passed, ${total} expected`);
-        console.log(`  round ${round + 1} evalrun   ${seconds(run.ms)}  ${run.passed}/${run.tests} passed`);
+        const first = run.firstVerdictMs === null ? '' : `, first verdict at ${seconds(run.firstVerdictMs)}`;
+        console.log(`  round ${round + 1} evalrun       ${seconds(run.ms)}  CPU ${seconds(run.cpuMs)}  ${run.passed}/${run.tests} passed${first}`);
       } else {
-        const started = performance.now();
-        const ref = await runReference(problems, options.concurrency);
-        const ms = performance.now() - started;
-        referenceMs.push(ms);
-        if (ref.passed !== total) failures.push(`reference round ${round + 1}: ${ref.passed}/${total} passed; ${ref.failures.slice(0, 3).join('; ')}`);
-        console.log(`  round ${round + 1} reference ${seconds(ms)}  ${ref.passed}/${total} passed`);
+        const run = await runPeer(who, problems, options.concurrency);
+        wall[who].push(run.ms);
+        cpu[who].push(run.cpuMs);
+        if (run.passed !== total) failures.push(`${who} round ${round + 1}: ${run.passed}/${total} passed; ${run.failures.slice(0, 3).join('; ')}`);
+        console.log(`  round ${round + 1} ${who.padEnd(13)} ${seconds(run.ms)}  CPU ${seconds(run.cpuMs)}  ${run.passed}/${total} passed`);
       }
     }
   }
 
   console.log('');
-  console.log('contender                                        median wall   tests/s');
-  const line = (label: string, ms: number): void => {
-    console.log(`${label.padEnd(48)} ${seconds(ms).padStart(11)}   ${(total / (ms / 1000)).toFixed(0).padStart(7)}`);
+  console.log('contender                                              median wall   tests/s   CPU per candidate');
+  const labels: Record<Contender, string> = {
+    evalrun: `evalrun CLI self-check (${options.concurrency} workers)`,
+    'per-candidate': `human-eval: fork per candidate (${options.concurrency} lanes)`,
+    'per-test': `reference: fork per test (${options.concurrency} lanes)`,
   };
-  if (evalrunMs.length > 0) line(`evalrun CLI self-check (${options.concurrency} workers)`, median(evalrunMs));
-  if (referenceMs.length > 0) line(`reference: python3 per test, ${options.concurrency} at a time`, median(referenceMs));
-  let slower = false;
-  if (evalrunMs.length > 0 && referenceMs.length > 0) {
-    const ratio = median(referenceMs) / median(evalrunMs);
-    console.log(`ratio: evalrun is ${ratio.toFixed(1)}x ${ratio >= 1 ? 'faster' : 'SLOWER'} than one python3 process per test`);
-    slower = ratio < 1;
+  for (const who of contenders) {
+    if (wall[who].length === 0) continue;
+    const ms = median(wall[who]);
+    const perCandidate = median(cpu[who]) / options.problems;
+    console.log(
+      `${labels[who].padEnd(54)} ${seconds(ms).padStart(11)}   ${(total / (ms / 1000)).toFixed(0).padStart(7)}   ${perCandidate.toFixed(2).padStart(8)} ms`,
+    );
+  }
+  if (firstVerdict.length > 0) console.log(`evalrun's first verdict (median): ${seconds(median(firstVerdict))} after the start`);
+  let missed = false;
+  if (wall.evalrun.length > 0 && wall['per-candidate'].length > 0) {
+    const ratio = median(wall.evalrun) / median(wall['per-candidate']);
+    const cpuRatio = median(cpu.evalrun) / median(cpu['per-candidate']);
+    console.log(`evalrun / fork per candidate: ${ratio.toFixed(2)}x the wall time (target <= 2), ${cpuRatio.toFixed(2)}x the CPU`);
+    missed ||= ratio > 2;
+  }
+  if (wall.evalrun.length > 0 && wall['per-test'].length > 0) {
+    const ratio = median(wall['per-test']) / median(wall.evalrun);
+    const cpuRatio = median(cpu['per-test']) / median(cpu.evalrun);
+    console.log(`fork per test / evalrun: ${ratio.toFixed(2)} (target > 1: evalrun ${ratio > 1 ? 'faster' : 'SLOWER'}), CPU ${cpuRatio.toFixed(2)}`);
+    missed ||= ratio <= 1;
   }
   if (options.rss) rssSamples.forEach((samples, i) => reportRss(samples, `RSS of the evalrun CLI and its workers, round ${i + 1}`));
   for (const f of failures) console.log(`WRONG: ${f}`);
   if (!options.keep) rmSync(dir, { recursive: true, force: true });
-  return failures.length > 0 || slower ? 1 : 0;
+  return failures.length > 0 || missed ? 1 : 0;
 }
 
 main().then(

@@ -290,7 +290,7 @@
     try {
       if (source instanceof WasmModule) return PromiseResolve(new WasmInstance(source, imports));
       const module = toModule(source);
-      if (module === pyodideWasm && imports && imports.env) watchBridgeImports(imports.env);
+      if (module === pyodideWasm && imports && imports.env) watchImports(imports.env);
       return PromiseResolve({ module, instance: new WasmInstance(module, imports) });
     } catch (e) {
       return PromiseReject(e);
@@ -312,6 +312,7 @@
   });
   ObjectDefineProperty(W.Table.prototype, 'grow', {
     value: function grow(delta, init) {
+      if (sealed && stateTouched === '') stateTouched = 'WebAssembly.Table.grow';
       if (ReflectApply(TableLength, this, []) + delta > TABLE_CAP) {
         throw new RangeErrorCtor('evalrun: WebAssembly table limit reached');
       }
@@ -321,24 +322,121 @@
     configurable: true,
   });
 
-  // Python reaches JavaScript only through Pyodide's JsProxy machinery, whose
-  // C side calls these imports. Counting their calls while a candidate runs
-  // tells whether it touched JavaScript at all (then the interpreter is not
-  // reused: what it changed there cannot be checked).
-  let bridgeCalls = 0;
-  // JsvArray_Get is left out: the harness's own calls read their JavaScript
-  // argument arrays with it, and reading an array element changes nothing.
-  const BRIDGE_IMPORT = /^(?!JsvArray_Get$)_?(JsProxy_|JsObjMap_|JsArray_|JsMap_|JsModule_|JsBuffer_|JsDoubleProxy_|JsvObject_|JsvFunction_|JsvArray_|JsvMap_|JsvSet_|JsvBuffer_|JsvPromise_|Jsv_|JsObject_|raw_call_js|python2js_custom|destroy_proxies_js)/;
-  function watchBridgeImports(env) {
+  const TableSet = W.Table.prototype.set;
+  ObjectDefineProperty(W.Table.prototype, 'set', {
+    value: function set() {
+      if (sealed && stateTouched === '') stateTouched = 'WebAssembly.Table.set';
+      return ReflectApply(TableSet, this, arguments);
+    },
+    writable: true,
+    configurable: true,
+  });
+
+  // ---- calls out of WebAssembly ----------------------------------------------
+  //
+  // Everything the interpreter keeps lives in its WebAssembly memory, which
+  // is restored before every candidate (see `reset` below), except what its
+  // imports (JavaScript functions) keep on this side: the in-memory file
+  // system's nodes and open streams, the random generator above, and the
+  // JavaScript objects Python reaches through Pyodide's FFI. Every import is
+  // wrapped once, at instantiation, and sorted into one of four kinds by
+  // name. The list is closed: an import not named here counts as one that
+  // changes state, so a Pyodide upgrade that adds one costs a fresh
+  // interpreter after each candidate that calls it, never a leak.
+  //
+  // - pure: keeps nothing on this side, or only what `reset` restores
+  //   (clock, random bytes, memory growth, reads of the file system, the
+  //   open-file table);
+  // - harness: the FFI calls Pyodide itself makes to hand the harness its
+  //   string arguments and to return its string results;
+  // - bridge: the rest of the FFI, Python's way to JavaScript objects. Once
+  //   the harness is locked down these refuse to run: they throw, which
+  //   unwinds the interpreter, and it is replaced;
+  // - state: anything else (writes to files, directories, sockets, ctypes
+  //   closures, `os.chdir`...). It runs, and the interpreter is replaced
+  //   after the candidate instead of restored, since what it changed is not
+  //   in the memory.
+  const PURE_IMPORTS = new Set([
+    '_PyEM_TrampolineCall_JS', '_Py_CheckEmscriptenSignals_Helper', '_Py_emscripten_runtime',
+    'clock_time_get', 'clock_res_get', 'emscripten_date_now', 'emscripten_get_now', 'random_get',
+    'emscripten_resize_heap', 'emscripten_get_heap_max', 'environ_get', 'environ_sizes_get',
+    '_tzset_js', '_localtime_js', '_gmtime_js', '_timegm_js', '_mktime_js', '_emscripten_get_progname',
+    '__syscall_getuid32_js', 'getprotobyname',
+    '__syscall_getcwd', '__syscall_stat64', '__syscall_lstat64', '__syscall_fstat64', '__syscall_newfstatat',
+    '__syscall_getdents64', '__syscall_readlinkat', '__syscall_faccessat', '__syscall_statfs64', '__syscall_fstatfs64',
+    'fd_close', 'fd_seek', 'fd_pread', 'fd_fdstat_get', 'fd_sync', '__syscall_fdatasync', '__syscall_fadvise64',
+    '__syscall_dup', '__syscall_dup3', '__syscall_fcntl64', '__syscall_poll',
+  ]);
+  const HARNESS_IMPORTS = new Set([
+    'JsvArray_Get', 'js2python_js', 'JsvError_Check', 'JsvNoValue_Check',
+    '_python2js_ascii', '_python2js_ucs1', '_python2js_ucs2', '_python2js_ucs4',
+  ]);
+  const BRIDGE_IMPORT = /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|dlopen_js|emscripten_dlopen|dlsym_js|ffi_|emscripten_promise)/;
+  // ioctl requests that only read a terminal's settings (isatty, window size).
+  const TCGETS = 0x5401;
+  const TIOCGWINSZ = 0x5413;
+  // open(2) flags that make a file or change it: O_WRONLY, O_RDWR (the
+  // access mode), O_CREAT, O_TRUNC, O_APPEND.
+  const OPEN_WRITES = 0o100 | 0o1000 | 0o2000;
+
+  /** After lockdown: the bridge refuses, and state-changing calls are noted. */
+  let sealed = false;
+  /** The first state-changing import a candidate called since the last restore ('' if none). */
+  let stateTouched = '';
+  /** Why a sealed bridge import was refused, for the crash report. */
+  let bridgeRefused = '';
+  /** The file system, once Pyodide has made it (for the checks of reads and opens). */
+  let fileSystem = null;
+
+  function streamIsTerminal(fd) {
+    const stream = fileSystem === null ? null : fileSystem.streams[fd];
+    return !stream || !!stream.tty;
+  }
+
+  function classify(name) {
+    if (PURE_IMPORTS.has(name) || HARNESS_IMPORTS.has(name)) return 'pure';
+    if (name === '__syscall_openat' || name === 'fd_read' || name === '__syscall_ioctl') return name;
+    if (BRIDGE_IMPORT.test(name)) return 'bridge';
+    return 'state';
+  }
+
+  function watchImports(env) {
     for (const name of ObjectKeys(env)) {
       const fn = env[name];
-      if (typeof fn !== 'function' || !BRIDGE_IMPORT.test(name)) continue;
-      const wrapped = function () {
-        bridgeCalls++;
-        return ReflectApply(fn, this, arguments);
-      };
+      if (typeof fn !== 'function') continue;
+      const kind = classify(name);
+      if (kind === 'pure') continue;
+      let wrapped;
+      if (kind === 'bridge') {
+        wrapped = function () {
+          if (sealed) {
+            bridgeRefused = name;
+            throw new ErrorCtor('evalrun: the JavaScript bridge is sealed (' + name + ')');
+          }
+          return ReflectApply(fn, this, arguments);
+        };
+      } else {
+        wrapped = function () {
+          if (sealed && stateTouched === '' && changesState(kind, name, arguments)) stateTouched = name;
+          return ReflectApply(fn, this, arguments);
+        };
+      }
       if (fn.sig !== undefined) wrapped.sig = fn.sig;
       env[name] = wrapped;
+    }
+  }
+
+  function changesState(kind, name, args) {
+    switch (kind) {
+      case '__syscall_openat':
+        return ((args[2] & 3) !== 0) || ((args[2] & OPEN_WRITES) !== 0);
+      case 'fd_read':
+        // A terminal's read notes its access time; files' reads keep nothing.
+        return streamIsTerminal(args[0]);
+      case '__syscall_ioctl':
+        return args[1] !== TCGETS && args[1] !== TIOCGWINSZ;
+      default:
+        return true;
     }
   }
 
@@ -421,21 +519,22 @@
   // ---- the harness's JavaScript half ---------------------------------------
 
   function install(pyodide, config) {
+    const Module = pyodide._module;
     const harnessGlobals = pyodide.globals.get('dict')();
     pyodide.runPython(config.harnessSource, { globals: harnessGlobals, filename: '<evalrun-harness>' });
     const py = {
       prepare: harnessGlobals.get('prepare'),
       runTest: harnessGlobals.get('run_test'),
-      finish: harnessGlobals.get('finish'),
-      lockdown: harnessGlobals.get('lockdown'),
     };
+    const lockdown = harnessGlobals.get('lockdown');
     // Python may no longer import the JS bridge modules; see harness.py.
     pyodide.unregisterJsModule('js');
     pyodide.unregisterJsModule('pyodide_js');
-    py.lockdown();
+    lockdown();
+    lockdown.destroy();
+    harnessGlobals.destroy();
 
-    const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, pyodide._module.HEAP8.buffer, []);
-    const bootMemoryBytes = HEAP_NOW();
+    const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
     let progress = [];
     let dead = '';
 
@@ -444,13 +543,14 @@
     }
 
     // A JS exception out of a Python call means the interpreter itself
-    // failed (fatal error, stack exhaustion in wasm, trap).
+    // failed (fatal error, stack exhaustion in wasm, trap, a refused call
+    // into the sealed bridge).
     function pythonFailure(e) {
-      dead = describe(e);
+      dead = bridgeRefused !== '' ? 'the JavaScript bridge is sealed (Python called ' + bridgeRefused + ')' : describe(e);
       // A stack overflow is Python recursing deeper than the WebAssembly
       // stack allows, whatever else happened on the way.
       if (/Maximum call stack size exceeded/.test(dead)) return 'c';
-      return memoryCapHit ? 'M' : 'c';
+      return memoryCapHit && bridgeRefused === '' ? 'M' : 'c';
     }
 
     const api = {
@@ -460,7 +560,6 @@
         memoryCapHit = false;
         const allowance = memoryMb * 1024 * 1024;
         memoryCapBytes = MathMin(config.memoryCapBytes, HEAP_NOW() + allowance);
-        bridgeCalls = 0;
         try {
           return StringCtor(py.prepare(code, functionName, seed));
         } catch (e) {
@@ -491,23 +590,10 @@
       progress() {
         return ReflectApply(ArrayJoin, progress, ['']);
       },
-      // Drops the candidate and says whether the interpreter is still clean.
-      finish() {
-        if (dead !== '') return 'dead: ' + dead;
-        let verdict;
-        try {
-          verdict = StringCtor(py.finish());
-        } catch (e) {
-          pythonFailure(e);
-          return 'dead: ' + dead;
-        }
-        if (verdict !== 'clean') return verdict;
-        if (bridgeCalls > 0) return 'the candidate used the JavaScript bridge';
-        for (const name of ObjectGetOwnPropertyNames(G)) {
-          if (!baselineGlobals.has(name) && !keptGlobals.has(name)) return 'a JavaScript global was added: ' + name;
-        }
-        if (HEAP_NOW() > bootMemoryBytes + config.regrowSlackBytes) return 'the Python heap grew';
-        return 'clean';
+      // Puts the interpreter back exactly as it was after boot (see below);
+      // "clean" when it did, else why it could not and must be replaced.
+      reset() {
+        return restore();
       },
       memoryBytes() {
         return HEAP_NOW();
@@ -515,8 +601,89 @@
     };
     cleanGlobals();
     sealWebAssembly();
-    const keptGlobals = new Set(ObjectGetOwnPropertyNames(G));
+
+    // ---- the state every candidate starts from ------------------------------
+    //
+    // Taken once, here, when the harness is installed and locked down and
+    // no candidate has run: the whole WebAssembly memory (every Python
+    // object, module, cache, hook and setting lives there), the stack
+    // pointer, and what the imports keep on this side (the open-file table,
+    // the file system's name cache, the working directory, the random
+    // generator). `restore` writes all of it back before the next
+    // candidate; the imports' wrappers above name what it cannot write back,
+    // and then the interpreter is replaced instead.
+    fileSystem = pyodide.FS;
+    const stackPointer = Module.___stack_pointer;
+    const baseMemory = new Uint8ArrayCtor(Module.HEAPU8.length);
+    baseMemory.set(Module.HEAPU8);
+    const baseSize = baseMemory.length;
+    const baseStackPointer = stackPointer.value;
+    const baseRandom = randomState;
+    const baseFiles = captureFiles(fileSystem);
+
+    function restore() {
+      if (dead !== '') return 'the interpreter failed: ' + dead;
+      if (stateTouched !== '') return 'the candidate called ' + stateTouched + ', which keeps state outside the interpreter memory';
+      const heap = Module.HEAPU8;
+      const size = heap.length;
+      if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
+      heap.set(baseMemory);
+      // Memory past the boot size was grown by earlier candidates: zero, as
+      // it was when first grown (the allocator relies on that), so that no
+      // byte a candidate wrote survives.
+      if (size > baseSize) heap.fill(0, baseSize);
+      stackPointer.value = baseStackPointer;
+      restoreFiles(fileSystem, baseFiles);
+      randomState = baseRandom;
+      memoryCapHit = false;
+      progress = [];
+      return 'clean';
+    }
+
+    sealed = true;
     G.__evalrunApi = api;
     return 'ready';
+  }
+
+  function copyProps(from) {
+    const out = {};
+    for (const key of ObjectKeys(from)) out[key] = from[key];
+    return out;
+  }
+
+  function putProps(into, saved) {
+    for (const key of ObjectKeys(into)) if (!(key in saved)) delete into[key];
+    for (const key of ObjectKeys(saved)) into[key] = saved[key];
+  }
+
+  function captureFiles(FS) {
+    const streams = FS.streams.slice();
+    return {
+      streams,
+      props: streams.map((s) => (s ? { own: copyProps(s), shared: s.shared ? copyProps(s.shared) : null } : null)),
+      nameTable: FS.nameTable.slice(),
+      currentPath: FS.currentPath,
+      nextInode: FS.nextInode,
+    };
+  }
+
+  // Streams a candidate opened are dropped (only reads were allowed), the
+  // ones open at boot get back their position and flags, and the name cache
+  // its buckets.
+  function restoreFiles(FS, base) {
+    const live = FS.streams;
+    live.length = base.streams.length;
+    for (let fd = 0; fd < base.streams.length; fd++) {
+      const stream = base.streams[fd];
+      live[fd] = stream;
+      const saved = base.props[fd];
+      if (!stream || saved === null) continue;
+      putProps(stream, saved.own);
+      if (saved.shared !== null) putProps(stream.shared, saved.shared);
+    }
+    const table = FS.nameTable;
+    for (let i = 0; i < base.nameTable.length; i++) if (table[i] !== base.nameTable[i]) table[i] = base.nameTable[i];
+    FS.currentPath = base.currentPath;
+    FS.nextInode = base.nextInode;
   }
 })();

@@ -1,11 +1,16 @@
 # evalrun's Python harness. It runs once per interpreter, in a private
 # namespace (not a module in sys.modules), before any candidate. The
-# JavaScript half in boot.js calls four functions:
+# JavaScript half in boot.js calls three functions:
 #
-#   lockdown()                      once, after boot: records the clean state
+#   lockdown()                      once, after boot, before the state every
+#                                   candidate starts from is recorded
 #   prepare(code, function_name, seed) -> "ok <entry>" | "load-error <msg>" | "m<msg>"
 #   run_test(args_wire_json)        -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
-#   finish()                        -> "clean" | a reason why the interpreter is dirty
+#
+# There is no clean-up step: before every candidate boot.js writes back the
+# interpreter's whole memory as it was after lockdown(), so nothing a
+# candidate changes (modules, caches, hooks, this harness's own state) is
+# there for the next one.
 #
 # Semantics follow the reference framework's execution.py: the code is
 # executed with fresh globals, then the function named by the prototype is
@@ -14,7 +19,7 @@
 #
 # Everything this file needs is bound at import time, so that a candidate
 # that replaces builtins (len, sorted, str...) cannot change how results are
-# encoded or how cleanliness is judged.
+# encoded.
 
 import builtins as _builtins_module
 import gc as _gc
@@ -27,10 +32,9 @@ import types as _types
 import typing as _typing
 from json.encoder import encode_basestring_ascii as _quote
 
-# Modules that candidates commonly import: loaded now, so importing them
-# later is a cache hit that leaves sys.modules unchanged (and the
-# interpreter reusable).
-import abc, array, bisect, cmath, collections, collections.abc, copy, dataclasses  # noqa: E401,F401
+# Modules that candidates commonly import: loaded now, so that importing
+# them later is a cache hit instead of a read from the standard library.
+import abc, array, bisect, cmath, collections, collections.abc, copy, dataclasses, logging  # noqa: E401,F401
 import datetime, decimal, enum, fractions, functools, heapq, itertools, math  # noqa: E401,F401
 import numbers, operator, queue, re, statistics, string, time, unicodedata  # noqa: E401,F401
 
@@ -78,11 +82,14 @@ MAX_RESULT_CHARS = 32 * 1024 * 1024
 MAX_DEPTH = 500
 
 # ---------------------------------------------------------------------------
-# Candidate output goes nowhere; input() sees end of file.
+# Candidate output goes nowhere; input() sees end of file. The classes are
+# made in a namespace of their own: a candidate can reach them (through
+# sys.stdout, or object.__subclasses__()), and from a method, its
+# __globals__, which here hold nothing of the harness.
 
-
-class _Sink:
-    def write(self, text):
+_SINK_SOURCE = """
+class Sink:
+    def write(self, text, _len=len):
         return _len(text)
 
     def flush(self):
@@ -92,7 +99,7 @@ class _Sink:
         return False
 
 
-class _EmptyInput:
+class EmptyInput:
     def read(self, *args):
         return ''
 
@@ -101,153 +108,77 @@ class _EmptyInput:
 
     def isatty(self):
         return False
+"""
+
+
+def _sink_classes():
+    space = {'__builtins__': {'__build_class__': _builtins_module.__build_class__, 'len': _len, 'False': False},
+             '__name__': 'evalrun'}
+    _exec(_compile(_SINK_SOURCE, '<evalrun-sinks>', 'exec'), space)
+    return space['Sink'], space['EmptyInput']
 
 
 # ---------------------------------------------------------------------------
-# Taint: an audit hook notes, while a candidate runs, every event that lets
-# Python code reach beneath the state that finish() can compare (frames,
-# the garbage collector's object lists, ctypes, the file system, new
-# imports, attribute writes on functions and types). Audit hooks cannot be
-# removed, so a candidate cannot switch this off.
+# The seal. An audit hook, added at lockdown and active from the moment a
+# candidate's code first runs, refuses the operations that reach beneath
+# the language to objects the candidate was not given: frames (and through
+# them this harness's globals), the collector's object lists, trace and
+# profile functions (which are handed frames), further audit hooks, ctypes
+# (raw memory), and imports of Pyodide's bridge to JavaScript. Audit hooks
+# cannot be removed, and the flag that arms this one is reachable only
+# through this namespace, which is reachable only through what it refuses.
+# The bridge is sealed in boot.js as well, where Python cannot reach.
 
 _active = [False]
-_taint = []
-
-_TAINT_PREFIXES = ('sys.', 'gc.', 'ctypes', 'os.', 'shutil.', 'subprocess.', 'socket.', 'cpython.',
-                   'object.__setattr__', 'object.__delattr__', 'object.__getattr__', 'import',
-                   'winreg', 'glob.', 'tempfile.', 'sqlite3', 'webbrowser', 'syslog', 'fcntl',
-                   'resource', 'signal', 'mmap', 'msvcrt', '_posixsubprocess')
-_HARMLESS = frozenset(('sys._getframemodulename', 'os.listdir', 'os.scandir', 'os.walk'))
-_WRITE_FLAGS = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
+_PermissionError = PermissionError
+_ModuleNotFoundError = ModuleNotFoundError
+_DENIED_EVENTS = frozenset((
+    'sys._getframe', 'sys._current_frames', 'sys._current_exceptions',
+    'sys.settrace', 'sys.setprofile', 'sys._settraceallthreads', 'sys._setprofileallthreads',
+    'sys.addaudithook', 'gc.get_objects', 'gc.get_referrers', 'gc.get_referents',
+))
+# Read through object.__getattr__ events: the ways from an object to a frame.
+_DENIED_ATTRIBUTES = frozenset(('tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_back'))
+# Top-level names of the modules that lead to JavaScript, and ctypes.
+_SEALED_MODULES = frozenset(('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes'))
 
 
 def _audit(event, args):
     if not _active[0]:
         return
-    if event == 'open':
-        mode = args[1] if _len(args) > 1 else None
-        flags = args[2] if _len(args) > 2 else 0
-        writes = (_isinstance(mode, _str) and ('w' in mode or 'a' in mode or '+' in mode or 'x' in mode))
-        if writes or (_isinstance(flags, int) and flags & _WRITE_FLAGS):
-            _taint.append('wrote a file')
-        return
-    if event in _HARMLESS:
-        return
-    if event.startswith(_TAINT_PREFIXES):
-        if _len(_taint) < 5:
-            _taint.append(event)
+    if event in _DENIED_EVENTS or event.startswith('ctypes.'):
+        raise _PermissionError('evalrun: ' + event + ' is not available to candidates')
+    if event == 'object.__getattr__':
+        if _len(args) > 1 and args[1] in _DENIED_ATTRIBUTES:
+            raise _PermissionError('evalrun: reading ' + _str(args[1]) + ' is not available to candidates')
+    elif event == 'import':
+        name = args[0] if _len(args) > 0 else None
+        if _isinstance(name, _str) and name.partition('.')[0] in _SEALED_MODULES:
+            raise _ModuleNotFoundError('No module named ' + _quote_py(name))
 
 
-# ---------------------------------------------------------------------------
-# The clean state: identity of every value in every loaded module's
-# namespace and in the namespaces of the classes those modules define,
-# plus the interpreter-wide settings a candidate can change.
-
-# A one-element list, so that setting it does not change the harness's own
-# namespace, which is part of what is compared.
-_baseline = [None]
-_harness_namespace = globals()
-
-
-def _namespaces():
-    spaces = []
-    for name, module in _list(_sys.modules.items()):
-        try:
-            space = object.__getattribute__(module, '__dict__')
-        except _BaseException:
-            continue
-        spaces.append((name, space))
-        for key, value in _list(space.items()):
-            if _isinstance(value, _type):
-                space_of_class = _type_dict(value)
-                if space_of_class.get('__module__') == name:
-                    spaces.append((name + '.' + _str(key), space_of_class))
-    spaces.append(('the harness', _harness_namespace))
-    return spaces
-
-
-def _settings():
-    return (
-        _sys.getrecursionlimit(),
-        _sys.get_int_max_str_digits(),
-        _tuple(_sys.path),
-        _len(_sys.meta_path), _len(_sys.path_hooks),
-        _sys.gettrace() is None, _sys.getprofile() is None,
-        _gc.isenabled(), _gc.get_threshold(),
-        _os.getcwd(),
-        _tuple(_sorted(_os.environ.items())),
-        _repr_context(),
-        _len(_gc.callbacks),
-    )
-
-
-def _repr_context():
-    ctx = decimal.getcontext()
-    return (ctx.prec, ctx.rounding, ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
-            _tuple(_sorted(k.__name__ for k, v in ctx.traps.items() if v)))
-
-
-def _identity(space):
-    # The objects themselves, keys included, compared with `is` (id() would
-    # raise an audit event per call; == could call a candidate's __eq__,
-    # which could claim equality with anything).
-    return (_tuple(space), _tuple(space.values()))
-
-
-def _same(space, identity):
-    keys, values = identity
-    return (_len(space) == _len(keys)
-            and _all(_map(_is, space, keys))
-            and _all(_map(_is, space.values(), values)))
-
-
-def _hooks():
-    # Objects the interpreter calls on its own; compared by identity.
-    return (_tuple(_sys.meta_path), _tuple(_sys.path_hooks), _sys.stdout, _sys.stderr, _sys.stdin,
-            _sys.displayhook, _sys.excepthook, _sys.unraisablehook, _sys.breakpointhook)
-
-
-def _state():
-    modules = _identity(_sys.modules)
-    labelled = _namespaces()
-    labels = [label for label, _ in labelled]
-    spaces = [space for _, space in labelled]
-    return modules, labels, spaces, _list(_map(_identity, spaces)), _settings(), _hooks()
-
-
-def _difference():
-    modules, labels, spaces, identities, settings, hooks = _baseline[0]
-    if not _same(_sys.modules, modules):
-        changed = _sorted(_set(_sys.modules) ^ _set(modules[0]))
-        return 'sys.modules changed' + (': ' + ', '.join(changed[:5]) if changed else '')
-    # One pass in C over every namespace; the loop below only names the culprit.
-    if not _all(_map(_same, spaces, identities)):
-        for i in range(_len(spaces)):
-            if not _same(spaces[i], identities[i]):
-                return 'namespace of ' + labels[i] + ' changed'
-    if _settings() != settings:
-        return 'interpreter settings changed'
-    now_hooks = _hooks()
-    if not (_all(_map(_is, now_hooks[0], hooks[0])) and _len(now_hooks[0]) == _len(hooks[0])
-            and _all(_map(_is, now_hooks[1], hooks[1])) and _len(now_hooks[1]) == _len(hooks[1])
-            and _all(_map(_is, now_hooks[2:], hooks[2:]))):
-        return 'interpreter hooks changed'
-    return None
+def _quote_py(name):
+    return "'" + name + "'"
 
 
 def lockdown():
-    _sys.stdout = _Sink()
-    _sys.stderr = _Sink()
-    _sys.stdin = _EmptyInput()
-    _sys.modules.pop('js', None)
-    _sys.modules.pop('pyodide_js', None)
+    sink, empty_input = _sink_classes()
+    _sys.stdout = sink()
+    _sys.stderr = sink()
+    _sys.stdin = empty_input()
+    for name in _list(_sys.modules):
+        if name.partition('.')[0] in _SEALED_MODULES:
+            del _sys.modules[name]
+    # Pyodide's own finders (JavaScript modules, packages it could fetch).
+    _sys.meta_path[:] = [finder for finder in _sys.meta_path
+                         if not _str(_getattr(_type(finder), '__module__', '')).startswith(('_pyodide', 'pyodide'))]
+    # Logging looks up its caller's frame only for this; frames are sealed.
+    logging._srcfile = None
     _sys.addaudithook(_audit)
     _gc.collect()
     # Everything alive now belongs to the interpreter, not to a candidate:
-    # frozen, the collector skips it, and finish()'s full collection only
-    # looks at what candidates allocated.
+    # frozen, the collector skips it when a candidate's allocations trigger it.
     _gc.freeze()
-    _baseline[0] = _state()
 
 
 # ---------------------------------------------------------------------------
@@ -350,7 +281,6 @@ def _resolve(ns, function_name):
 def prepare(code, function_name, seed):
     _candidate['ns'] = None
     _candidate['call'] = None
-    _taint.clear()
     try:
         compiled = _compile(code, CANDIDATE_FILE, 'exec')
     except _SyntaxError as exc:
@@ -364,6 +294,7 @@ def prepare(code, function_name, seed):
     ns = {'__name__': CANDIDATE_MODULE, '__builtins__': _candidate_builtins()}
     _candidate['ns'] = ns
     _random.seed(seed)
+    # Armed until the interpreter's memory is restored for the next candidate.
     _active[0] = True
     try:
         _exec(compiled, ns)
@@ -373,8 +304,6 @@ def prepare(code, function_name, seed):
         if _is_size_overflow(exc):
             return 'm' + _memory_message(exc)
         return 'load-error threw while loading: ' + _describe(exc)
-    finally:
-        _active[0] = False
     factory, entry = _resolve(ns, function_name)
     if factory is None:
         return 'load-error no function named ' + _str(function_name) + ' and no callable defined'
@@ -507,7 +436,6 @@ def run_test(args_text):
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
         return 'tharness: the arguments are not an array'
-    _active[0] = True
     try:
         result = factory()(*args)
     except _MemoryError as exc:
@@ -518,7 +446,6 @@ def run_test(args_text):
             return 'm' + _memory_message(exc)
         return 't' + _describe(exc)
     finally:
-        _active[0] = False
         del args
     try:
         text = _encode(result, 0, [])
@@ -538,16 +465,3 @@ def run_test(args_text):
         return 'ureturned a value too large to report (' + _str(_len(text)) + ' characters of JSON)'
     return 'r' + text
 
-
-def finish():
-    ns = _candidate['ns']
-    _candidate['ns'] = None
-    _candidate['call'] = None
-    if ns is not None:
-        ns.clear()
-    del ns
-    _gc.collect()
-    if _taint:
-        return 'the candidate ' + ('did ' if _taint[0] != 'wrote a file' else '') + _taint[0]
-    difference = _difference()
-    return difference if difference is not None else 'clean'

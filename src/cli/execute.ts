@@ -9,7 +9,7 @@ import { reporterFor, type ReporterChoice } from '../report/reporters.js';
 import { diffRuns } from '../report/run-diff.js';
 import { ReportWriteError } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
-import { ResultsStore } from '../runner/results-store.js';
+import { ResultsStore, RunLogWriteError } from '../runner/results-store.js';
 import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
@@ -73,11 +73,16 @@ export async function execute(cli: CliOptions): Promise<number> {
     }
     if (e instanceof ReportWriteError) {
       process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log} (evalrun report can render it again)\n`);
-      return EXIT.failed;
+      return EXIT.cannotWrite;
     }
     if (e instanceof ScorecardWriteError) {
-      process.stderr.write(`evalrun: ${e.message}; every result is in the run log ${files.log}\n`);
-      return EXIT.failed;
+      process.stderr.write(`evalrun: ${e.message}; every result is in the run log: write the scorecard with evalrun --resume ${files.log}\n`);
+      return EXIT.cannotWrite;
+    }
+    if (e instanceof RunLogWriteError) {
+      const next = e.resumable ? `once there is room, finish the run with: evalrun --resume ${files.log}` : 'nothing was graded; run it again once there is room';
+      process.stderr.write(`evalrun: ${e.message}; ${next}\n`);
+      return EXIT.cannotWrite;
     }
     throw e;
   } finally {

@@ -13,9 +13,15 @@ import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
  */
 
 export type CallResult =
-  | { kind: 'ok'; text: string }
-  /** The isolate's timeout interrupted the call; the interpreter may be corrupt. */
-  | { kind: 'timeout' }
+  /** `cpuMs`: the CPU time the isolate used in the call. */
+  | { kind: 'ok'; text: string; cpuMs: number }
+  /**
+   * The call ran past its wall-clock limit and was interrupted (by the
+   * isolate's timeout, or by the host timer when that did not fire); the
+   * interpreter may be corrupt. `cpuMs` is the CPU time the isolate used in
+   * the call: far below the limit, the time went to other processes.
+   */
+  | { kind: 'timeout'; cpuMs: number }
   /** The isolate reached its heap limit and was disposed. */
   | { kind: 'memory' }
   | { kind: 'crashed'; message: string };
@@ -25,7 +31,7 @@ export interface BootOptions {
   isolateMemoryMb: number;
   /** Cap of the interpreter's WebAssembly memory, in bytes. */
   wasmMemoryCapBytes: number;
-  /** Growth of the WebAssembly memory past its size at boot after which the interpreter is not reused. */
+  /** Growth of the WebAssembly memory past its size at boot after which the interpreter is replaced instead of restored. */
   regrowSlackBytes: number;
 }
 
@@ -136,7 +142,7 @@ interface HarnessRefs {
   prepare: ivm.Reference<(code: string, functionName: string, seed: number, memoryMb: number) => string>;
   runTests: ivm.Reference<(tests: string[], budgetMs: number) => string>;
   progress: ivm.Reference<() => string>;
-  finish: ivm.Reference<() => string>;
+  reset: ivm.Reference<() => string>;
   memoryBytes: ivm.Reference<() => number>;
 }
 
@@ -166,7 +172,7 @@ export class Interpreter {
         prepare: await ref('prepare'),
         runTests: await ref('runTests'),
         progress: await ref('progress'),
-        finish: await ref('finish'),
+        reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
       };
       api.release();
@@ -202,9 +208,13 @@ export class Interpreter {
     }
   }
 
-  /** Drops the candidate; "clean" when the interpreter may serve another one. */
-  finish(timeoutMs: number): Promise<CallResult> {
-    return this.call(this.refs.finish, [], timeoutMs);
+  /**
+   * Puts the interpreter back into the state it booted to (its whole
+   * memory, and what its imports keep outside it); "clean" when it did,
+   * else why it could not, and the interpreter must be replaced.
+   */
+  reset(timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.reset, [], timeoutMs);
   }
 
   /** Size of the interpreter's WebAssembly memory. */
@@ -233,6 +243,16 @@ export class Interpreter {
   private async call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
     const isolate = this.isolate;
     if (isolate.isDisposed) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    // CPU time of this process, not isolated-vm's `cpuTime`, which counts
+    // the time the isolate is entered, whether it runs or waits for a core.
+    // While a call runs, this process does nothing else but the isolate.
+    const cpuStart = process.cpuUsage();
+    let cpuAtExpiry: NodeJS.CpuUsage | null = null;
+    const cpuMs = (): number => {
+      const used = process.cpuUsage(cpuStart);
+      const at = cpuAtExpiry ?? used;
+      return (at.user + at.system) / 1000;
+    };
     const running = ref
       .apply(undefined, args as never[], {
         timeout: timeoutMs,
@@ -241,16 +261,22 @@ export class Interpreter {
       })
       .then(
         (value): CallResult =>
-          typeof value === 'string' ? { kind: 'ok', text: value } : { kind: 'crashed', message: 'the harness returned no text' },
+          typeof value === 'string' ? { kind: 'ok', text: value, cpuMs: cpuMs() } : { kind: 'crashed', message: 'the harness returned no text' },
         (e: unknown): CallResult => {
+          if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
           if (isolate.isDisposed) return { kind: 'memory' };
-          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout' };
+          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout', cpuMs: cpuMs() };
           return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
         },
       );
     try {
-      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS);
+      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS, () => {
+        cpuAtExpiry = process.cpuUsage(cpuStart);
+      });
     } catch (e) {
+      // The host timer expired: a call past its limit whose interrupt came
+      // too late (an overloaded machine delays the isolate's own timer).
+      if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
       return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
     }
   }
@@ -260,11 +286,14 @@ export class Interpreter {
  * Resolves like `promise`, unless it has not settled after `ms`: then the
  * isolate is disposed (which makes a pending call reject at once).
  */
-async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number): Promise<T> {
+async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number, onExpire?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      if (!isolate.isDisposed) isolate.dispose();
+      if (!isolate.isDisposed) {
+        onExpire?.();
+        isolate.dispose();
+      }
       reject(new Error(`evalrun: the interpreter did not answer within ${ms} ms`));
     }, ms);
   });

@@ -17,15 +17,36 @@ export interface PythonEngineOptions {
 
 const DEFAULT_WASM_MEMORY_MB = 256;
 /**
- * Pyodide's own JavaScript runtime needs about this much isolate heap to
- * boot (32 MB does not). Candidates' Python objects live in WebAssembly
- * memory, capped separately, so a smaller requested heap is raised to this.
+ * Pyodide's own JavaScript runtime needs about 64 MB of isolate heap to boot
+ * (32 MB does not), and the copy of the interpreter's memory that every
+ * restore starts from (about 30 MB) is an ArrayBuffer counted in that heap
+ * too. Candidates' Python objects live in WebAssembly memory, capped
+ * separately, so a smaller requested heap is raised to this.
  */
-const MIN_ISOLATE_MB = 64;
-/** An interpreter whose memory grew more than this past its boot size is not reused. */
-const REGROW_SLACK_MB = 64;
-/** Time for dropping a candidate and checking the interpreter (a full gc and a namespace scan). */
-const FINISH_TIMEOUT_MS = 10_000;
+const MIN_ISOLATE_MB = 128;
+/**
+ * An interpreter whose memory grew more than this past its boot size is
+ * replaced instead of restored: a restore zeroes all memory past the boot
+ * size, which would cost every later candidate that much.
+ */
+const REGROW_SLACK_MB = 32;
+/** Time for a restore (a copy of the interpreter's memory); only a broken isolate takes longer. */
+const RESET_TIMEOUT_MS = 10_000;
+/**
+ * A test interrupted at its time limit is the candidate's `timeout` only if
+ * the isolate spent at least this share of the limit running it. Less means
+ * the wall-clock time went to other processes (an overloaded machine): the
+ * test runs again on a fresh interpreter, at most LOAD_RETRIES times per
+ * candidate, after which the limit stands.
+ */
+const CPU_SHARE_FOR_TIMEOUT = 0.75;
+const LOAD_RETRIES = 2;
+/**
+ * A test run again after a timeout that was not its own runs alone, with
+ * this many times the wall-clock limit, so that it gets its CPU on a busy
+ * machine; it passes only if it used no more CPU than the limit.
+ */
+const WALL_STRETCH = 4;
 const MB = 1024 * 1024;
 
 /** Process-wide: every engine of a process boots from the same snapshot copy. */
@@ -56,12 +77,19 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
 /**
  * Runs Python candidates: CPython compiled to WebAssembly (Pyodide), booted
  * from a memory snapshot inside an isolated-vm isolate. One engine holds
- * one interpreter at a time; it is reused for the next candidate only when
- * the harness proves it clean, and replaced whenever a limit interrupted it.
+ * one interpreter at a time. Every candidate starts from the same state:
+ * before each one but the first, the interpreter's memory and the state
+ * its imports keep are written back as they were after boot (boot.js,
+ * `restore`). When that cannot be exact (the candidate wrote a file, hit a
+ * limit, crashed the interpreter, or grew its memory too far) the
+ * interpreter is replaced by a new one booted from the snapshot instead.
  */
 export class PythonEngine {
   private interpreter: Interpreter | null;
-  private reusable = true;
+  /** The interpreter has run candidate code since it was booted or restored. */
+  private used = false;
+  /** The last interpreter was thrown away after a limit or failure. */
+  private discarded = false;
   private lastVerdict = 'clean';
 
   private constructor(
@@ -97,14 +125,17 @@ export class PythonEngine {
     return new PythonEngine(files, snapshot.copy, boot, interpreter, snapshot.origin);
   }
 
-  /** True when the interpreter is provably clean and may serve another candidate. */
-  isReusable(): boolean {
-    return this.reusable && this.interpreter !== null && this.interpreter.alive;
+  /**
+   * How the interpreter was last made ready for a candidate: "clean" when
+   * it was restored (or had just booted), else why it had to be replaced.
+   */
+  get lastReset(): string {
+    return this.lastVerdict;
   }
 
-  /** Why the last candidate left the interpreter unusable ("clean" when it did not). */
-  get dirtReason(): string {
-    return this.lastVerdict;
+  /** Restores the interpreter now if a candidate used it (a worker calls this while it waits). */
+  async warm(): Promise<void> {
+    await this.freshInterpreter();
   }
 
   /** Size of the current interpreter's WebAssembly memory, in bytes (0 when there is none). */
@@ -134,16 +165,38 @@ export class PythonEngine {
     let entryPoint = '';
     let oneAtATime = false;
     let loaded = false;
+    let loadRetries = 0;
+    /** After a timeout that was the machine's: the next call runs one test, with a stretched wall-clock limit. */
+    let stretched = false;
+    /**
+     * Whether an interrupted call was the candidate's: it used its share of
+     * CPU, or the retries are spent. If not, the next call is stretched.
+     */
+    const candidateTimedOut = (cpuMs: number): boolean => {
+      if (cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || loadRetries >= LOAD_RETRIES) return true;
+      loadRetries++;
+      stretched = true;
+      return false;
+    };
 
     while (outcomes.length < n || !loaded) {
       const interpreter = await this.freshInterpreter();
-      const prepared = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, timeoutMs);
-      const load = this.readPrepare(prepared, timeoutMs);
-      if (load.kind === 'load-error') {
-        if (outcomes.length === 0) {
-          await this.settle();
-          return { kind: 'load-error', message: load.message };
+      this.used = true;
+      const prepareStretched = stretched && !loaded;
+      const prepared = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, prepareStretched ? timeoutMs * WALL_STRETCH : timeoutMs);
+      if (prepareStretched) {
+        stretched = false;
+        // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
+        if (prepared.kind === 'ok' && prepared.cpuMs > timeoutMs) {
+          this.discard();
+          fill(outcomes, n, { kind: 'timeout', durationMs: timeoutMs });
+          break;
         }
+      }
+      const load = this.readPrepare(prepared, timeoutMs, candidateTimedOut);
+      if (load.kind === 'again') continue;
+      if (load.kind === 'load-error') {
+        if (outcomes.length === 0) return { kind: 'load-error', message: load.message };
         fill(outcomes, n, { kind: 'threw', message: load.message, durationMs: 0 });
         break;
       }
@@ -156,8 +209,16 @@ export class PythonEngine {
 
       while (outcomes.length < n) {
         const from = outcomes.length;
-        const slice = oneAtATime ? job.tests.slice(from, from + 1) : job.tests.slice(from);
-        const call = await interpreter.runTests(slice, budgetMs, timeoutMs);
+        const alone = stretched;
+        stretched = false;
+        const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
+        const call = await interpreter.runTests(slice, budgetMs, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
+        if (call.kind === 'ok' && alone && call.cpuMs > timeoutMs) {
+          // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
+          outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+          this.discard();
+          break;
+        }
         if (call.kind === 'ok') {
           const parsed = parsePythonFrames(call.text);
           if (!parsed.ok) {
@@ -189,9 +250,10 @@ export class PythonEngine {
           const done = readProgress(interpreter.progress(), slice.length);
           for (const o of done) outcomes.push(o);
           // The interrupted test gets the blame only when it had the call to
-          // itself from the start; otherwise it runs again as the first test
-          // of a new call. After an interrupt the interpreter may be corrupt.
-          if (done.length === 0) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+          // itself from the start and used its CPU; otherwise it runs again as
+          // the first test of a new call. After an interrupt the interpreter
+          // may be corrupt.
+          if (done.length === 0 && candidateTimedOut(call.cpuMs)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
           this.discard();
           break;
         }
@@ -210,7 +272,6 @@ export class PythonEngine {
       if (n === 0) break;
     }
 
-    await this.settle();
     return { kind: 'ran', tests: outcomes, entryPoint };
   }
 
@@ -218,9 +279,11 @@ export class PythonEngine {
   private readPrepare(
     result: CallResult,
     timeoutMs: number,
-  ): { kind: 'ok'; entryPoint: string } | { kind: 'load-error'; message: string } | { kind: 'failed'; outcome: TestOutcome } {
+    candidateTimedOut: (cpuMs: number) => boolean,
+  ): { kind: 'ok'; entryPoint: string } | { kind: 'load-error'; message: string } | { kind: 'failed'; outcome: TestOutcome } | { kind: 'again' } {
     if (result.kind === 'timeout') {
       this.discard();
+      if (!candidateTimedOut(result.cpuMs)) return { kind: 'again' };
       return { kind: 'failed', outcome: { kind: 'timeout', durationMs: timeoutMs } };
     }
     if (result.kind === 'memory') {
@@ -243,38 +306,37 @@ export class PythonEngine {
     return { kind: 'failed', outcome: { kind: 'threw', message, durationMs: 0 } };
   }
 
-  /** The current interpreter if it is alive and clean, else a new one. */
+  /**
+   * An interpreter in the state it booted to: the current one, restored if
+   * a candidate used it, or a new one when there is none or the restore
+   * says it cannot be exact.
+   */
   private async freshInterpreter(): Promise<Interpreter> {
-    if (this.interpreter !== null && this.interpreter.alive && this.reusable) return this.interpreter;
+    const current = this.interpreter;
+    if (current !== null && current.alive) {
+      if (!this.used) return current;
+      const verdict = await current.reset(RESET_TIMEOUT_MS);
+      this.lastVerdict = verdict.kind === 'ok' ? verdict.text : `restoring the interpreter failed (${verdict.kind})`;
+      if (this.lastVerdict === 'clean') {
+        this.used = false;
+        return current;
+      }
+    } else if (current !== null || this.discarded) {
+      this.lastVerdict = 'the interpreter was replaced after a limit or failure';
+    }
+    this.discarded = false;
     this.discard();
     this.interpreter = await Interpreter.boot(this.files, this.snapshot, this.boot);
-    this.reusable = true;
-    this.lastVerdict = 'clean';
+    this.used = false;
     return this.interpreter;
   }
 
-  /**
-   * Drops the candidate and asks the harness whether the interpreter is
-   * still clean; a dirty one is discarded at once (the next run boots anew).
-   */
-  private async settle(): Promise<void> {
-    const interpreter = this.interpreter;
-    if (interpreter === null || !interpreter.alive) {
-      this.reusable = false;
-      this.lastVerdict = 'the interpreter was replaced after a limit or failure';
-      this.discard();
-      return;
-    }
-    const verdict = await interpreter.finish(FINISH_TIMEOUT_MS);
-    this.lastVerdict = verdict.kind === 'ok' ? verdict.text : `checking the interpreter failed (${verdict.kind})`;
-    this.reusable = this.lastVerdict === 'clean';
-    if (!this.reusable) this.discard();
-  }
-
   private discard(): void {
-    if (this.interpreter !== null) this.interpreter.dispose();
+    if (this.interpreter !== null) {
+      this.interpreter.dispose();
+      this.discarded = true;
+    }
     this.interpreter = null;
-    this.reusable = false;
   }
 }
 

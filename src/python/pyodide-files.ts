@@ -33,7 +33,7 @@ export interface PyodideFiles {
 export const SNAPSHOT_PRELOAD = [
   'import typing, math, collections, collections.abc, heapq, itertools, functools, bisect, re, string',
   'import abc, array, cmath, copy, dataclasses, datetime, decimal, enum, fractions, numbers',
-  'import operator, queue, random, statistics, time, unicodedata, json, json.encoder, types, gc, os, sys',
+  'import operator, queue, random, statistics, time, unicodedata, json, json.encoder, types, gc, os, sys, logging',
 ].join('\n');
 
 let cached: PyodideFiles | null = null;

@@ -3,7 +3,7 @@ import { boundCode } from '../report/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { WorkerPool } from '../sandbox-host/pool.js';
-import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
+import { FAULT_RETRIES, isSandboxFault } from '../sandbox-host/sandbox-errors.js';
 import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
 import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
@@ -91,16 +91,17 @@ export function unrunnableResults(spec: CandidateSpec, failure: Unrunnable, star
 }
 
 /**
- * Sends the whole candidate; if its worker process dies or hangs, replays
- * the tests one job each so that only the test that brought the process
- * down is blamed, and every other test still gets its real verdict.
+ * Sends the whole candidate to the pool. A worker that dies or stops
+ * answering costs time, not verdicts: the job goes again to a fresh worker,
+ * up to FAULT_RETRIES times. Only a process that V8 aborted for running out
+ * of memory, or one that fails on every attempt, turns the job into one job
+ * per test, so that the test at fault is found and every other test still
+ * gets its real verdict: `memory` for the out-of-memory abort, an error
+ * naming the failure otherwise.
  */
 export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promise<GradeReply> {
-  try {
-    return await pool.grade(job);
-  } catch (e) {
-    if (!(e instanceof SandboxCrashed || e instanceof SandboxUnresponsive)) throw e;
-  }
+  const whole = await gradeOrFault(pool, job);
+  if (whole.kind !== 'fault') return whole;
   const verdicts: Verdict[] = [];
   let entryPoint = '';
   for (let i = 0; i < job.tests.length; i++) {
@@ -109,18 +110,34 @@ export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promis
       tests: job.tests.slice(i, i + 1),
       expected: job.expected.slice(i, i + 1),
     };
-    try {
-      const reply = await pool.grade(single);
-      if (reply.kind === 'load-error') return reply;
-      entryPoint = reply.entryPoint;
-      verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
-    } catch (e) {
-      if (e instanceof SandboxCrashed) verdicts.push({ status: 'memory', message: e.message });
-      else if (e instanceof SandboxUnresponsive) verdicts.push({ status: 'error', message: e.message, durationMs: null });
-      else throw e;
+    const reply = await gradeOrFault(pool, single);
+    if (reply.kind === 'load-error') return reply;
+    if (reply.kind === 'fault') {
+      verdicts.push(reply.outOfMemory ? { status: 'memory', message: reply.message } : { status: 'error', message: reply.message, durationMs: null });
+      continue;
     }
+    entryPoint = reply.entryPoint;
+    verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
   }
   return { kind: 'ran', entryPoint, verdicts };
+}
+
+type FaultOr<T> = T | { kind: 'fault'; outOfMemory: boolean; message: string };
+
+/** The job's reply, on a fresh worker again after a fault, or the fault that stands. */
+async function gradeOrFault(pool: WorkerPool, job: GradeJob): Promise<FaultOr<GradeReply>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await pool.grade(job);
+    } catch (e) {
+      if (!isSandboxFault(e)) throw e;
+      const outOfMemory = 'outOfMemory' in e && e.outOfMemory;
+      if (outOfMemory || attempt >= FAULT_RETRIES) {
+        const tries = attempt + 1;
+        return { kind: 'fault', outOfMemory, message: tries > 1 ? `${e.message} (on each of ${tries} workers)` : e.message };
+      }
+    }
+  }
 }
 
 /** Set-typed parameters travel as tagged sets so the candidate receives a real Set. */

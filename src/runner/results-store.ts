@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import type {
   CandidateResult,
   CandidateStatus,
@@ -128,6 +128,23 @@ function failuresOf(
   return failures;
 }
 
+/**
+ * The run log could not be written (a full disk, a quota, a file system
+ * gone read-only). The run stops: what is in the log stays valid (a line
+ * cut short is ignored by `--resume`), so the run can be finished once
+ * there is room again.
+ */
+export class RunLogWriteError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: unknown,
+    /** False when not even the header could be written: the log was removed, and the run must start again. */
+    readonly resumable = true,
+  ) {
+    super(`cannot write the run log ${file}: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
 export class ResultsStore {
   private readonly byKey = new Map<string, Located>();
   private readonly order: string[] = [];
@@ -146,9 +163,21 @@ export class ResultsStore {
 
   /** Starts a new log with its header line. */
   static create(file: string, header: RunHeader): ResultsStore {
-    const fd = openSync(file, 'w+');
+    let fd: number;
+    try {
+      fd = openSync(file, 'w+');
+    } catch (e) {
+      throw new RunLogWriteError(file, e, false);
+    }
     const store = new ResultsStore(fd, 0, file);
-    store.append(`${JSON.stringify(header)}\n`);
+    try {
+      store.append(`${JSON.stringify(header)}\n`);
+    } catch (e) {
+      // A log without its header cannot be resumed: leave none behind.
+      store.close();
+      rmSync(file, { force: true });
+      throw new RunLogWriteError(file, e instanceof RunLogWriteError ? e.reason : e, false);
+    }
     return store;
   }
 
@@ -380,7 +409,12 @@ export class ResultsStore {
 
   private append(text: string): number {
     if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
-    const length = writeText(this.fd, text, this.size);
+    let length: number;
+    try {
+      length = writeText(this.fd, text, this.size);
+    } catch (e) {
+      throw new RunLogWriteError(this.file, e);
+    }
     this.size += length;
     return length;
   }

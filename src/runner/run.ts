@@ -5,7 +5,7 @@ import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.j
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { outcomeFromStore } from './outcome.js';
-import { ceilingForTests, WorkerPool } from '../sandbox-host/pool.js';
+import { ceilingForTests, FAULT_RETRIES, isSandboxFault, WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import type { Tolerance } from '../values/compare.js';
@@ -143,7 +143,15 @@ async function evaluate(
       ? new EarlyGrades({
           selected: (problem) => select.problem(problem.id, problem.tags),
           grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
-          record: (key, graded) => createStore().recordGraded(key, graded),
+          record: (key, graded) => {
+            try {
+              createStore().recordGraded(key, graded);
+            } catch (e) {
+              // The run ends with this error (early.check); the workers go now.
+              void pool.close();
+              throw e;
+            }
+          },
         })
       : null;
   let loaded: LoadedSummaries;
@@ -412,8 +420,19 @@ async function gradeAll(
   // queue instead would leave their promises pending forever).
   const stop = (): void => void pool.close();
   signal?.addEventListener('abort', stop, { once: true });
+  // The first result the log cannot take ends the run: nothing after it
+  // could be kept, and the workers are let go at once.
+  let logFailure: { error: unknown } | null = null;
+  const record: GradedSink['record'] = async (spec, graded) => {
+    try {
+      await sink.record(spec, graded);
+    } catch (e) {
+      logFailure ??= { error: e };
+      stop();
+    }
+  };
   // A function, not a value: the signal changes while a candidate is graded.
-  const aborted = (): boolean => signal?.aborted === true;
+  const aborted = (): boolean => signal?.aborted === true || logFailure !== null;
   const gradeOptions = gradeOptionsOf(options);
   try {
     await Promise.all(
@@ -432,35 +451,43 @@ async function gradeAll(
           if (problem !== undefined) {
             if (left <= 0) held.delete(planned.file);
             const graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem);
-            if (graded !== null && !aborted()) await sink.record(planned, graded);
+            if (graded !== null && !aborted()) await record(planned, graded);
             return;
           }
           const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
-          let graded: GradedCandidate | null;
-          try {
-            const { answer } = await pool.request(
-              { kind: 'candidate', task },
-              {
-                ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
-                prefer: loadedBy.get(planned.file) ?? null,
-              },
-            );
-            graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
-          } catch {
-            // Interrupted mid-candidate: its results are incomplete, so none are kept.
-            if (aborted()) return;
-            // Its worker died or hung: grade it from here, one sandbox job at a
-            // time if need be, so that only the test at fault is blamed.
-            graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
+          let graded: GradedCandidate | null = null;
+          // A worker that dies or hangs mid-candidate costs time only: the
+          // same task goes to a fresh worker. Only an out-of-memory abort, or
+          // a failure on every attempt, is graded job by job from here, so
+          // that the test at fault is found (gradeWithRecovery).
+          for (let attempt = 0; graded === null; attempt++) {
+            try {
+              const { answer } = await pool.request(
+                { kind: 'candidate', task },
+                {
+                  ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
+                  prefer: loadedBy.get(planned.file) ?? null,
+                },
+              );
+              graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
+            } catch (e) {
+              // Interrupted mid-candidate: its results are incomplete, so none are kept.
+              if (aborted()) return;
+              const outOfMemory = isSandboxFault(e) && 'outOfMemory' in e && e.outOfMemory;
+              if (isSandboxFault(e) && !outOfMemory && attempt < FAULT_RETRIES) continue;
+              graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
+              break;
+            }
           }
           if (graded === null || aborted()) return;
-          await sink.record(planned, graded);
+          await record(planned, graded);
         }),
       ),
     );
   } finally {
     signal?.removeEventListener('abort', stop);
   }
+  if (logFailure !== null) throw (logFailure as { error: unknown }).error;
 }
 
 function gradeOptionsOf(options: RunOptions): GradeOptions {

@@ -5,7 +5,7 @@ import { adoptPrestarted, launchWorker } from './worker-launch.js';
 import type { WorkerLink } from './worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from './sandbox-errors.js';
 
-export { SandboxCrashed, SandboxUnresponsive };
+export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from './sandbox-errors.js';
 
 export interface PoolOptions {
   size: number;
@@ -299,7 +299,7 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     const jobs = slot.jobs.splice(0);
-    const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail));
+    const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail), ranOutOfMemory(slot.stderrTail));
     // The first job was running unless the ceiling already failed it; the rest never started.
     const running = slot.killedAtCeiling ? undefined : jobs.shift();
     running?.reject(crash);
@@ -314,6 +314,10 @@ export class WorkerPool {
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
   const how = signal !== null ? `killed by ${signal}` : `exit code ${code ?? 'unknown'}`;
-  const oom = /out of memory|OOM|heap limit|Allocation failed/i.test(stderrTail);
-  return oom ? `${how} (V8 ran out of memory)` : how;
+  return ranOutOfMemory(stderrTail) ? `${how} (V8 ran out of memory)` : how;
+}
+
+/** V8's fatal out-of-memory report, which it writes before it aborts the process. */
+function ranOutOfMemory(stderrTail: string): boolean {
+  return /out of memory|OOM|heap limit|Allocation failed/i.test(stderrTail);
 }

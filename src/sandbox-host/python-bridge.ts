@@ -4,8 +4,8 @@
  * loads Pyodide (about 300 MB of RSS per interpreter).
  *
  * One engine per worker: booting an interpreter from the snapshot costs a
- * quarter of a second, so it serves candidate after candidate as long as
- * it proves itself clean, and is thrown away the moment it does not.
+ * quarter of a second, so the engine keeps its interpreter and restores it
+ * to its post-boot state before each candidate (see engine.ts).
  */
 import { PythonEngine, type PythonEngineOptions } from '../python/engine.js';
 import type { CandidateJob, CandidateOutcome } from './protocol.js';
@@ -13,7 +13,8 @@ import type { CandidateJob, CandidateOutcome } from './protocol.js';
 /** What the bridge needs of an engine; PythonEngine in production. */
 export interface PythonSandbox {
   run(job: CandidateJob): Promise<CandidateOutcome>;
-  isReusable(): boolean;
+  /** Gets the interpreter ready for the next candidate ahead of time. */
+  warm?(): Promise<void>;
   dispose(): void;
 }
 
@@ -66,6 +67,18 @@ export class PythonBridge {
   }
 
   /**
+   * Restores the interpreter the last candidate used, while the worker has
+   * nothing else to do. A failure here is left for the next job to meet.
+   */
+  warm(): Promise<void> {
+    const engine = this.engine;
+    if (engine?.warm === undefined) return Promise.resolve();
+    const next = this.queue.then(() => engine.warm?.());
+    this.queue = next.catch(() => undefined);
+    return this.queue.then(() => undefined);
+  }
+
+  /**
    * Never rejects: a failure of the engine (not of the candidate, which the
    * engine turns into verdicts) costs a fresh engine and one more attempt,
    * and after that becomes this candidate's verdict, so the worker's other
@@ -82,9 +95,7 @@ export class PythonBridge {
         continue;
       }
       try {
-        const outcome = await engine.run(job);
-        if (!engine.isReusable()) this.drop();
-        return outcome;
+        return await engine.run(job);
       } catch (e) {
         this.drop();
         failure = `the Python engine failed: ${describe(e)}`;
@@ -129,4 +140,9 @@ let shared: PythonBridge | null = null;
 export function runPython(job: CandidateJob): Promise<CandidateOutcome> {
   shared ??= new PythonBridge();
   return shared.run(job);
+}
+
+/** Restores the worker's interpreter while it waits (nothing when no Python job ran yet). */
+export function warmPython(): Promise<void> {
+  return shared?.warm() ?? Promise.resolve();
 }

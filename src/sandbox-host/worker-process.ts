@@ -19,6 +19,7 @@ const io = new WorkerIo();
 
 async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
   if (job.language === 'javascript') return engine.run(job);
+  pythonUsed = true;
   const { runPython } = await import('./python-bridge.js');
   return runPython(job);
 }
@@ -68,14 +69,19 @@ let lastMemoryMb: number = DEFAULTS.memoryMb;
  * that creating it is not part of the next job. Skipped when a request has
  * already arrived, since that creates what it needs anyway.
  */
-function warmWhenIdle(): void {
+async function warmWhenIdle(): Promise<void> {
   if (io.hasRequest()) return;
   try {
     engine.warm(lastMemoryMb);
+    // The Python interpreter the last job used is restored now rather than
+    // when the next Python job arrives.
+    if (pythonUsed) await (await import('./python-bridge.js')).warmPython();
   } catch {
     // The next job meets the same failure and reports it with its candidate.
   }
 }
+
+let pythonUsed = false;
 
 function answer(request: WorkerRequest): Promise<WorkerAnswer> {
   switch (request.kind) {
@@ -112,7 +118,7 @@ function parseRequest(text: string): ToWorker | null {
 async function serve(): Promise<void> {
   if (!io.send({ type: 'ready' } satisfies FromWorker)) return;
   for (;;) {
-    warmWhenIdle();
+    await warmWhenIdle();
     const text = io.next();
     if (text === null) return;
     const request = parseRequest(text);

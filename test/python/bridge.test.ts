@@ -14,7 +14,7 @@ import { pyJob } from './helpers.js';
 type Script = (job: CandidateJob, engine: FakeEngine) => Promise<CandidateOutcome> | CandidateOutcome;
 
 class FakeEngine implements PythonSandbox {
-  reusable = true;
+  warmed = 0;
   disposed = false;
   runs = 0;
   constructor(
@@ -27,8 +27,9 @@ class FakeEngine implements PythonSandbox {
     this.runs++;
     return this.script(job, this);
   }
-  isReusable(): boolean {
-    return this.reusable && !this.disposed;
+  async warm(): Promise<void> {
+    if (this.disposed) throw new Error('warmed a disposed engine');
+    this.warmed++;
   }
   dispose(): void {
     this.disposed = true;
@@ -67,17 +68,14 @@ describe('PythonBridge', () => {
     expect(engines[0]!.runs).toBe(5);
   });
 
-  it('replaces an engine that is not reusable after a candidate', async () => {
-    const { bridge, engines } = harness((j, e) => {
-      if (j.code.includes('dirty')) e.reusable = false;
-      return ok(j, e);
-    });
+  it('warms the engine the last candidate used, in turn with the jobs, and nothing before the first job', async () => {
+    const { bridge, engines } = harness(ok);
+    await bridge.warm();
+    expect(engines).toHaveLength(0);
     await bridge.run(job());
-    await bridge.run(pyJob('dirty = 1\ndef f():\n    return 1\n', [[]]));
-    expect(engines[0]!.disposed).toBe(true);
-    expect(await bridge.run(job())).toMatchObject({ entryPoint: 'engine 2' });
-    expect(engines).toHaveLength(2);
-    expect(engines[1]!.disposed).toBe(false);
+    await bridge.warm();
+    expect(engines[0]!.warmed).toBe(1);
+    expect(engines[0]!.runs).toBe(1);
   });
 
   it('passes the memory limit to the engine and caps WebAssembly memory above it', async () => {

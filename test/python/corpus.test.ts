@@ -83,7 +83,7 @@ describe.skipIf(!available)('corpus sample: optimal solutions pass their own tes
         if (outcome.kind === 'returned') expect(JSON.parse(outcome.json)).toEqual(expected);
       });
       // Honest solutions leave the interpreter clean for the next one.
-      expect(engine.dirtReason).toBe('clean');
+      expect(engine.lastReset).toBe('clean');
     });
   }
 });

@@ -183,31 +183,35 @@ describe('limits', () => {
   });
 });
 
-describe('reuse of one interpreter', () => {
-  it('reuses the interpreter after a well-behaved candidate', async () => {
+describe('one interpreter, restored before every candidate', () => {
+  it('restores the interpreter after a well-behaved candidate instead of booting a new one', async () => {
     await engine.run(pyJob('import math\ndef f(x):\n    return math.floor(x)\n', [[1.5]]));
-    expect(engine.dirtReason).toBe('clean');
-    expect(engine.isReusable()).toBe(true);
+    await engine.run(pyJob('def f():\n    return 1\n', [[]]));
+    expect(engine.lastReset).toBe('clean');
   });
 
-  it('detects a changed module and gives the next candidate a clean interpreter', async () => {
+  it('a changed module is back to its original before the next candidate', async () => {
     await engine.run(pyJob('import math\nmath.pi = 3\ndef f():\n    return math.pi\n', [[]]));
-    expect(engine.isReusable()).toBe(false);
-    expect(engine.dirtReason).toBe('namespace of math changed');
     expect(returned(await engine.run(pyJob('import math\ndef f():\n    return math.pi\n', [[]])))).toEqual([Math.PI]);
-    expect(engine.isReusable()).toBe(true);
+    expect(engine.lastReset).toBe('clean');
   });
 
-  it('detects a changed class of the standard library', async () => {
+  it('a changed class of the standard library is restored', async () => {
     await engine.run(pyJob('import collections\ncollections.Counter.total = lambda self: -1\ndef f():\n    return 0\n', [[]]));
-    expect(engine.isReusable()).toBe(false);
-    expect(engine.dirtReason).toBe('namespace of collections.Counter changed');
+    const out = await engine.run(pyJob('from collections import Counter\ndef f():\n    return Counter("aab").total()\n', [[]]));
+    expect(returned(out)).toEqual([3]);
   });
 
-  it('detects interpreter settings such as the recursion limit', async () => {
+  it('interpreter settings such as the recursion limit are restored', async () => {
     await engine.run(pyJob('import sys\nsys.setrecursionlimit(50)\ndef f():\n    return 0\n', [[]]));
-    expect(engine.isReusable()).toBe(false);
-    expect(engine.dirtReason).toBe('interpreter settings changed');
+    expect(returned(await engine.run(pyJob('import sys\ndef f():\n    return sys.getrecursionlimit()\n', [[]])))).toEqual([1000]);
+  });
+
+  it('a candidate that writes a file gets the next candidate a new interpreter', async () => {
+    await engine.run(pyJob('def f():\n    open("/tmp/out.txt", "w").write("x")\n    return 1\n', [[]]));
+    const out = await engine.run(pyJob('import os\ndef f():\n    return os.path.exists("/tmp/out.txt")\n', [[]]));
+    expect(returned(out)).toEqual([false]);
+    expect(engine.lastReset).toBe('the candidate called __syscall_openat, which keeps state outside the interpreter memory');
   });
 
   it('does not keep the previous candidate’s globals', async () => {

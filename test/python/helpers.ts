@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import type { CandidateJob, CandidateOutcome, TestOutcome } from '../../src/sandbox-host/protocol.js';
 
 export interface JobOptions {
@@ -37,4 +38,13 @@ export function verdict(t: TestOutcome): Record<string, unknown> {
   if (t.kind === 'returned') return { kind: t.kind, json: t.json };
   if (t.kind === 'threw' || t.kind === 'unserializable' || t.kind === 'memory') return { kind: t.kind, message: t.message };
   return { kind: t.kind };
+}
+
+/** Pids of this process's sandbox workers (children running the worker bundle). */
+export function workerPids(): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => /worker(-process)?\.c?js/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }

@@ -1,7 +1,10 @@
-import ivm from 'isolated-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/python/engine.js';
-import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
+import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { encodeWire } from '../../src/values/wire.js';
+import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
 
 /**
  * The hostile catalogue: each candidate tries to hang, exhaust memory, leave
@@ -85,20 +88,7 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
   {
     name: 'run_js("typeof require")',
     code: 'def f():\n    from pyodide.code import run_js\n    return run_js("typeof require")\n',
-    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'js'" },
-  },
-  {
-    // to_js still reaches the isolate's own JavaScript; that realm holds
-    // nothing of the host and can no longer create WebAssembly memory.
-    name: 'JavaScript reached through pyodide.ffi.to_js',
-    code: [
-      'def f():',
-      '    from pyodide.ffi import to_js',
-      '    Function = to_js([]).constructor.constructor',
-      '    probe = Function("return [typeof require, typeof process, typeof readbuffer, typeof __evalrunApi, typeof __evalrunInput, typeof WebAssembly.Memory, typeof WebAssembly.Module, typeof import_meta].join()")',
-      '    return probe()',
-    ].join('\n'),
-    expected: { kind: 'returned', json: '"undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined"' },
+    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.code'" },
   },
   { name: "os.system('ls')", code: 'import os\ndef f():\n    return os.system("ls")\n', expected: { kind: 'returned', json: '-1' } },
   {
@@ -134,37 +124,192 @@ describe('hostile Python candidates', () => {
     });
   }
 
-  it('after boot the isolate has no globals but a bare context’s and four small shims', async () => {
-    const isolate = new ivm.Isolate({ memoryLimit: 32 });
-    const bare = (isolate.createContextSync().evalSync('Object.getOwnPropertyNames(globalThis).join(",")') as string).split(',');
-    isolate.dispose();
-    const probe = [
-      'import json',
-      'def f(bare):',
-      '    from pyodide.ffi import to_js',
-      '    Function = to_js([]).constructor.constructor',
-      '    names = Function("bare", "return Object.getOwnPropertyNames(globalThis).filter(n => !bare.includes(n)).sort().join()")',
-      '    return names(to_js(bare))',
-    ].join('\n');
-    const out = await engine.run(pyJob(probe, [[bare]]));
-    expect(returned(out)).toEqual(['TextDecoder,TextEncoder,crypto,performance']);
-    expect(engine.dirtReason).toBe('the candidate used the JavaScript bridge');
+  it('a top-level infinite loop times every test out', async () => {
+    const out = await engine.run(pyJob('while True:\n    pass\n', [[], [], []], { timeoutMs: 400 }));
+    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }, { kind: 'timeout' }]);
     await stillWorks();
   });
 
-  it('tampering with builtins is detected; a later clean candidate gets correct results', async () => {
-    const tamper = 'import builtins\nbuiltins.len = lambda x: 0\nbuiltins.sorted = lambda x: [42]\ndef f():\n    return 1\n';
-    expect(await single(tamper)).toEqual({ kind: 'returned', json: '1' });
-    expect(engine.isReusable()).toBe(false);
-    expect(engine.dirtReason).toBe('namespace of builtins changed');
-    const honest = await engine.run(pyJob('def f(xs):\n    return [len(xs), sorted(xs)]\n', [[[3, 1, 2]]]));
-    expect(returned(honest)).toEqual([[3, [1, 2, 3]]]);
-    expect(engine.isReusable()).toBe(true);
+  it('the same engine still passes a well-behaved candidate at the end', async () => {
+    await stillWorks();
+    expect(engine.lastReset).toBe('clean');
+  });
+});
+
+/**
+ * Poisoning: each candidate changes some state of the interpreter in place
+ * and returns normally; a well-behaved candidate that runs next in the same
+ * engine must get exactly what it got before the poison ran. Each pair is
+ * run victim, poison, victim, so the expected values are also pinned.
+ */
+const poisons: Array<{ name: string; poison: string; victim: string; expected: unknown[] }> = [
+  {
+    name: "re's compile cache",
+    poison: 'import re\n_real = re._compile\nre._compile = lambda pattern, flags: _real("z", flags)\nre.findall(r"\\d+", "a1")\ndef f():\n    return 1\n',
+    victim: 'import re\ndef f():\n    return re.findall(r"\\d+", "a1b22c333")\n',
+    expected: [['1', '22', '333']],
+  },
+  {
+    name: "warnings.simplefilter('error')",
+    poison: 'import warnings\nwarnings.simplefilter("error")\ndef f():\n    return 1\n',
+    victim: 'import warnings\ndef f():\n    warnings.warn("careful")\n    return 1\n',
+    expected: [1],
+  },
+  {
+    name: "copy's deepcopy dispatch",
+    poison: 'import copy\ncopy._deepcopy_dispatch[list] = lambda x, memo, deepcopy: []\ndef f():\n    return 1\n',
+    victim: 'import copy\ndef f():\n    return copy.deepcopy([1, [2, 3]])\n',
+    expected: [[1, [2, 3]]],
+  },
+  {
+    name: "random's instance methods",
+    poison: 'import random\nrandom.randint = lambda a, b: 4\nrandom._inst.random = lambda: 0.5\ndef f():\n    return 1\n',
+    victim: 'import random\ndef f():\n    random.seed(3)\n    return [random.randint(1, 1000), round(random.random(), 6)]\n',
+    expected: [[244, 0.592641]],
+  },
+  {
+    name: "json's default encoder",
+    poison: 'import json\njson._default_encoder = json.JSONEncoder(separators=(";", "="))\ndef f():\n    return 1\n',
+    victim: 'import json\ndef f():\n    return json.dumps({"a": [1, 2]})\n',
+    expected: ['{"a": [1, 2]}'],
+  },
+  {
+    name: 'typing internals',
+    poison: 'import typing\ntyping.get_type_hints = lambda *a, **k: {}\ntyping._type_check = lambda *a, **k: int\ndef f():\n    return 1\n',
+    victim: 'from typing import get_type_hints, List\ndef g(x: int) -> str:\n    pass\ndef f():\n    return [sorted(get_type_hints(g)), str(List[str])]\n',
+    expected: [[['return', 'x'], 'typing.List[str]']],
+  },
+  {
+    name: 'sys.stdout.write',
+    poison: 'import sys\nsys.stdout.write = lambda text: 1 / 0\ntype(sys.stdout).write = lambda self, text: 1 / 0\ndef f():\n    return 1\n',
+    victim: 'def f():\n    print("hello")\n    return 1\n',
+    expected: [1],
+  },
+  {
+    name: 'a module planted on the path (hashlib.py)',
+    poison: 'import sys\nopen("/home/pyodide/hashlib.py", "w").write("def md5(*a):\\n    return None\\n")\nsys.path.insert(0, "/home/pyodide")\ndef f():\n    return 1\n',
+    victim: 'import hashlib\ndef f():\n    return hashlib.md5(b"a").hexdigest()\n',
+    expected: ['0cc175b9c0f1b6a831c399e269772661'],
+  },
+  {
+    name: 'builtins replaced',
+    poison: 'import builtins\nbuiltins.len = lambda x: 0\nbuiltins.sorted = lambda x, **k: [42]\ndef f():\n    return 1\n',
+    victim: 'def f(xs):\n    return [len(xs), sorted(xs)]\n',
+    expected: [[3, [1, 2, 3]]],
+  },
+  {
+    name: 'a finalizer and a gc callback that run after the tests',
+    poison: [
+      'import builtins, gc',
+      'class Later:',
+      '    def __del__(self):',
+      '        builtins.sorted = lambda x, **k: [0]',
+      'keep = Later()',
+      'gc.callbacks.append(lambda phase, info: setattr(builtins, "abs", lambda x: -1))',
+      'def f():',
+      '    return 1',
+    ].join('\n'),
+    victim: 'def f(xs):\n    return [sorted(xs), abs(-2)]\n',
+    expected: [[[1, 2, 3], 2]],
+  },
+  {
+    name: 'interpreter settings (recursion limit, int digits, environment, decimal context)',
+    poison: 'import sys, os, decimal\nsys.setrecursionlimit(60)\nsys.set_int_max_str_digits(640)\nos.environ["EVALRUN_POISON"] = "1"\ndecimal.getcontext().prec = 3\ndef f():\n    return 1\n',
+    victim: [
+      'import sys, os, decimal',
+      'def f():',
+      '    return [sys.getrecursionlimit(), len(str(10 ** 1000)), "EVALRUN_POISON" in os.environ, str(decimal.Decimal(1) / decimal.Decimal(3))[:8]]',
+    ].join('\n'),
+    expected: [[1000, 1001, false, '0.333333']],
+  },
+  {
+    name: 'sys.modules and the working directory',
+    poison: 'import sys, os, types\nfake = types.ModuleType("math")\nfake.sqrt = lambda x: -1\nsys.modules["math"] = fake\nos.chdir("/tmp")\ndef f():\n    return 1\n',
+    victim: 'import math, os\ndef f():\n    return [math.sqrt(16), os.getcwd()]\n',
+    expected: [[4.0, '/home/pyodide']],
+  },
+  {
+    name: 'random bytes drawn and files left open',
+    poison: 'import os\nos.urandom(4096)\nkept = [open("/lib/python314.zip", "rb") for _ in range(5)]\ndef f():\n    return 1\n',
+    victim: 'import os\ndef f():\n    fd = os.open("/lib/python314.zip", os.O_RDONLY)\n    os.close(fd)\n    return [fd, os.urandom(4).hex()]\n',
+    expected: [[3, 'dacdfa83']],
+  },
+  {
+    name: 'an audit hook, a trace function and ctypes (all refused)',
+    poison: [
+      'import sys',
+      'sys.addaudithook(lambda event, args: None)',
+      'try:',
+      '    sys.settrace(lambda *a: None)',
+      'except PermissionError:',
+      '    pass',
+      'try:',
+      '    import ctypes',
+      '    ctypes.memset(id(1), 0, 64)',
+      'except ImportError:',
+      '    pass',
+      'def f():',
+      '    return 1',
+    ].join('\n'),
+    victim: 'def f():\n    return [1 + 1, sorted([3, 1, 2])]\n',
+    expected: [[2, [1, 2, 3]]],
+  },
+];
+
+describe('poisoning never reaches the next candidate', () => {
+  for (const p of poisons) {
+    it(`${p.name}`, async () => {
+      const tests = p.victim.startsWith('def f(xs)') ? [[[3, 1, 2]]] : [[]];
+      const before = returned(await engine.run(pyJob(p.victim, tests)));
+      expect(before).toEqual(p.expected);
+      const poisoned = await engine.run(pyJob(p.poison, [[]]));
+      expect(poisoned.kind === 'ran' ? poisoned.tests[0]?.kind : poisoned.kind).toBe('returned');
+      expect(returned(await engine.run(pyJob(p.victim, tests)))).toEqual(p.expected);
+    });
+  }
+});
+
+describe('answers cannot be stolen', () => {
+  it('an installer, a correct victim and a thief: the thief does not pass', async () => {
+    // The installer tries every place it can think of to catch the next
+    // candidate's function; the thief looks in all of them.
+    const installer = [
+      'import builtins, sys, json',
+      'stash = []',
+      'def catch(event, args):',
+      '    if event == "exec":',
+      '        stash.append(args[0])',
+      'try:',
+      '    sys.addaudithook(catch)',
+      'except Exception:',
+      '    pass',
+      '_import = builtins.__import__',
+      'def spy(name, globals=None, *rest, **kw):',
+      '    if globals and callable(globals.get("mul")):',
+      '        stash.append(globals["mul"])',
+      '    return _import(name, globals, *rest, **kw)',
+      'builtins.__import__ = spy',
+      'builtins.evalrun_stash = stash',
+      'json.evalrun_stash = stash',
+      'def f():',
+      '    return 1',
+    ].join('\n');
+    const victim = 'def mul(a, b):\n    import math\n    return a * b\n';
+    const thief = [
+      'import builtins, json',
+      'def mul(a, b):',
+      '    for stash in (getattr(builtins, "evalrun_stash", None), getattr(json, "evalrun_stash", None)):',
+      '        for item in stash or []:',
+      '            if callable(item):',
+      '                return item(a, b)',
+      '    return -1',
+    ].join('\n');
+    expect(testsOf(await engine.run(pyJob(installer, [[]])))[0]?.kind).toBe('returned');
+    expect(returned(await engine.run(pyJob(victim, [[6, 7], [3, 5]], { functionName: 'mul' })))).toEqual([42, 15]);
+    expect(returned(await engine.run(pyJob(thief, [[6, 7], [3, 5]], { functionName: 'mul' })))).toEqual([-1, -1]);
   });
 
-  it('expected outputs are never in the sandbox to be found', async () => {
-    // The sentinel plays the expected output of this job's test: the job
-    // carries only arguments, and the candidate searches everything it can.
+  it('expected outputs are never in the sandbox to be found, and the collector cannot be searched', async () => {
     const search = [
       'import gc',
       'def f(a):',
@@ -172,36 +317,225 @@ describe('hostile Python candidates', () => {
       '    hits = 0',
       '    for space in (globals(), __builtins__):',
       '        hits += sum(1 for v in space.values() if v == target)',
-      '    for obj in gc.get_objects():',
-      '        try:',
-      '            if isinstance(obj, (list, tuple, set, frozenset)) and target in obj: hits += 1',
-      '            elif isinstance(obj, dict) and (target in obj or target in obj.values()): hits += 1',
-      '        except Exception:',
-      '            pass',
-      '    return hits',
+      '    try:',
+      '        gc.get_objects()',
+      '        return -1',
+      '    except PermissionError as e:',
+      '        return [hits, str(e)]',
     ].join('\n');
-    const out = await engine.run(pyJob(search, [[93]]));
-    expect(returned(out)).toEqual([0]);
-    expect(engine.isReusable()).toBe(false);
-    expect(engine.dirtReason).toBe('the candidate did gc.get_objects');
+    expect(returned(await engine.run(pyJob(search, [[93]])))).toEqual([[0, 'evalrun: gc.get_objects is not available to candidates']]);
+  });
+});
+
+describe("the harness's state is out of reach", () => {
+  const cases2: Array<{ name: string; code: string; expected: Record<string, unknown> }> = [
+    {
+      name: 'sys._getframe(1).f_globals',
+      code: 'import sys\ndef f():\n    return sorted(sys._getframe(1).f_globals)\n',
+      expected: { kind: 'threw', message: 'PermissionError: evalrun: sys._getframe is not available to candidates' },
+    },
+    {
+      name: "a traceback's frames",
+      code: 'def f():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        return sorted(e.__traceback__.tb_frame.f_back.f_globals)\n',
+      expected: { kind: 'threw', message: 'PermissionError: evalrun: reading tb_frame is not available to candidates' },
+    },
+    {
+      name: "a generator's frame",
+      code: 'def g():\n    yield 1\ndef f():\n    return str(g().gi_frame)\n',
+      expected: { kind: 'threw', message: 'PermissionError: evalrun: reading gi_frame is not available to candidates' },
+    },
+    {
+      name: 'a trace function (handed every frame)',
+      code: 'import sys\ndef f():\n    sys.settrace(lambda *a: None)\n    return 1\n',
+      expected: { kind: 'threw', message: 'PermissionError: evalrun: sys.settrace is not available to candidates' },
+    },
+    {
+      name: 'gc.get_referrers of a builtin',
+      code: 'import gc\ndef f():\n    return len(gc.get_referrers(len))\n',
+      expected: { kind: 'threw', message: 'PermissionError: evalrun: gc.get_referrers is not available to candidates' },
+    },
+    {
+      name: "sys.stdout's methods lead to a namespace with nothing of the harness",
+      code: 'import sys\ndef f():\n    return sorted(type(sys.stdout).write.__globals__)\n',
+      expected: { kind: 'returned', json: '["EmptyInput","Sink","__builtins__","__name__"]' },
+    },
+    {
+      name: 'an audit hook is not added (so it never sees another candidate)',
+      code: 'import sys\nseen = []\nsys.addaudithook(lambda event, args: seen.append(event))\ndef f():\n    compile("1", "x", "eval")\n    return len(seen)\n',
+      expected: { kind: 'returned', json: '0' },
+    },
+    {
+      name: 'logging still works (it needs no frames)',
+      code: 'import logging\ndef f():\n    logging.warning("careful")\n    return 1\n',
+      expected: { kind: 'returned', json: '1' },
+    },
+  ];
+  for (const c of cases2) {
+    it(`${c.name} -> ${c.expected.kind}`, async () => {
+      expect(await single(c.code)).toEqual(c.expected);
+      await stillWorks();
+    });
+  }
+});
+
+describe('no route from Python to JavaScript', () => {
+  const routes: Array<{ name: string; code: string; expected: Record<string, unknown> }> = [
+    {
+      name: 'pyodide.ffi.to_js({}).constructor.constructor',
+      code: 'def f():\n    from pyodide.ffi import to_js\n    return str(to_js({}).constructor.constructor)\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" },
+    },
+    {
+      name: '_pyodide_core.create_proxy',
+      code: 'def f():\n    import _pyodide_core\n    return str(_pyodide_core.create_proxy(len))\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named '_pyodide_core'" },
+    },
+    {
+      name: "sys.modules['pyodide_js._api'] (nothing of Pyodide's bridge is left in sys.modules)",
+      code: 'import sys\ndef f():\n    return sorted(m for m in sys.modules if "pyodide" in m or m.split(".")[0] == "js")\n',
+      expected: { kind: 'returned', json: '[]' },
+    },
+    {
+      name: 'register_js_module',
+      code: 'def f():\n    from pyodide.ffi import register_js_module\n    return str(register_js_module)\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" },
+    },
+    {
+      name: "assigning sys.modules['js']",
+      code: 'import sys, types\ndef f():\n    sys.modules["js"] = types.ModuleType("js")\n    from pyodide.code import run_js\n    return run_js("1 + 1")\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.code'" },
+    },
+  ];
+  for (const r of routes) {
+    it(`${r.name} -> ${r.expected.kind}`, async () => {
+      expect(await single(r.code)).toEqual(r.expected);
+      await stillWorks();
+    });
+  }
+
+  it('_pyodide_core made again through the builtin importer (no import event): the sealed bridge refuses, the interpreter is replaced', async () => {
+    const code = [
+      'def f():',
+      '    import importlib.machinery as m',
+      '    spec = m.BuiltinImporter.find_spec("_pyodide_core")',
+      '    return str(m.BuiltinImporter.create_module(spec).to_js([1]))',
+    ].join('\n');
+    expect(await single(code)).toEqual({ kind: 'threw', message: 'the Python interpreter failed: the JavaScript bridge is sealed (Python called JsvArray_New)' });
     await stillWorks();
+    expect(engine.lastReset).toBe('the interpreter was replaced after a limit or failure');
   });
 
-  it('a top-level infinite loop times every test out', async () => {
-    const out = await engine.run(pyJob('while True:\n    pass\n', [[], [], []], { timeoutMs: 400 }));
-    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }, { kind: 'timeout' }]);
+  it("a JavaScript object left in Pyodide's own modules is found and touched: the sealed bridge refuses, the interpreter is replaced", async () => {
+    const code = [
+      'import types',
+      'def f():',
+      '    seen, todo, spaces = set(), list(object.__subclasses__()), []',
+      '    while todo:',
+      '        c = todo.pop()',
+      '        if c in seen:',
+      '            continue',
+      '        seen.add(c)',
+      '        try:',
+      '            todo.extend(c.__subclasses__())',
+      '        except TypeError:',
+      '            todo.extend(type.__subclasses__(c))',
+      '        for v in list(vars(c).values()):',
+      '            if isinstance(getattr(v, "__globals__", None), dict):',
+      '                spaces.append(v.__globals__)',
+      '    done = set()',
+      '    while spaces:',
+      '        space = spaces.pop()',
+      '        if id(space) in done:',
+      '            continue',
+      '        done.add(id(space))',
+      '        for v in list(space.values()):',
+      '            if isinstance(v, types.ModuleType):',
+      '                spaces.append(vars(v))',
+      '            owner = getattr(v, "__self__", None)',
+      '            if isinstance(owner, types.ModuleType):',
+      '                spaces.append(vars(owner))',
+      '            if isinstance(getattr(v, "__globals__", None), dict):',
+      '                spaces.append(v.__globals__)',
+      '    return "no JavaScript object found"',
+    ].join('\n');
+    const out = await single(code);
+    expect(out.kind).toBe('threw');
+    expect(String(out.message)).toMatch(/^the Python interpreter failed: the JavaScript bridge is sealed \(Python called JsProxy_\w+\)$/);
     await stillWorks();
+    expect(engine.lastReset).toMatch(/^the interpreter (failed|was replaced)/);
   });
+});
 
-  it('writing files is taint: the next candidate does not see them', async () => {
-    await engine.run(pyJob('def f():\n    open("/tmp/left-behind", "w").write("x")\n    return 1\n', [[]]));
-    expect(engine.isReusable()).toBe(false);
-    const out = await engine.run(pyJob('import os\ndef f():\n    return os.path.exists("/tmp/left-behind")\n', [[]]));
-    expect(returned(out)).toEqual([false]);
-  });
 
-  it('the same engine still passes a well-behaved candidate at the end', async () => {
-    await stillWorks();
-    expect(engine.isReusable()).toBe(true);
-  });
+describe('a worker killed in the middle of a Python candidate', () => {
+  const pool = new WorkerPool({ size: 1 });
+  afterAll(() => pool.close());
+  // Correct but slow (each test spins a while, well within its limit); the
+  // third test's expected value is wrong on purpose, so it must fail.
+  const job: GradeJob = {
+    language: 'python',
+    code: 'def add(a, b):\n    i = 0\n    while i < 3_000_000:\n        i += 1\n    return a + b\n',
+    functionName: 'add',
+    arity: 2,
+    topLevelNames: [],
+    tests: [[1, 2], [3, 4], [5, 6]].map((t) => JSON.stringify(t)),
+    expected: [3, 7, 12].map((v) => encodeWire(v)),
+    returnType: { kind: 'int' },
+    tolerance: { relative: 1e-9, absolute: 1e-9 },
+    limits: { memoryMb: 128, timeoutMs: 20_000, seed: 1 },
+  };
+
+  it('twice: the candidate is graded again on fresh workers and gets its real verdicts, no memory or timeout', async () => {
+    const warm = await gradeWithRecovery(pool, { ...job, code: 'def add(a, b):\n    return a + b\n' });
+    expect(warm).toMatchObject({ kind: 'ran', verdicts: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }] });
+    const grading = gradeWithRecovery(pool, job);
+    const killed: number[] = [];
+    while (killed.length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const [pid] = workerPids();
+      if (pid === undefined || killed.includes(pid)) continue;
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    }
+    const reply = await grading;
+    expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass', 'fail']);
+    expect(workerPids()).not.toContain(killed[1]);
+  }, 120_000);
+});
+
+describe('an overloaded machine (the worker stopped for a while) is not a timeout', () => {
+  const pool = new WorkerPool({ size: 1 });
+  afterAll(() => pool.close());
+
+  it('a test whose wall-clock limit passed while its process was not running is run again; verdicts stay right', async () => {
+    const fast = (code: string): GradeJob => ({
+      language: 'python',
+      code,
+      functionName: 'add',
+      arity: 2,
+      topLevelNames: [],
+      tests: [[1, 2], [3, 4]].map((t) => JSON.stringify(t)),
+      expected: [3, 7].map((v) => encodeWire(v)),
+      returnType: { kind: 'int' },
+      tolerance: { relative: 1e-9, absolute: 1e-9 },
+      limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
+    });
+    const others = new Set(workerPids());
+    expect(await gradeWithRecovery(pool, fast('def add(a, b):\n    return a + b\n'))).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
+    const [pid] = workerPids().filter((p) => !others.has(p));
+    expect(pid).toBeTypeOf('number');
+    // Each test spins for a while, well within its 1 s of CPU; the worker is
+    // stopped for 2.5 s in the middle, as a machine with no core to spare would.
+    const slow = fast('def add(a, b):\n    i = 0\n    while i < 2_000_000:\n        i += 1\n    return a + b\n');
+    const grading = gradeWithRecovery(pool, slow);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    process.kill(pid!, 'SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    process.kill(pid!, 'SIGCONT');
+    const reply = await grading;
+    expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass']);
+    // A real infinite loop still times out.
+    const loop = await gradeWithRecovery(pool, fast('def add(a, b):\n    while a == 3:\n        pass\n    return a + b\n'));
+    expect(loop.kind === 'ran' ? loop.verdicts.map((v) => v.status) : loop).toEqual(['pass', 'timeout']);
+  }, 120_000);
 });

@@ -47,7 +47,7 @@ describe('Python engine measurements', () => {
         const out = await engine.run(job);
         runs.push(performance.now() - started);
         expect(returned(out)[999]).toBe(2997);
-        expect(engine.isReusable()).toBe(true);
+        expect(engine.lastReset).toBe('clean');
       }
       const one = await (async () => {
         const single = pyJob('def add(a, b):\n    return a + b\n', [[1, 2]], { functionName: 'add' });

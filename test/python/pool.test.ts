@@ -4,13 +4,13 @@
  * the worker. Each hostile case states its exact verdicts, and a
  * well-behaved candidate graded right after it by the same worker passes.
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
+import { workerPids } from './helpers.js';
 
 const INT: TypeNode = { kind: 'int' };
 const ANY: TypeNode = { kind: 'any' };
@@ -85,13 +85,6 @@ const cases: Case[] = [
     verdicts: [{ status: 'memory', message: 'MemoryError: the returned value is too large to encode' }],
   },
   {
-    name: 'JavaScript objects filling the isolate heap',
-    code: `from pyodide.ffi import to_js\n${FN('F = to_js([]).constructor.constructor\nreturn F("const m = new Map(); for (let i = 0;; i++) m.set(i, {i});")()')}`,
-    verdicts: [{ status: 'memory', message: 'exceeded the memory limit' }],
-    memoryMb: 64,
-    timeoutMs: 10_000,
-  },
-  {
     name: 'import js',
     code: FN('import js\nreturn str(js.process)'),
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'js'" }],
@@ -102,11 +95,9 @@ const cases: Case[] = [
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'pyodide_js'" }],
   },
   {
-    name: 'the isolate realm reached through to_js holds nothing of the host',
-    code: `from pyodide.ffi import to_js\n${FN('F = to_js([]).constructor.constructor\nreturn F("return [typeof require, typeof process, typeof WebAssembly.Memory].join()")()')}`,
-    type: ANY,
-    expected: ['undefined,undefined,undefined'],
-    verdicts: ['pass'],
+    name: 'pyodide.ffi (the way to the isolate realm) cannot be imported',
+    code: FN('from pyodide.ffi import to_js\nreturn str(to_js([]).constructor)'),
+    verdicts: [{ status: 'error', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" }],
   },
   {
     name: 'open("/etc/passwd")',
@@ -168,14 +159,6 @@ function expectedSummary(c: Case, reply: GradeReply): Case['verdicts'] {
 
 const GOOD = jobFor({ code: FN('return a + b'), tests: [[2, 3], [10, -4]], expected: [5, 6] });
 
-/** Pids of this process's sandbox workers. */
-function workerPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => /worker(-process)?\.c?js/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 describe('Python candidates through sandbox worker processes', () => {
   // One worker, so every case and the good candidate after it share a process.

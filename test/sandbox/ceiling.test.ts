@@ -1,7 +1,9 @@
 /**
  * The wall-clock ceiling: when a sandbox process does not answer in time,
- * whatever the reason, the pool kills it, the candidate's tests get an error
- * that says so, and the next candidate is graded by a fresh process.
+ * the pool kills it and the job goes again to a fresh process (a hang is
+ * not shown to be the candidate's until it happens every time). When every
+ * attempt hangs, the test that hangs gets an error that says so, its other
+ * tests their real verdicts, and the next candidate is graded normally.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
@@ -40,9 +42,12 @@ describe('a sandbox that stops answering', () => {
     if (reply.kind !== 'ran') return;
     expect(reply.verdicts.map((v) => v.status)).toEqual(['pass', 'error', 'pass']);
     const hung = reply.verdicts[1];
-    expect(hung?.status === 'error' ? hung.message : '').toMatch(/sandbox stopped responding \(no answer within 1500 ms\); it was killed/);
-    // Whole batch once, then each test alone: bounded by a few ceilings, not by the 30 s test limit.
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(hung?.status === 'error' ? hung.message : '').toMatch(
+      /sandbox stopped responding \(no answer within 1500 ms\); it was killed \(on each of 3 workers\)/,
+    );
+    // The batch three times, then each test alone (the hanging one three times):
+    // bounded by a few ceilings, not by the 30 s test limit.
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it('the next candidate is graded normally by a fresh process', async () => {
