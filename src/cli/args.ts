@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
 import { VERSION } from '../version.js';
 
@@ -23,10 +25,14 @@ export interface CliOptions {
   extractCode: boolean;
   /** A run id (looked up under results/) or the path of a run log. */
   resume: string | null;
+  /** bool, int and float distinct for Python candidates (default: Python's ==). */
+  strictTypes: boolean;
+  /** Absolute paths of folders of wheels or packages for Python candidates. */
+  pythonPackages: string[];
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
-const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract'];
+const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'strict-types', 'python-packages'];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
@@ -80,6 +86,17 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       describe: 'Unwrap Markdown fences and drop prose around submitted code (--no-extract runs the text as is)',
     })
     .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log' })
+    // Values and packages of Python candidates (docs/VALUES.md).
+    .option('strict-types', {
+      type: 'boolean',
+      default: false,
+      describe: "Judge Python results with bool, int and float distinct (default: Python's ==, True == 1 == 1.0)",
+    })
+    .option('python-packages', {
+      type: 'string',
+      array: true,
+      describe: 'Folder of wheels (py3-none-any, pyemscripten) or package folders Python candidates may import (repeatable)',
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .strict()
     .version(VERSION)
@@ -129,7 +146,21 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     minPassRate: args['min-pass-rate'] === undefined ? null : parseRate(args['min-pass-rate']),
     extractCode: args.extract !== false,
     resume,
+    strictTypes: args['strict-types'] === true,
+    pythonPackages: (args['python-packages'] ?? []).map((dir) => packagesFolder(dir)),
   };
+}
+
+function packagesFolder(dir: string): string {
+  const path = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UsageError(`--python-packages: ${dir} is not a folder`);
+  return path;
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -105,6 +105,8 @@ function runOptions(cli: CliOptions): RunOptions {
     languages: new Set<Language>(['javascript', 'python']),
     passAtK: cli.passAtK,
     extractCode: cli.extractCode,
+    strictTypes: cli.strictTypes,
+    pythonPackages: cli.pythonPackages,
   };
 }
 

@@ -13,7 +13,8 @@ import {
   splitAndRejectDuplicates,
   type ProblemIdentity,
 } from './find-files.js';
-import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH } from './json-structure.js';
+import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type LongInteger } from './json-structure.js';
+import { normalInt } from '../values/py-tags.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
@@ -58,8 +59,10 @@ export async function loadProblemFile(
   const parsed = parseJsonText(text);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
-  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH);
+  const longIntegers: LongInteger[] = [];
+  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, longIntegers);
   if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
+  if (longIntegers.length > 0) restoreLongIntegers(parsed.value, longIntegers);
   try {
     const validated = validateProblemDocument(parsed.value, file);
     if (!validated.ok) return invalid(file, validated.id, validated.errors);
@@ -75,6 +78,31 @@ export async function loadProblemFile(
   }
 }
 
+
+/**
+ * JSON.parse rounds integers beyond 2**53 to the nearest double: each one
+ * is put back as the exact integer written (a bigint), wherever it is.
+ */
+export function restoreLongIntegers(root: unknown, longIntegers: readonly LongInteger[]): unknown {
+  let document = root;
+  for (const { path, text } of longIntegers) {
+    const exact = normalInt(BigInt(text));
+    if (typeof exact === 'number') continue;
+    if (path.length === 0) {
+      document = exact;
+      continue;
+    }
+    let parent: unknown = document;
+    for (let i = 0; i < path.length - 1 && parent !== null && typeof parent === 'object'; i++) {
+      parent = (parent as Record<string | number, unknown>)[path[i]!];
+    }
+    const last = path[path.length - 1]!;
+    if (parent !== null && typeof parent === 'object' && typeof (parent as Record<string | number, unknown>)[last] === 'number') {
+      Object.defineProperty(parent, last, { value: exact, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return document;
+}
 
 // ---------------------------------------------------------------------------
 // JSON text

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { CandidateResult, CandidateStatus, Summary, TestResult } from '../report/scorecard.js';
+import { stringifyJson } from '../values/wire.js';
 import { writeText } from '../write-text.js';
 
 /**
@@ -78,7 +79,8 @@ export const FAILURES_KEPT = 100;
 /** The log record of results built in this process. */
 export function gradedFromResults(results: readonly CandidateResult[]): GradedCandidate {
   const rows = results.map(candidateRow);
-  return { texts: results.map((r) => JSON.stringify(r)), rows, failures: failuresOf(results, rows) };
+  // Exact integers of any size are written with every digit.
+  return { texts: results.map((r) => stringifyJson(r)), rows, failures: failuresOf(results, rows) };
 }
 
 function failuresOf(

@@ -43,6 +43,10 @@ export interface RunOptions {
   passAtK: readonly number[];
   /** Unwrap Markdown fences and drop prose around submitted code (default true). */
   extractCode: boolean;
+  /** --strict-types: bool, int and float distinct for Python candidates. */
+  strictTypes?: boolean;
+  /** --python-packages: folders of wheels or packages Python candidates may import. */
+  pythonPackages?: readonly string[];
 }
 
 export const DEFAULT_RUN_OPTIONS: Omit<RunOptions, 'problemsDir'> = {
@@ -82,6 +86,10 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     languages: [...options.languages].sort(),
     pass_at_k: [...options.passAtK],
     extract_code: options.extractCode,
+    strict_types: options.strictTypes === true,
+    python_packages: [...(options.pythonPackages ?? [])],
+    // How numbers were judged, per language (see docs/VALUES.md).
+    equality: { python: options.strictTypes === true ? 'strict' : 'python', javascript: 'javascript' },
   };
 }
 
@@ -99,6 +107,8 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     languages: new Set(record.languages as Language[]),
     passAtK: record.pass_at_k as number[],
     extractCode: record.extract_code !== false,
+    strictTypes: record.strict_types === true,
+    pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
   };
 }
 
@@ -449,6 +459,8 @@ function gradeOptionsOf(options: RunOptions): GradeOptions {
     limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
     tolerance: options.tolerance,
     languages: [...options.languages],
+    strictTypes: options.strictTypes === true,
+    pythonPackages: [...(options.pythonPackages ?? [])],
   };
 }
 

@@ -32,6 +32,8 @@ export interface CandidateJob {
   /** One wire-JSON array of arguments per test, in test order. */
   tests: string[];
   limits: SandboxLimits;
+  /** Python only: folders of wheels or packages the candidate may import (read by the worker, never by the candidate). */
+  pythonPackages?: string[];
 }
 
 /** How one test ended inside the sandbox, before comparison. */
