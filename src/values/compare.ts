@@ -411,7 +411,7 @@ class Comparer {
       const outcome = this.setByKeys(expected, actual, item);
       if (outcome !== 'not-applicable') return outcome;
     }
-    if (item.kind === 'float' && expected.every((e) => typeof e === 'number') && actual.every((a) => typeof a === 'number')) {
+    if (item.kind === 'float' && expected.every((e) => typeof e === 'number')) {
       return this.floatSet(expected as number[], actual, item);
     }
     return this.setByMatching(expected, actual, item, depth);
@@ -453,16 +453,15 @@ class Comparer {
    * Sorted order pairs numbers within tolerance whenever any pairing does
    * (closeness is monotone along the number line), in O(n log n).
    */
-  private floatSet(expected: number[], actual: unknown[], item: TypeNode): Outcome {
-    if (this.equality === 'strict' && actual.some((a) => Number.isInteger(a))) {
-      const i = actual.findIndex((a) => Number.isInteger(a));
-      return at(wrongKind(item, actual[i]), i);
-    }
-    for (let i = 0; i < actual.length; i++) {
-      if (typeof actual[i] !== 'number') return at(wrongKind(item, actual[i]), i);
+  private floatSet(expected: number[], actualValues: unknown[], item: TypeNode): Outcome {
+    const actual: number[] = [];
+    for (let i = 0; i < actualValues.length; i++) {
+      const a = this.numeric(actualValues[i]);
+      if (a === undefined || (this.equality === 'strict' && a.kind !== 'float')) return at(wrongKind(item, actualValues[i]), i);
+      actual.push(Number(a.n));
     }
     const sortedExpected = [...expected].sort(numberOrder);
-    const sortedActual = [...(actual as number[])].sort(numberOrder);
+    const sortedActual = [...actual].sort(numberOrder);
     let missing: number | undefined;
     let unexpected: number | undefined;
     let i = 0;

@@ -15,8 +15,7 @@
  *   `"(1, 2)"` -> a tuple), integers beyond the safe range are bigints and a
  *   `float` is a number even when written `3` (its encoding for Python
  *   makes it a float);
- * - a union takes the first option the value fits as written, then the
- *   first it fits once strings are read as literals.
+ * - a union takes the first option the value fits (see decodeUnion).
  */
 
 import { formatValue, isValue, valueKey } from './format.js';
@@ -63,8 +62,6 @@ interface Context {
   /** How many string layers have been unwrapped on the way here. */
   strings: number;
   depth: number;
-  /** False while a union tries its options on the value as written. */
-  literals?: boolean;
 }
 
 function ok(value: Value): Decoded {
@@ -131,7 +128,7 @@ function exactInt(n: number): number | bigint {
 }
 
 function deeper(context: Context): Context {
-  return { strings: context.strings, depth: context.depth + 1, literals: context.literals };
+  return { strings: context.strings, depth: context.depth + 1 };
 }
 
 /**
@@ -141,13 +138,13 @@ function deeper(context: Context): Context {
  */
 function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
   const expected = formatType(type);
-  if (typeof raw !== 'string' || context.strings >= MAX_STRING_LAYERS || context.literals === false) return failure(expected, raw);
+  if (typeof raw !== 'string' || context.strings >= MAX_STRING_LAYERS) return failure(expected, raw);
   const literal = readLiteral(raw);
   if (!literal.ok) {
     const scalar = scalarFromText(raw, type);
     return scalar !== undefined ? ok(scalar) : failure(expected, raw);
   }
-  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth, literals: context.literals });
+  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth });
   // A failure of the value as a whole is reported against the text as written.
   if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
   return result;
@@ -211,21 +208,21 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
 }
 
 /**
- * The first option the value fits as written (a string fits only `str`,
- * a number `int` when integral, `float` always); failing that, the first
- * option it fits once strings are read as Python literals, so that
- * `"[1, 2]"` for `Union[int, List[int]]` is a list.
+ * The first option the value fits, in declared order, reading a string as
+ * a Python literal as `ast.literal_eval` would (`"7"` for `Union[int, str]`
+ * is 7, for `Union[float, int]` the float 7.0). `str` accepts any string,
+ * so it comes last, unless the string is a quoted literal (`"'7'"`), which
+ * was written as a string on purpose.
  */
 function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: Context): Decoded {
-  if (context.literals !== false) {
-    const asWritten = { ...context, literals: false };
-    for (const option of type.options) {
-      const result = decode(raw, option, asWritten);
-      // Decoded as written at the top, but nested strings may still need reading: decode again normally.
-      if (result.ok) return decode(raw, option, context);
-    }
+  if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
+    return decodeStr(raw);
   }
-  for (const option of type.options) {
+  const ordered = [
+    ...type.options.filter((option) => option.kind !== 'str'),
+    ...type.options.filter((option) => option.kind === 'str'),
+  ];
+  for (const option of ordered) {
     const result = decode(raw, option, context);
     if (result.ok) return result;
   }
