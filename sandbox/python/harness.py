@@ -307,7 +307,9 @@ def _memory_message(exc):
     return _describe(exc)
 
 
-MISSING_MODULE = "module '{}' is not available; add a wheel to --python-packages"
+MISSING_MODULE = "ModuleNotFoundError: module '{}' is not available; add a wheel to --python-packages"
+# The bridge to JavaScript is removed on purpose: no wheel can bring it back.
+_BRIDGE_MODULES = frozenset(('js', 'pyodide_js'))
 
 
 def _describe(exc):
@@ -318,7 +320,10 @@ def _describe(exc):
         except _BaseException:
             missing = None
         if _isinstance(missing, _str) and missing:
-            return MISSING_MODULE.format(missing.partition('.')[0])
+            top = missing.partition('.')[0]
+            if top in _BRIDGE_MODULES:
+                return "ModuleNotFoundError: module '" + top + "' is not available in the sandbox"
+            return MISSING_MODULE.format(top)
     try:
         name = _type(exc).__name__
     except _BaseException:

@@ -76,16 +76,16 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
   { name: 'raise SystemExit', code: 'def f():\n    raise SystemExit\n', expected: { kind: 'threw', message: 'SystemExit' } },
   { name: 'raise KeyboardInterrupt', code: 'def f():\n    raise KeyboardInterrupt\n', expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
   { name: 'raise BaseException', code: 'def f():\n    raise BaseException("out")\n', expected: { kind: 'threw', message: 'BaseException: out' } },
-  { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'js'" } },
+  { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
   {
     name: 'import pyodide_js',
     code: 'def f():\n    import pyodide_js\n    return str(pyodide_js.mountNodeFS)\n',
-    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide_js'" },
+    expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide_js' is not available in the sandbox" },
   },
   {
     name: 'run_js("typeof require")',
     code: 'def f():\n    from pyodide.code import run_js\n    return run_js("typeof require")\n',
-    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'js'" },
+    expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" },
   },
   {
     // to_js still reaches the isolate's own JavaScript; that realm holds
