@@ -49,6 +49,12 @@ export type TestOutcome =
 
 export type CandidateOutcome =
   /** The code ran; one outcome per test, in order. */
-  | { kind: 'ran'; tests: TestOutcome[]; entryPoint: string }
+  | {
+      kind: 'ran';
+      tests: TestOutcome[];
+      entryPoint: string;
+      /** How long the candidate ran, when the engine measured it past its own start-up. */
+      durationMs?: number;
+    }
   /** The code never got to run a test: syntax error, missing entry point, unsupported language. */
   | { kind: 'load-error'; message: string };

@@ -83,9 +83,11 @@ export class PythonBridge {
         continue;
       }
       try {
+        // The candidate's time starts once the engine is up: starting it is the worker's cost.
+        const started = performance.now();
         const outcome = await engine.run(job);
         if (!engine.isReusable()) this.drop();
-        return outcome;
+        return outcome.kind === 'ran' ? { ...outcome, durationMs: Math.round(performance.now() - started) } : outcome;
       } catch (e) {
         this.drop();
         failure = `the Python engine failed: ${describe(e)}`;

@@ -30,7 +30,7 @@ async function grade(job: GradeJob): Promise<GradeReply> {
   const verdicts = outcome.tests.map((test, i) =>
     bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality ?? 'javascript')),
   );
-  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: Math.round(performance.now() - started) };
+  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
 }
 
 // Judged on the full value first; only what is recorded is capped, here, so

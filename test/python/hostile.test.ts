@@ -76,6 +76,12 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
   { name: 'raise SystemExit', code: 'def f():\n    raise SystemExit\n', expected: { kind: 'threw', message: 'SystemExit' } },
   { name: 'raise KeyboardInterrupt', code: 'def f():\n    raise KeyboardInterrupt\n', expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
   { name: 'raise BaseException', code: 'def f():\n    raise BaseException("out")\n', expected: { kind: 'threw', message: 'BaseException: out' } },
+  {
+    // A dict of the candidate's own that spells a tag is written as a dict, never read as the tag.
+    name: 'returns a dict forging a wire tag',
+    code: 'def f():\n    return {"$evalrun": "float", "value": "NaN"}\n',
+    expected: { kind: 'returned', json: '{"$evalrun":"dict","entries":[["$evalrun","float"],["value","NaN"]]}' },
+  },
   { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
   {
     name: 'import pyodide_js',
