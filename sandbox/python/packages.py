@@ -23,7 +23,7 @@ class _PlatformWheelFinder:
         # top-level name -> (wheel path, folder to unpack it into)
         self._names = {}
         for index, wheel in enumerate(wheels):
-            target = '/evalrun/unpacked/' + str(index)
+            target = '/evalrun-unpacked/' + str(index)
             for name in _top_level_names(wheel):
                 self._names.setdefault(name, (wheel, target))
         self._unpacked = set()

@@ -68,6 +68,8 @@ function buildPackages(): string {
       'tinypkg-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
     }),
   );
+  // Named as Pyodide builds it: unpacked inside the interpreter on first import.
+  writeFileSync(join(dir, 'lazypkg-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl'), zip({ 'lazypkg/__init__.py': "VALUE = 'lazy'\n" }));
   // A wheel for another platform is left out: it could never load here.
   writeFileSync(join(dir, 'native-1.0-cp314-cp314-manylinux_2_17_x86_64.whl'), zip({ 'native/__init__.py': '' }));
   mkdirSync(join(dir, 'folderpkg'));
@@ -113,7 +115,7 @@ describe('Python values, exact integers, number equality and packages, through t
       expect(test.actual).toEqual({
         $evalrun: 'tuple',
         items: [
-          'tuple list:tuple set:tuple dict:int dict:tuple float int frozenset float any:tuple,set tinypkg folderpkg',
+          'tuple list:tuple set:tuple dict:int dict:tuple float int frozenset float any:tuple,set tinypkg folderpkg lazy read-only',
           1e20,
           { $evalrun: 'set', items: [1, 2] },
           { $evalrun: 'dict', entries: [[1, 'a'], [2, 'b']] },
