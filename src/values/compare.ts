@@ -407,7 +407,7 @@ class Comparer {
     }
     if (expected.length === 0) return undefined;
     const item = type.item;
-    if (isKeyExact(item, 0) && this.equality !== 'python') {
+    if (isKeyExact(item, 0)) {
       const outcome = this.setByKeys(expected, actual, item);
       if (outcome !== 'not-applicable') return outcome;
     }
@@ -425,7 +425,7 @@ class Comparer {
     const counts = new Map<Key, number>();
     const expectedKeys: Key[] = [];
     for (const element of expected) {
-      const key = exactKey(element, item, 0);
+      const key = exactKey(element, item, 0, this.equality);
       // An expected value that does not fit its own type: let matching sort it out.
       if (key === undefined) return 'not-applicable';
       expectedKeys.push(key);
@@ -434,7 +434,7 @@ class Comparer {
     let unexpected: unknown;
     let anyUnexpected = false;
     for (let i = 0; i < actual.length; i++) {
-      const key = exactKey(actual[i], item, 0);
+      const key = exactKey(actual[i], item, 0, this.equality);
       if (key === undefined) return at(wrongKind(item, actual[i]), i);
       const count = counts.get(key) ?? 0;
       if (count > 0) {
@@ -763,22 +763,30 @@ function isKeyExact(type: TypeNode, depth: number): boolean {
 type Key = string | number | boolean | null;
 
 /** The key of a value of an exact type; undefined when the value does not have that type. */
-function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefined {
+function exactKey(value: unknown, type: TypeNode, depth: number, equality: Equality): Key | undefined {
   switch (type.kind) {
     case 'int':
       if (typeof value === 'bigint') return `b${value.toString()}`;
+      if (equality === 'python') {
+        // Python's equality: True is 1, and 3.0 is 3 (an integral float, from a float tag).
+        if (typeof value === 'boolean') return value ? 1 : 0;
+        const n = numberOf(value);
+        if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
+        if (typeof n === 'number' && Number.isInteger(n)) return `b${BigInt(n).toString()}`;
+      }
       return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
     case 'str':
       return typeof value === 'string' ? value : undefined;
     case 'bool':
+      if (equality === 'python' && (value === 0 || value === 1)) return value === 1;
       return typeof value === 'boolean' ? value : undefined;
     case 'none':
       return isNull(value) ? null : undefined;
     case 'optional':
-      return isNull(value) ? null : exactKey(value, type.inner, depth + 1);
+      return isNull(value) ? null : exactKey(value, type.inner, depth + 1, equality);
     case 'union':
       for (const option of type.options) {
-        const key = exactKey(value, option, depth + 1);
+        const key = exactKey(value, option, depth + 1, equality);
         if (key !== undefined) return key;
       }
       return undefined;
@@ -790,7 +798,7 @@ function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefine
       const parts: string[] = [];
       for (let i = 0; i < value.length; i++) {
         const itemType = type.kind === 'list' ? type.item : (type.items[i] ?? type.rest ?? ANY);
-        const key = exactKey(value[i], itemType, depth + 1);
+        const key = exactKey(value[i], itemType, depth + 1, equality);
         if (key === undefined) return undefined;
         parts.push(keyText(key));
       }
@@ -801,7 +809,7 @@ function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefine
       if (value === undefined || !Array.isArray(value)) return undefined;
       const parts: string[] = [];
       for (const element of value) {
-        const key = exactKey(element, type.item, depth + 1);
+        const key = exactKey(element, type.item, depth + 1, equality);
         if (key === undefined) return undefined;
         parts.push(keyText(key));
       }
@@ -812,7 +820,7 @@ function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefine
       const canonical = keyCanonicaliser(type.key);
       const parts: string[] = [];
       for (const key of Object.keys(value)) {
-        const valueKey = exactKey(value[key], type.value, depth + 1);
+        const valueKey = exactKey(value[key], type.value, depth + 1, equality);
         if (valueKey === undefined) return undefined;
         parts.push(`${JSON.stringify(canonical(key))}:${keyText(valueKey)}`);
       }

@@ -184,6 +184,18 @@ describe('comparison', () => {
     expect(equal(S(1, 2), S(1, 3), 'Any', 'python')).toBe(false);
   });
 
+  it("matches sets of exact items by key, with Python's equality for Python candidates", () => {
+    const n = 50_000;
+    const expected = S(...Array.from({ length: n }, (_, i) => i));
+    const actual = S(...Array.from({ length: n }, (_, i) => n - 1 - i));
+    expect(equal(expected, actual, 'Set[int]', 'python')).toBe(true);
+    expect(equal(S(1, 2), S(true, 2), 'Set[int]', 'python')).toBe(true);
+    expect(equal(S(1, 2), S(true, 2), 'Set[int]', 'strict')).toBe(false);
+    expect(equal(S(T(1, 2)), S(T(true, FL('2.0'))), 'Set[Tuple[int, int]]', 'python')).toBe(true);
+    expect(equal(S(10n ** 20n), S(1e20), 'Set[int]', 'python')).toBe(true);
+    expect(equal(S(10n ** 20n + 1n), S(1e20), 'Set[int]', 'python')).toBe(false);
+  });
+
   it('never passes a candidate that forges a tag or returns a malformed one', () => {
     const expected = encodeWire(3);
     const verdict = (json: string) => judge({ kind: 'returned', json, durationMs: 0 }, expected, parseType('int'), DEFAULT_TOLERANCE, 'python');
