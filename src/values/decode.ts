@@ -82,7 +82,9 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
   switch (type.kind) {
     case 'any':
     case 'unknown':
-      return isValue(raw) ? ok(raw) : failure('a JSON value', raw);
+      if (!isValue(raw)) return failure('a JSON value', raw);
+      // A JSON object of the file's own with a "$evalrun" key is data: a dict, never a tag.
+      return ok(context.strings === 0 && hasTagKey(raw) ? escapeTagKeys(raw) : raw);
     case 'str':
       return decodeStr(raw);
     case 'int':
@@ -122,6 +124,43 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
   }
 }
 
+/** Whether any object inside has a `$evalrun` key; iterative, as values may nest deeply. */
+function hasTagKey(raw: Value): boolean {
+  const stack: Value[] = [raw];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    if (Object.hasOwn(v, WIRE_TAG)) return true;
+    for (const key of Object.keys(v)) stack.push(v[key]!);
+  }
+  return false;
+}
+
+/** `raw` with every object that has a `$evalrun` key turned into a dict tag; `raw` itself when there is none. */
+function escapeTagKeys(raw: Value): Value {
+  if (raw === null || typeof raw !== 'object') return raw;
+  if (Array.isArray(raw)) {
+    let out: Value[] | null = null;
+    for (let i = 0; i < raw.length; i++) {
+      const item = escapeTagKeys(raw[i]!);
+      if (out === null && item !== raw[i]) out = raw.slice(0, i);
+      if (out !== null) out.push(item);
+    }
+    return out ?? raw;
+  }
+  const keys = Object.keys(raw);
+  const items = keys.map((key) => escapeTagKeys(raw[key]!));
+  if (Object.hasOwn(raw, WIRE_TAG)) return dict(keys.map((key, i) => [key, items[i]!]));
+  if (items.every((item, i) => item === raw[keys[i]!])) return raw;
+  const out: { [key: string]: Value } = {};
+  keys.forEach((key, i) => setOwn(out, key, items[i]!));
+  return out;
+}
+
 /** An integral number read as an int: exact, so a bigint beyond the safe range. */
 function exactInt(n: number): number | bigint {
   return Number.isSafeInteger(n) ? n : BigInt(n);
@@ -156,8 +195,9 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
  * here); anything else goes to the Python literal parser.
  */
 function readLiteral(text: string): LiteralResult {
-  // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact.
-  if (LONG_DIGITS.test(text)) return parsePythonLiteral(text);
+  // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact,
+  // and reads an object with a "$evalrun" key as the dict it is.
+  if (LONG_DIGITS.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
   try {
     return { ok: true, value: JSON.parse(text) as Value };
   } catch {

@@ -70,6 +70,10 @@ describe('Python kinds by declared type', () => {
     ['[(1, 2), {3}]', 'List[Any]', [T(1, 2), S(3)]],
     [3, 'Union[float, int]', 3],
     ['7', 'Union[int, str]', 7],
+    // A problem's own "$evalrun" key is data, wherever it is written.
+    [{ $evalrun: 'tuple', items: [1] }, 'Any', D(['$evalrun', 'tuple'], ['items', [1]])],
+    [[{ a: { $evalrun: 1 } }], 'List[Any]', [{ a: D(['$evalrun', 1]) }]],
+    ['{"$evalrun": "set", "items": []}', 'Dict[str, Any]', D(['$evalrun', 'set'], ['items', []])],
   ])('%j as %s', (raw, type, value) => {
     expect(decoded(raw, type)).toEqual(value);
   });
