@@ -36,6 +36,8 @@
   const NumberIsSafeInteger = Number.isSafeInteger;
   const StringCtor = String;
   const NumberCtor = Number;
+  const BigIntCtor = BigInt;
+  const BigIntToString = BigInt.prototype.toString;
   const MathImul = Math.imul;
   const SetCtor = Set;
   const MapCtor = Map;
@@ -45,6 +47,7 @@
   const SetValues = Set.prototype.values;
   const SetSize = ObjectGetOwnPropertyDescriptor(Set.prototype, 'size').get;
   const MapEntries = Map.prototype.entries;
+  const MapSet = Map.prototype.set;
   const IteratorNext = ReflectGetPrototypeOf(new Set().values()).next;
   const MapIteratorNext = ReflectGetPrototypeOf(new Map().entries()).next;
   const isTypedArray = (() => {
@@ -149,13 +152,48 @@
 
   // ---- arguments: wire JSON -> JS values ----------------------------------
 
+  // Python's kinds in JavaScript's natural forms: a tuple is an array, a set
+  // or frozenset a Set, an int beyond the safe range a BigInt, and a dict
+  // whose keys are not all strings a plain object when every key can be a
+  // property name (numbers, bools), else a Map (tuple keys become arrays).
   function reviveWire(key, value) {
     if (value !== null && typeof value === 'object' && !ArrayIsArray(value)) {
       const tag = ObjectGetOwnPropertyDescriptor(value, '$evalrun');
-      if (tag !== undefined && tag.value === 'float') return NumberCtor(value.value);
-      if (tag !== undefined && tag.value === 'set') return new SetCtor(value.items);
+      if (tag === undefined) return value;
+      switch (tag.value) {
+        case 'float':
+          return NumberCtor(value.value);
+        case 'int':
+          return BigIntCtor(value.value);
+        case 'tuple':
+          return value.items;
+        case 'set':
+        case 'frozenset':
+          return new SetCtor(value.items);
+        case 'dict':
+          return dictFromEntries(value.entries);
+      }
     }
     return value;
+  }
+
+  function dictFromEntries(entries) {
+    let scalar = true;
+    for (let i = 0; i < entries.length; i++) {
+      const k = entries[i][0];
+      const kt = typeof k;
+      if (k !== null && kt !== 'string' && kt !== 'number' && kt !== 'boolean' && kt !== 'bigint') scalar = false;
+    }
+    if (scalar) {
+      const out = {};
+      for (let i = 0; i < entries.length; i++) {
+        ObjectDefineProperty(out, StringCtor(entries[i][0]), { value: entries[i][1], enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    const map = new MapCtor();
+    for (let i = 0; i < entries.length; i++) ReflectApply(MapSet, map, [entries[i][0], entries[i][1]]);
+    return map;
   }
 
   // ---- return values: JS values -> wire JSON, as a string -----------------
@@ -188,7 +226,7 @@
         return 'null';
       case 'bigint':
         if (NumberIsSafeInteger(NumberCtor(v))) return StringCtor(NumberCtor(v));
-        throw new Unserializable('returned a BigInt too large to compare as a number');
+        return '{"$evalrun":"int","value":"' + ReflectApply(BigIntToString, v, []) + '"}';
       case 'symbol':
         throw new Unserializable('returned a symbol');
       case 'function':
@@ -247,6 +285,9 @@
     if (isMap(v)) {
       const it = ReflectApply(MapEntries, v, []);
       let out = '{';
+      // The same entries as [key, value] pairs, for a Map whose keys cannot all be property names.
+      let pairs = '';
+      let plain = true;
       let first = true;
       for (;;) {
         const step = ReflectApply(MapIteratorNext, it, []);
@@ -254,14 +295,20 @@
         const entry = step.value;
         const key = entry[0];
         const kt = typeof key;
-        if (kt !== 'string' && kt !== 'number' && kt !== 'boolean' && key !== null) {
-          throw new Unserializable('returned a Map with a ' + (kt === 'object' ? 'object' : kt) + ' key');
+        if (kt === 'symbol' || kt === 'function' || kt === 'undefined') {
+          throw new Unserializable('returned a Map with a ' + kt + ' key');
         }
-        if (!first) out += ',';
+        if ((kt === 'object' && key !== null) || key === '$evalrun') plain = false;
+        if (!first) {
+          out += ',';
+          pairs += ',';
+        }
         first = false;
-        out += JSONStringify(StringCtor(key)) + ':' + encode(entry[1], ancestors, depth);
+        const item = encode(entry[1], ancestors, depth);
+        pairs += '[' + encode(key, ancestors, depth) + ',' + item + ']';
+        if (plain) out += JSONStringify(StringCtor(key)) + ':' + item;
       }
-      return out + '}';
+      return plain ? out + '}' : '{"$evalrun":"dict","entries":[' + pairs + ']}';
     }
     if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
     if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');
@@ -270,7 +317,16 @@
 
   function encodeObject(v, ancestors, depth) {
     const keys = ObjectKeys(v);
-    let out = '{';
+    // An object of the candidate's own with the tag's name as a key is data,
+    // not a tag: it is written as a dict tag of [key, value] pairs.
+    let tagKey = false;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === '$evalrun') {
+        tagKey = true;
+        break;
+      }
+    }
+    let out = tagKey ? '{"$evalrun":"dict","entries":[' : '{';
     let first = true;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
@@ -281,9 +337,9 @@
       }
       if (!first) out += ',';
       first = false;
-      out += JSONStringify(key) + ':' + encode(item, ancestors, depth);
+      out += tagKey ? '[' + JSONStringify(key) + ',' + encode(item, ancestors, depth) + ']' : JSONStringify(key) + ':' + encode(item, ancestors, depth);
     }
-    return out + '}';
+    return out + (tagKey ? ']}' : '}');
   }
 
   const ObjectPrototype = Object.prototype;

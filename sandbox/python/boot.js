@@ -518,7 +518,36 @@
 
   // ---- the harness's JavaScript half ---------------------------------------
 
+  // --python-packages: the files the host handed in, written read-only into
+  // the in-memory file system, and put on the import path by packages.py.
+  function mountPackages(pyodide, packages, source) {
+    const FS = pyodide.FS;
+    const folders = new Set();
+    for (const file of packages.files) {
+      const slash = file.path.lastIndexOf('/');
+      const folder = file.path.slice(0, slash);
+      FS.mkdirTree(folder);
+      FS.writeFile(file.path, file.bytes);
+      FS.chmod(file.path, 0o444);
+      for (let at = folder; at.length > 1; at = at.slice(0, at.lastIndexOf('/'))) folders.add(at);
+    }
+    for (const path of packages.paths) {
+      if (!path.endsWith('.whl')) {
+        FS.mkdirTree(path);
+        folders.add(path);
+      }
+    }
+    for (const folder of folders) FS.chmod(folder, 0o555);
+    const space = pyodide.globals.get('dict')();
+    pyodide.runPython(source, { globals: space, filename: '<evalrun-packages>' });
+    const install = space.get('install');
+    install(pyodide.toPy(packages.paths), pyodide.toPy(packages.platformWheels));
+    install.destroy();
+    space.destroy();
+  }
+
   function install(pyodide, config) {
+    if (config.packages !== undefined) mountPackages(pyodide, config.packages, config.packagesSource);
     const Module = pyodide._module;
     const harnessGlobals = pyodide.globals.get('dict')();
     pyodide.runPython(config.harnessSource, { globals: harnessGlobals, filename: '<evalrun-harness>' });

@@ -67,6 +67,10 @@ _RecursionError = RecursionError
 _SyntaxError = SyntaxError
 _TypeError = TypeError
 _ValueError = ValueError
+_ModuleNotFoundError = ModuleNotFoundError
+_int = int
+_bool = bool
+_float_is_integer = float.is_integer
 _FunctionType = _types.FunctionType
 _ModuleType = _types.ModuleType
 _deque = collections.deque
@@ -154,7 +158,7 @@ def _audit(event, args):
     elif event == 'import':
         name = args[0] if _len(args) > 0 else None
         if _isinstance(name, _str) and name.partition('.')[0] in _SEALED_MODULES:
-            raise _ModuleNotFoundError('No module named ' + _quote_py(name))
+            raise _ModuleNotFoundError('No module named ' + _quote_py(name), name=name)
 
 
 def _quote_py(name):
@@ -234,7 +238,22 @@ def _memory_message(exc):
     return _describe(exc)
 
 
+MISSING_MODULE = "ModuleNotFoundError: module '{}' is not available; add a wheel to --python-packages"
+
+
 def _describe(exc):
+    # An import of a module this interpreter does not have: say how to provide it, not just that it failed.
+    if _type(exc) is _ModuleNotFoundError:
+        try:
+            missing = exc.name
+        except _BaseException:
+            missing = None
+        if _isinstance(missing, _str) and missing:
+            top = missing.partition('.')[0]
+            # The bridge to JavaScript is sealed on purpose: no wheel can bring it back.
+            if top in _SEALED_MODULES:
+                return "ModuleNotFoundError: module '" + top + "' is not available in the sandbox"
+            return MISSING_MODULE.format(top)
     try:
         name = _type(exc).__name__
     except _BaseException:
@@ -313,9 +332,15 @@ def prepare(code, function_name, seed):
 
 
 # ---------------------------------------------------------------------------
-# Wire values: JSON, with tagged non-finite floats and sets.
+# Wire values: JSON, with tags for what JSON cannot hold (src/values/py-tags.ts):
+# non-finite and integral floats, ints beyond 2**53, tuples, sets,
+# frozensets, and dicts whose keys are not all strings. Arguments arrive as
+# exactly the Python values their declared types say; results leave with
+# their kinds recorded.
 
 _FLOATS = {'NaN': _float('nan'), 'Infinity': _float('inf'), '-Infinity': _float('-inf')}
+_SAFE_INT = 2 ** 53 - 1
+TAG = '$evalrun'
 
 
 def _freeze(value):
@@ -327,17 +352,32 @@ def _freeze(value):
 
 
 def _revive(obj):
-    tag = obj.get('$evalrun')
+    tag = obj.get(TAG)
     if tag is None:
         return obj
-    if tag == 'float' and obj.get('value') in _FLOATS:
-        return _FLOATS[obj['value']]
-    if tag == 'set' and _type(obj.get('items')) is _list:
+    if tag == 'float':
+        value = obj.get('value')
+        if value in _FLOATS:
+            return _FLOATS[value]
+        return _float(value)
+    if tag == 'int':
+        return _int(obj['value'])
+    if tag == 'tuple':
+        return _tuple(obj['items'])
+    if tag == 'set' or tag == 'frozenset':
         items = obj['items']
+        make = _set if tag == 'set' else _frozenset
         try:
-            return _set(items)
+            return make(items)
         except _TypeError:
-            return _set(_freeze(item) for item in items)
+            return make(_freeze(item) for item in items)
+    if tag == 'dict':
+        out = {}
+        for key, value in obj['entries']:
+            if _type(key) is _list:
+                key = _freeze(key)
+            out[key] = value
+        return out
     raise _ValueError('unknown wire tag ' + _repr_str(tag))
 
 
@@ -354,7 +394,56 @@ def _encode_float(value):
         return '{"$evalrun":"float","value":"NaN"}'
     if _isinf(value):
         return '{"$evalrun":"float","value":"' + ('Infinity' if value > 0 else '-Infinity') + '"}'
+    # JSON would read 3.0 back as the int 3: an integral float says it is a float.
+    if _float_is_integer(value):
+        return '{"$evalrun":"float","value":"' + _repr_float(value) + '"}'
     return _repr_float(value)
+
+
+def _encode_int(value):
+    if -_SAFE_INT <= value <= _SAFE_INT:
+        return _repr_int(value)
+    # Beyond 2**53 a JSON reader would round it: the digits travel as text.
+    return '{"$evalrun":"int","value":"' + _repr_int(value) + '"}'
+
+
+def _all_small_ints(items):
+    for item in items:
+        if _type(item) is not int or not -_SAFE_INT <= item <= _SAFE_INT:
+            return False
+    return True
+
+
+def _encode_items(items, depth, path):
+    return ','.join([_encode(item, depth + 1, path) for item in items])
+
+
+def _encode_set(value, depth, path):
+    items = _list(value)
+    try:
+        items = _sorted(items)
+        text = _encode_items(items, depth, path)
+    except _TypeError:
+        pairs = [(item, _encode(item, depth + 1, path)) for item in items]
+        pairs.sort(key=_sort_key_text)
+        text = ','.join([t for _, t in pairs])
+    kind = 'frozenset' if _isinstance(value, _frozenset) else 'set'
+    return '{"$evalrun":"' + kind + '","items":[' + text + ']}'
+
+
+def _encode_dict(value, depth, path):
+    pairs = _list(value.items())
+    plain = True
+    for k, _ in pairs:
+        if not _isinstance(k, _str) or k == TAG:
+            plain = False
+            break
+    if plain:
+        return '{' + ','.join([_quote(_str.__str__(k)) + ':' + _encode(v, depth + 1, path) for k, v in pairs]) + '}'
+    # Keys that are not strings keep their kind: a dict tag of [key, value] pairs.
+    return ('{"$evalrun":"dict","entries":['
+            + ','.join(['[' + _encode(k, depth + 1, path) + ',' + _encode(v, depth + 1, path) + ']' for k, v in pairs])
+            + ']}')
 
 
 def _sort_key_text(pair):
@@ -368,20 +457,19 @@ def _encode(value, depth, path):
     if t is bool:
         return 'true' if value else 'false'
     if t is int:
-        return _repr_int(value)
+        return _encode_int(value)
     if t is _float:
         return _encode_float(value)
     if value is None:
         return 'null'
     if depth > MAX_DEPTH:
         raise _Unencodable('returned a value that is too deeply nested to encode')
-    if t is _list or t is _tuple:
-        if _all(_type(item) is int for item in value):
-            return '[' + ','.join(_map(_repr_int, value)) + ']'
+    if t is _list and _all_small_ints(value):
+        return '[' + ','.join(_map(_repr_int, value)) + ']'
     if _isinstance(value, bool):
         return 'true' if value else 'false'
     if _isinstance(value, int):
-        return _repr_int(value)
+        return _encode_int(_int(value))
     if _isinstance(value, _float):
         return _encode_float(value)
     if _isinstance(value, _str):
@@ -393,22 +481,14 @@ def _encode(value, depth, path):
             raise _Unencodable('returned a value that contains itself (a cycle)')
     path.append(value)
     try:
-        if _isinstance(value, (_list, _tuple, _deque)):
-            return '[' + ','.join([_encode(item, depth + 1, path) for item in value]) + ']'
+        if _isinstance(value, _tuple):
+            return '{"$evalrun":"tuple","items":[' + _encode_items(value, depth, path) + ']}'
+        if _isinstance(value, (_list, _deque)):
+            return '[' + _encode_items(value, depth, path) + ']'
         if _isinstance(value, (_set, _frozenset)):
-            items = _list(value)
-            try:
-                items = _sorted(items)
-                return '[' + ','.join([_encode(item, depth + 1, path) for item in items]) + ']'
-            except _TypeError:
-                pairs = [(item, _encode(item, depth + 1, path)) for item in items]
-                pairs.sort(key=_sort_key_text)
-                return '[' + ','.join([text for _, text in pairs]) + ']'
+            return _encode_set(value, depth, path)
         if _isinstance(value, _dict):
-            parts = []
-            for k, v in _list(value.items()):
-                parts.append(_quote(k if _type(k) is _str else _str(k)) + ':' + _encode(v, depth + 1, path))
-            return '{' + ','.join(parts) + '}'
+            return _encode_dict(value, depth, path)
     finally:
         path.pop()
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
@@ -33,10 +35,14 @@ export interface CliOptions {
   progress: boolean;
   /** A run the HTML report compares this one with. */
   baseline: string | null;
+  /** bool, int and float distinct for Python candidates (default: Python's ==). */
+  strictTypes: boolean;
+  /** Absolute paths of folders of wheels or packages for Python candidates. */
+  pythonPackages: string[];
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
-const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard'];
+const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard', 'strict-types', 'python-packages'];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
@@ -98,6 +104,17 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       type: 'string',
       describe: 'Grade part I of N (1-based), or auto: from JOB_COMPLETION_INDEX + EVALRUN_SHARD_COUNT, or SLURM_ARRAY_TASK_ID',
     })
+    // Values and packages of Python candidates (docs/VALUES.md).
+    .option('strict-types', {
+      type: 'boolean',
+      default: false,
+      describe: "Judge Python results with bool, int and float distinct (default: Python's ==, True == 1 == 1.0)",
+    })
+    .option('python-packages', {
+      type: 'string',
+      array: true,
+      describe: 'Folder of wheels (py3-none-any, pyemscripten) or package folders Python candidates may import (repeatable)',
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .option('reporter', {
       type: 'string',
@@ -158,6 +175,8 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     reporters: parseReporters(args.reporter ?? [], args.json === true),
     progress: args.progress !== false,
     baseline: args.baseline ?? null,
+    strictTypes: args['strict-types'] === true,
+    pythonPackages: (args['python-packages'] ?? []).map((dir) => packagesFolder(dir)),
   };
 }
 
@@ -180,6 +199,18 @@ function parseReporters(texts: readonly string[], json: boolean): ReporterChoice
   if (json && !onStdout.some((c) => c.format === 'json')) onStdout.push({ format: 'json', file: null });
   if (onStdout.length > 1) throw new UsageError('--reporter: only one of table and json can print on stdout; give the other a file (NAME=FILE)');
   return choices;
+}
+
+function packagesFolder(dir: string): string {
+  const path = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UsageError(`--python-packages: ${dir} is not a folder`);
+  return path;
 }
 
 function positiveInteger(name: string, value: number): number {

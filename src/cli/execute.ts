@@ -191,6 +191,8 @@ function runOptions(cli: CliOptions): RunOptions {
     passAtK: cli.passAtK,
     extractCode: cli.extractCode,
     shard: cli.shard,
+    strictTypes: cli.strictTypes,
+    pythonPackages: cli.pythonPackages,
   };
 }
 

@@ -13,6 +13,7 @@
  * reports a solution once per suite).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { candidateKey } from '../runner/candidate.js';
 import { readLines, type RunHeader } from '../runner/results-store.js';
@@ -81,7 +82,7 @@ export function readShard(file: string): ShardInput {
 export function readResults(file: string, fd: number, at: ResultsAt): CandidateResult[] {
   if (at.kind === 'parsed') return at.results;
   if (at.kind === 'log-line') {
-    const line = JSON.parse(readBytes(file, fd, at.offset, at.length)) as { results: CandidateResult[] };
+    const line = parseExactJson(readBytes(file, fd, at.offset, at.length)) as { results: CandidateResult[] };
     return line.results;
   }
   return at.lines.map((l) => parseResultLine(file, readBytes(file, fd, l.offset, l.length)));
@@ -222,7 +223,7 @@ function identity(result: CandidateResult, mode: ScorecardHead['mode']): { sourc
 
 function parseResultLine(file: string, line: string): CandidateResult {
   try {
-    return JSON.parse(line.trimEnd().replace(/,$/, '')) as CandidateResult;
+    return parseExactJson(line.trimEnd().replace(/,$/, '')) as CandidateResult;
   } catch (e) {
     throw new MergeRefused(`${file}: a candidate line is not JSON (${e instanceof Error ? e.message : String(e)})`);
   }

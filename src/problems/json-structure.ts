@@ -98,12 +98,26 @@ class Frame {
   }
 }
 
+/** An integer literal too long for a double to hold exactly, and where it is. */
+export interface LongInteger {
+  path: PathSegment[];
+  /** Its digits as written, with a leading `-` when negative. */
+  text: string;
+}
+
+const MINUS = 0x2d;
+/** 2**53 has 16 digits: shorter integers are always exact as doubles. */
+const EXACT_DIGITS = 15;
+
 /**
  * Problems with the structure of `text`, which must already be valid JSON
  * (JSON.parse accepted it). Each message is `<json path>: <what>` with the
  * line and column of the offending token; an empty list means none.
+ * Integer literals of more than 15 digits, which JSON.parse may round, are
+ * added to `longIntegers` when it is given, so that the caller can put the
+ * exact integers in their place.
  */
-export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH): string[] {
+export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, longIntegers?: LongInteger[]): string[] {
   const frames: Frame[] = [];
   /** Frames in use: frames[0 .. depth - 1]; the rest are kept for reuse. */
   let depth = 0;
@@ -154,6 +168,25 @@ export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH): str
         if (top.isObject) top.expectingKey = true;
         else top.index++;
       }
+    } else if ((c >= 0x30 && c <= 0x39) || c === MINUS) {
+      // A number token: digits, then maybe a fraction or an exponent.
+      const start = pos;
+      let integral = true;
+      pos++;
+      for (; pos < length; pos++) {
+        const d = text.charCodeAt(pos);
+        if (d >= 0x30 && d <= 0x39) continue;
+        if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === MINUS) {
+          integral = false;
+          continue;
+        }
+        break;
+      }
+      const digits = pos - start - (c === MINUS ? 1 : 0);
+      if (integral && digits > EXACT_DIGITS && longIntegers !== undefined) {
+        longIntegers.push({ path: segments(frames, depth), text: text.slice(start, pos) });
+      }
+      continue;
     }
     pos++;
   }

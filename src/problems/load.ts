@@ -13,11 +13,13 @@ import {
   splitAndRejectDuplicates,
   type ProblemIdentity,
 } from './find-files.js';
-import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH } from './json-structure.js';
+import { restoreLongIntegers } from './exact-json.js';
+import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type LongInteger } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
 
+export { restoreLongIntegers };
 export { isInvalidProblemFile, lineAndColumn, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates, type ProblemIdentity };
 
 export interface LoadOptions {
@@ -58,8 +60,10 @@ export async function loadProblemFile(
   const parsed = parseJsonText(text);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
-  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH);
+  const longIntegers: LongInteger[] = [];
+  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, longIntegers);
   if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
+  if (longIntegers.length > 0) restoreLongIntegers(parsed.value, longIntegers);
   try {
     const validated = validateProblemDocument(parsed.value, file);
     if (!validated.ok) return invalid(file, validated.id, validated.errors);

@@ -1,4 +1,5 @@
 import ivm from 'isolated-vm';
+import type { PythonPackages } from './packages.js';
 import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
 
 /**
@@ -33,6 +34,8 @@ export interface BootOptions {
   wasmMemoryCapBytes: number;
   /** Growth of the WebAssembly memory past its size at boot after which the interpreter is replaced instead of restored. */
   regrowSlackBytes: number;
+  /** --python-packages: files written into the interpreter before any candidate runs. */
+  packages?: PythonPackages;
 }
 
 /** How long a boot may take before it is abandoned. */
@@ -120,6 +123,12 @@ async function runBoot(isolate: ivm.Isolate, context: ivm.Context, config: Recor
   return withHostTimer(isolate, call, BOOT_TIMEOUT_MS + HOST_GRACE_MS);
 }
 
+/** What boot.js needs to mount --python-packages; nothing when there are none. */
+function packagesConfig(files: PyodideFiles, packages: PythonPackages | undefined): Record<string, unknown> {
+  if (packages === undefined || (packages.files.length === 0 && packages.paths.length === 0)) return {};
+  return { packages, packagesSource: files.packagesSource };
+}
+
 /** Cold-boots Pyodide in an isolate and returns a memory snapshot of it. */
 export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
   const cap = 1024 * 1024 * 1024;
@@ -162,6 +171,7 @@ export class Interpreter {
         harnessSource: files.harnessSource,
         memoryCapBytes: options.wasmMemoryCapBytes,
         regrowSlackBytes: options.regrowSlackBytes,
+        ...packagesConfig(files, options.packages),
       });
       if (ready !== 'ready') throw new Error('evalrun: the Python harness did not start');
       const api = (await context.global.get('__evalrunApi', { reference: true })) as ivm.Reference<Record<string, unknown>>;

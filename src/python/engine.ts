@@ -2,6 +2,7 @@ import ivm from 'isolated-vm';
 import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-host/protocol.js';
 import { Interpreter, makeSnapshot, type BootOptions, type CallResult } from './boot.js';
 import { describeCrash, parsePythonFrames } from './frames.js';
+import { readPythonPackages } from './packages.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
@@ -13,6 +14,8 @@ export interface PythonEngineOptions {
   wasmMemoryMb?: number;
   /** Where the memory snapshot is cached. Default: node_modules/.cache/evalrun. */
   cacheDir?: string;
+  /** --python-packages folders, importable by candidates. */
+  packages?: readonly string[];
 }
 
 const DEFAULT_WASM_MEMORY_MB = 256;
@@ -111,6 +114,7 @@ export class PythonEngine {
       wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
       regrowSlackBytes: REGROW_SLACK_MB * MB,
     };
+    if (options.packages !== undefined && options.packages.length > 0) boot.packages = readPythonPackages(options.packages);
     let snapshot = await loadSnapshot(files, cacheDir, false);
     let interpreter: Interpreter;
     try {

@@ -18,6 +18,8 @@ export interface PyodideFiles {
   buildId: string;
   bootScript: string;
   harnessSource: string;
+  /** sandbox/python/packages.py: puts --python-packages on the import path. */
+  packagesSource: string;
   /** pyodide.asm.mjs as a script; `heapMaxBytes` is spliced in per interpreter. */
   asmScript: (heapMaxBytes: number) => string;
   loaderScript: string;
@@ -56,6 +58,7 @@ export function loadPyodideFiles(): PyodideFiles {
   const sandboxDir = join(packageRoot(), 'sandbox', 'python');
   const bootScript = readFileSync(join(sandboxDir, 'boot.js'), 'utf8');
   const harnessSource = readFileSync(join(sandboxDir, 'harness.py'), 'utf8');
+  const packagesSource = readFileSync(join(sandboxDir, 'packages.py'), 'utf8');
   const wasmBytes = readFileSync(join(dir, 'pyodide.asm.wasm'));
   const stdlib = new Uint8Array(readFileSync(join(dir, 'python_stdlib.zip')));
 
@@ -73,6 +76,7 @@ export function loadPyodideFiles(): PyodideFiles {
     buildId,
     bootScript,
     harnessSource,
+    packagesSource,
     asmScript: (heapMaxBytes) => asmTemplate.replace(HEAP_MAX_MARK, String(heapMaxBytes)),
     loaderScript,
     lockText: readFileSync(join(dir, 'pyodide-lock.json'), 'utf8'),

@@ -1,3 +1,4 @@
+import { stringifyJson } from '../values/wire.js';
 import type { RowMetrics } from './aggregate.js';
 import { HTML_SCRIPT, HTML_STYLE } from './html-page.js';
 import type { RunOutcome } from './reporter.js';
@@ -105,7 +106,7 @@ function detailsOf(r: CandidateResult): unknown {
 
 /** JSON that can sit inside a script element: nothing in it can end the element or open a comment. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return stringifyJson(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export function esc(text: string): string {

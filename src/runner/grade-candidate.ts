@@ -8,7 +8,7 @@ import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
 import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
 import { prepareJavaScript } from '../solutions/transpile.js';
-import type { Tolerance } from '../values/compare.js';
+import type { Equality, Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import type { CandidateSpec } from './candidate.js';
@@ -18,6 +18,16 @@ export interface GradeOptions {
   tolerance: Tolerance;
   /** Languages the sandbox can run; others are reported as unsupported. An array: options travel to workers as JSON. */
   languages: readonly Language[];
+  /** --strict-types: bool, int and float are distinct for Python candidates (JavaScript keeps its own rules). */
+  strictTypes?: boolean;
+  /** Folders of wheels or packages Python candidates may import. */
+  pythonPackages?: readonly string[];
+}
+
+/** The number equality a candidate in `language` is judged by. */
+export function equalityFor(language: Language, strictTypes: boolean): Equality {
+  if (language === 'javascript') return 'javascript';
+  return strictTypes ? 'strict' : 'python';
 }
 
 /** The code as it will run, or why it cannot run. */
@@ -53,32 +63,38 @@ export type RunGradeJob = (job: GradeJob) => Promise<GradeReply>;
 
 /** Grades one candidate; returns one result per suite it was run against. */
 export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
-  const started = performance.now();
+  const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
   const runnable = await toRunnable(code, spec, options);
-  if (!runnable.ok) return unrunnableResults(spec, runnable, started);
+  if (!runnable.ok) return unrunnableResults(spec, runnable, queued);
   if (tests.length === 0) {
-    return splitBySuite(spec, runnable.sourceLanguage, null, [], null, started);
+    return splitBySuite(spec, runnable.sourceLanguage, null, [], null, queued);
   }
+  const python = runnable.language === 'python';
+  const returnType = spec.problem.returnType;
   const job: GradeJob = {
     language: runnable.language,
     code: runnable.code,
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
-    tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes)),
-    expected: tests.map((t) => encodeWire(t.expected)),
-    returnType: spec.problem.returnType,
+    tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes, python)),
+    // In the form the harness writes a returned value, so that a candidate
+    // returning exactly the expected value passes on its text alone.
+    expected: tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: returnType } : { form: 'javascript-result' })),
+    returnType,
     tolerance: options.tolerance,
+    equality: equalityFor(runnable.language, options.strictTypes === true),
     limits: options.limits,
   };
+  if (python && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
   const reply = await run(job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
-    return unrunnableResults(spec, failure, started);
+    return unrunnableResults(spec, failure, queued);
   }
-  return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, started);
+  return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, queued, reply.durationMs);
 }
 
 /** Why a candidate could not run at all: every one of its tests gets this error. */
@@ -104,6 +120,7 @@ export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promis
   if (whole.kind !== 'fault') return whole;
   const verdicts: Verdict[] = [];
   let entryPoint = '';
+  let durationMs = 0;
   for (let i = 0; i < job.tests.length; i++) {
     const single: GradeJob = {
       ...job,
@@ -117,9 +134,10 @@ export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promis
       continue;
     }
     entryPoint = reply.entryPoint;
+    durationMs += reply.durationMs ?? 0;
     verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
   }
-  return { kind: 'ran', entryPoint, verdicts };
+  return { kind: 'ran', entryPoint, verdicts, durationMs };
 }
 
 type FaultOr<T> = T | { kind: 'fault'; outOfMemory: boolean; message: string };
@@ -140,50 +158,14 @@ async function gradeOrFault(pool: WorkerPool, job: GradeJob): Promise<FaultOr<Gr
   }
 }
 
-/** Set-typed parameters travel as tagged sets so the candidate receives a real Set. */
-function encodeArgs(args: Value[], types: readonly TypeNode[]): string {
-  return encodeWire(args, types.some(containsSet) ? (path) => isSetAt(types, path) : undefined);
-}
-
-function containsSet(type: TypeNode): boolean {
-  switch (type.kind) {
-    case 'set':
-      return true;
-    case 'list':
-      return containsSet(type.item);
-    case 'dict':
-      return containsSet(type.value);
-    case 'tuple':
-      return type.items.some(containsSet) || (type.rest !== undefined && containsSet(type.rest));
-    case 'optional':
-      return containsSet(type.inner);
-    default:
-      return false;
-  }
-}
-
-function isSetAt(types: readonly TypeNode[], path: readonly (string | number)[]): boolean {
-  if (path.length === 0) return false;
-  let type: TypeNode | undefined = types[path[0] as number];
-  for (let i = 1; i < path.length && type !== undefined; i++) type = childType(type, path[i]!);
-  while (type !== undefined && type.kind === 'optional') type = type.inner;
-  return type?.kind === 'set';
-}
-
-function childType(type: TypeNode, step: string | number): TypeNode | undefined {
-  switch (type.kind) {
-    case 'list':
-    case 'set':
-      return type.item;
-    case 'dict':
-      return type.value;
-    case 'tuple':
-      return typeof step === 'number' ? (type.items[step] ?? type.rest) : undefined;
-    case 'optional':
-      return childType(type.inner, step);
-    default:
-      return undefined;
-  }
+/**
+ * The arguments as one array. The decoded values carry their Python kinds
+ * (tags); for Python the parameter types also make integral numbers where
+ * a float is declared floats. JavaScript gets its natural forms.
+ */
+function encodeArgs(args: Value[], types: readonly TypeNode[], python: boolean): string {
+  if (!python) return encodeWire(args, { form: 'javascript' });
+  return encodeWire(args, { form: 'python', type: { kind: 'tuple', items: [...types] } });
 }
 
 function splitBySuite(
@@ -193,8 +175,9 @@ function splitBySuite(
   verdicts: ReadonlyArray<Verdict | null>,
   failure: Unrunnable | null,
   started: number,
+  ranForMs?: number,
 ): CandidateResult[] {
-  const duration = Math.round(performance.now() - started);
+  const duration = ranForMs ?? Math.round(performance.now() - started);
   const results: CandidateResult[] = [];
   let offset = 0;
   for (const suite of spec.suites) {

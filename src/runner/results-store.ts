@@ -7,6 +7,8 @@ import type {
   Summary,
   TestResult,
 } from '../report/scorecard.js';
+import { parseExactJson } from '../problems/exact-json.js';
+import { stringifyJson } from '../values/wire.js';
 import { writeText } from '../write-text.js';
 import type { ShardLogRecord } from './shard-plan.js';
 
@@ -110,7 +112,8 @@ export const FAILURES_KEPT = 100;
 /** The log record of results built in this process. */
 export function gradedFromResults(results: readonly CandidateResult[]): GradedCandidate {
   const rows = results.map(candidateRow);
-  return { texts: results.map((r) => JSON.stringify(r)), rows, failures: failuresOf(results, rows) };
+  // Exact integers of any size are written with every digit.
+  return { texts: results.map((r) => stringifyJson(r)), rows, failures: failuresOf(results, rows) };
 }
 
 function failuresOf(
@@ -361,7 +364,7 @@ export class ResultsStore {
       if (located === undefined) continue;
       const cuts = located.cuts;
       if (cuts === null) {
-        for (const result of this.readLine(located).results) yield JSON.stringify(result);
+        for (const result of this.readLine(located).results) yield stringifyJson(result);
         continue;
       }
       const text = this.readText(located);
@@ -420,7 +423,8 @@ export class ResultsStore {
   }
 
   private readLine(located: Located): CandidateLine {
-    return JSON.parse(this.readText(located)) as CandidateLine;
+    // Every digit: a recorded value may be an integer beyond 2**53.
+    return parseExactJson(this.readText(located)) as CandidateLine;
   }
 
   private readText(located: Located): string {

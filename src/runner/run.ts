@@ -46,6 +46,10 @@ export interface RunOptions {
   extractCode: boolean;
   /** Grade only this part of the candidates (`--shard I/N`); null or absent: all of them. */
   shard?: ShardSpec | null;
+  /** --strict-types: bool, int and float distinct for Python candidates. */
+  strictTypes?: boolean;
+  /** --python-packages: folders of wheels or packages Python candidates may import. */
+  pythonPackages?: readonly string[];
 }
 
 /** Where a run keeps its log, and how it can be stopped. */
@@ -73,6 +77,10 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     pass_at_k: [...options.passAtK],
     extract_code: options.extractCode,
     ...(options.shard ? { shard: { index: options.shard.index, count: options.shard.count } } : {}),
+    strict_types: options.strictTypes === true,
+    python_packages: [...(options.pythonPackages ?? [])],
+    // How numbers were judged, per language (see docs/VALUES.md).
+    equality: { python: options.strictTypes === true ? 'strict' : 'python', javascript: 'javascript' },
   };
 }
 
@@ -91,6 +99,8 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     passAtK: record.pass_at_k as number[],
     extractCode: record.extract_code !== false,
     shard: (record.shard as ShardSpec | undefined) ?? null,
+    strictTypes: record.strict_types === true,
+    pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
   };
 }
 
@@ -495,6 +505,8 @@ function gradeOptionsOf(options: RunOptions): GradeOptions {
     limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
     tolerance: options.tolerance,
     languages: [...options.languages],
+    strictTypes: options.strictTypes === true,
+    pythonPackages: [...(options.pythonPackages ?? [])],
   };
 }
 

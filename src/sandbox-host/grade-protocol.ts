@@ -1,4 +1,4 @@
-import type { Tolerance } from '../values/compare.js';
+import type { Equality, Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
 import type { CandidateAnswer, CandidateTask, LoadAnswer } from '../runner/worker-tasks.js';
 import type { CandidateJob } from './protocol.js';
@@ -18,6 +18,8 @@ export interface GradeJob extends CandidateJob {
   expected: string[];
   returnType: TypeNode;
   tolerance: Tolerance;
+  /** How numbers meet: Python's `==` for Python candidates, strict with --strict-types, JavaScript's rules. */
+  equality: Equality;
 }
 
 /**
@@ -41,7 +43,8 @@ export type Verdict =
   | { status: 'memory'; message: string };
 
 export type GradeReply =
-  | { kind: 'ran'; entryPoint: string; verdicts: Verdict[] }
+  /** `durationMs`: from when the engine started the candidate (not when it was queued) to its last verdict. */
+  | { kind: 'ran'; entryPoint: string; verdicts: Verdict[]; durationMs?: number }
   | { kind: 'load-error'; message: string };
 
 /**

@@ -1,4 +1,4 @@
-import { compareValues, type Tolerance } from '../values/compare.js';
+import { compareValues, type Equality, type Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
 import { decodeTrustedWire, decodeWire } from '../values/wire.js';
 import type { Verdict } from './grade-protocol.js';
@@ -13,15 +13,23 @@ import type { TestOutcome } from './protocol.js';
  * JavaScript prints them), and every comparison rule holds a value equal to
  * itself (NaN included). So that case passes without decoding anything.
  */
-export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode, tolerance: Tolerance): Verdict {
+export function judge(
+  outcome: TestOutcome,
+  expectedWire: string,
+  type: TypeNode,
+  tolerance: Tolerance,
+  equality: Equality = 'javascript',
+): Verdict {
   switch (outcome.kind) {
     case 'returned': {
       if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };
-      const decoded = decodeWire(outcome.json);
+      // Strict types tell an integral float (a float tag on the wire) from an int.
+      const options = { floatTags: equality === 'strict' };
+      const decoded = decodeWire(outcome.json, options);
       if (!decoded.ok) return { status: 'error', message: decoded.error, durationMs: outcome.durationMs };
       // The supervisor wrote this text from a checked value.
-      const expected = decodeTrustedWire(expectedWire, 'the expected value');
-      const comparison = compareValues(expected, decoded.value, type, tolerance);
+      const expected = decodeTrustedWire(expectedWire, 'the expected value', options);
+      const comparison = compareValues(expected, decoded.value, type, tolerance, equality);
       if (comparison.equal) return { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs };
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;
       return {

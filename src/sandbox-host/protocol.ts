@@ -32,6 +32,8 @@ export interface CandidateJob {
   /** One wire-JSON array of arguments per test, in test order. */
   tests: string[];
   limits: SandboxLimits;
+  /** Python only: folders of wheels or packages the candidate may import (read by the worker, never by the candidate). */
+  pythonPackages?: string[];
 }
 
 /** How one test ended inside the sandbox, before comparison. */
@@ -47,6 +49,12 @@ export type TestOutcome =
 
 export type CandidateOutcome =
   /** The code ran; one outcome per test, in order. */
-  | { kind: 'ran'; tests: TestOutcome[]; entryPoint: string }
+  | {
+      kind: 'ran';
+      tests: TestOutcome[];
+      entryPoint: string;
+      /** How long the candidate ran, when the engine measured it past its own start-up. */
+      durationMs?: number;
+    }
   /** The code never got to run a test: syntax error, missing entry point, unsupported language. */
   | { kind: 'load-error'; message: string };

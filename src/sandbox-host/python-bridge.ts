@@ -42,6 +42,7 @@ const ATTEMPTS = 2;
 export class PythonBridge {
   private engine: PythonSandbox | null = null;
   private engineMemoryMb = 0;
+  private enginePackages = '[]';
   /** Jobs run strictly one after another: an engine holds one interpreter. */
   private queue: Promise<unknown> = Promise.resolve();
   private enginesCreated = 0;
@@ -89,13 +90,16 @@ export class PythonBridge {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       let engine: PythonSandbox;
       try {
-        engine = await this.engineFor(job.limits.memoryMb);
+        engine = await this.engineFor(job.limits.memoryMb, job.pythonPackages ?? []);
       } catch (e) {
         failure = `the Python interpreter could not start: ${describe(e)}`;
         continue;
       }
       try {
-        return await engine.run(job);
+        // The candidate's time starts once the engine is up: starting it is the worker's cost.
+        const started = performance.now();
+        const outcome = await engine.run(job);
+        return outcome.kind === 'ran' ? { ...outcome, durationMs: Math.round(performance.now() - started) } : outcome;
       } catch (e) {
         this.drop();
         failure = `the Python engine failed: ${describe(e)}`;
@@ -108,10 +112,13 @@ export class PythonBridge {
     };
   }
 
-  private async engineFor(memoryMb: number): Promise<PythonSandbox> {
-    if (this.engine !== null && this.engineMemoryMb === memoryMb) return this.engine;
+  private async engineFor(memoryMb: number, packages: readonly string[]): Promise<PythonSandbox> {
+    const packagesKey = JSON.stringify(packages);
+    if (this.engine !== null && this.engineMemoryMb === memoryMb && this.enginePackages === packagesKey) return this.engine;
     this.drop();
     const options: PythonEngineOptions = { memoryMb, wasmMemoryMb: wasmCapMb(memoryMb) };
+    if (packages.length > 0) options.packages = packages;
+    this.enginePackages = packagesKey;
     if (this.cacheDir !== undefined) options.cacheDir = this.cacheDir;
     this.enginesCreated++;
     this.engine = await this.create(options);

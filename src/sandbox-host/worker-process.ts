@@ -25,10 +25,14 @@ async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
 }
 
 async function grade(job: GradeJob): Promise<GradeReply> {
+  // The candidate's own time starts here, when this worker takes it up, not when it was queued.
+  const started = performance.now();
   const outcome = await runEngine(job);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
-  const verdicts = outcome.tests.map((test, i) => bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance)));
-  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts };
+  const verdicts = outcome.tests.map((test, i) =>
+    bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality ?? 'javascript')),
+  );
+  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
 }
 
 // Judged on the full value first; only what is recorded is capped, here, so

@@ -1,15 +1,24 @@
 /**
  * Type-guided deep equality between an expected value and what a candidate
  * returned. The declared type decides what "equal" means: floats within a
- * tolerance, sets unordered, dicts by key, bools never equal to numbers.
- * `Any` and unknown types fall back to structural equality.
+ * tolerance, ints exactly at any size, sets unordered, dicts by key (read
+ * by the key type), tuples equal to lists. `Any` and unknown types fall back
+ * to structural equality. The equality rule decides how numbers meet:
+ *
+ * - `python`: as Python's `==` (True == 1 == 1.0), for Python candidates;
+ * - `strict`: bool, int and float are distinct (`--strict-types`);
+ * - `javascript`: bools are never numbers, ints and floats are both numbers.
+ *
+ * An int compared with an int, or with a float where an int is declared, is
+ * compared exactly, as Python does: float(10**20 + 1) != 10**20 + 1.
  *
  * This runs once per test case, so equal values take the cheap route: no
  * paths are built and no messages formatted until a difference is found.
  */
 
-import { formatValue } from './format.js';
-import { pythonFloat } from './python-literal.js';
+import { formatValue, valueKey } from './format.js';
+import { numberOf, setItems, sequenceItems, tagOf, type DictTag } from './py-tags.js';
+import { parsePythonLiteral, pythonFloat } from './python-literal.js';
 import { formatType } from './type-grammar.js';
 import type { TypeNode, Value } from './type-node.js';
 
@@ -22,6 +31,8 @@ export const DEFAULT_TOLERANCE: Tolerance = Object.freeze({ relative: 1e-9, abso
 
 export type Comparison = { equal: true } | { equal: false; path: string; reason: string };
 
+export type Equality = 'python' | 'strict' | 'javascript';
+
 /**
  * Compares `actual` with `expected` as values of `type`. On a difference,
  * `path` locates the first one (`$`, `$[2]`, `$.key`, `$["odd key"][0]`)
@@ -32,8 +43,9 @@ export function compareValues(
   actual: Value,
   type: TypeNode,
   tolerance: Tolerance = DEFAULT_TOLERANCE,
+  equality: Equality = 'javascript',
 ): Comparison {
-  const mismatch = new Comparer(tolerance).compare(expected, actual, type, 0);
+  const mismatch = new Comparer(tolerance, equality).compare(expected, actual, type, 0);
   if (mismatch === undefined) return { equal: true };
   return { equal: false, path: renderPath(mismatch.segments), reason: mismatch.reason() };
 }
@@ -77,7 +89,33 @@ function show(value: unknown): string {
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  return typeof value;
+  if (typeof value === 'bigint') return 'number';
+  switch (tagOf(value)) {
+    case 'tuple':
+      return 'array';
+    case 'set':
+    case 'frozenset':
+      return 'set';
+    case 'float':
+      return 'number';
+    case 'dict':
+      return 'object';
+    default:
+      return typeof value;
+  }
+}
+
+/** Exact equality of two numbers as Python compares them (ints at any size, an int with a float). */
+function sameNumber(x: number | bigint, y: number | bigint): boolean {
+  if (typeof x === 'number' && typeof y === 'number') return x === y;
+  if (typeof x === 'bigint' && typeof y === 'bigint') return x === y;
+  const n = (typeof x === 'number' ? x : y) as number;
+  const b = (typeof x === 'bigint' ? x : y) as bigint;
+  return Number.isInteger(n) && BigInt(n) === b;
+}
+
+function isIntegral(n: number | bigint): boolean {
+  return typeof n === 'bigint' || Number.isInteger(n);
 }
 
 /** `expected int, got string "3"`. */
@@ -100,24 +138,53 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 
 class Comparer {
-  constructor(private readonly tolerance: Tolerance) {}
+  constructor(
+    private readonly tolerance: Tolerance,
+    private readonly equality: Equality = 'javascript',
+  ) {}
+
+  /**
+   * The number a value stands for under the equality rule, as what kind:
+   * bools are numbers only in Python's rule; an integral plain number is a
+   * float in strict mode only when it is not finite (integral floats then
+   * arrive as float tags).
+   */
+  private numeric(value: unknown): { n: number | bigint; kind: 'int' | 'float' | 'bool' } | undefined {
+    if (typeof value === 'boolean') return this.equality === 'python' ? { n: value ? 1 : 0, kind: 'bool' } : undefined;
+    if (typeof value === 'bigint') return { n: value, kind: 'int' };
+    if (typeof value === 'number') return { n: value, kind: Number.isInteger(value) ? 'int' : 'float' };
+    const tagged = numberOf(value);
+    return tagged === undefined ? undefined : { n: tagged, kind: 'float' };
+  }
 
   compare(expected: unknown, actual: unknown, type: TypeNode, depth: number): Outcome {
     if (depth > MAX_TYPED_DEPTH) return this.structural(expected, actual);
     switch (type.kind) {
-      case 'int':
-        if (typeof expected !== 'number') return this.structural(expected, actual);
+      case 'int': {
+        const e = this.numeric(expected);
+        if (e === undefined || !isIntegral(e.n)) return this.structural(expected, actual);
         if (actual === expected) return undefined;
-        if (typeof actual !== 'number') return wrongKind('int', actual);
+        const a = this.numeric(actual);
+        if (a === undefined || (this.equality === 'strict' && a.kind !== 'int')) return wrongKind('int', actual);
+        if (sameNumber(e.n, a.n)) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
-      case 'float':
-        if (typeof expected !== 'number') return this.structural(expected, actual);
-        if (typeof actual !== 'number') return wrongKind('float', actual);
-        if (this.close(expected, actual)) return undefined;
+      }
+      case 'float': {
+        const e = this.numeric(expected);
+        if (e === undefined) return this.structural(expected, actual);
+        const a = this.numeric(actual);
+        if (a === undefined || (this.equality === 'strict' && a.kind !== 'float')) return wrongKind('float', actual);
+        if (this.close(Number(e.n), Number(a.n))) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
+      }
       case 'bool':
         if (typeof expected !== 'boolean') return this.structural(expected, actual);
-        if (typeof actual !== 'boolean') return wrongKind('bool', actual);
+        if (typeof actual !== 'boolean') {
+          // Python: True == 1 == 1.0.
+          const a = this.equality === 'python' ? this.numeric(actual) : undefined;
+          if (a === undefined) return wrongKind('bool', actual);
+          return sameNumber(a.n, expected ? 1 : 0) ? undefined : differ(() => `expected ${expected}, got ${show(actual)}`);
+        }
         return actual === expected ? undefined : differ(() => `expected ${expected}, got ${actual}`);
       case 'str':
         if (typeof expected !== 'string') return this.structural(expected, actual);
@@ -158,9 +225,12 @@ class Comparer {
 
   // -- containers -----------------------------------------------------------
 
-  private list(expected: unknown, actual: unknown, type: TypeNode & { kind: 'list' }, depth: number): Outcome {
-    if (!Array.isArray(expected)) return this.structural(expected, actual);
-    if (!Array.isArray(actual)) return wrongKind(type, actual);
+  private list(expectedValue: unknown, actualValue: unknown, type: TypeNode & { kind: 'list' }, depth: number): Outcome {
+    const expected = sequenceItems(expectedValue);
+    if (expected === undefined) return this.structural(expectedValue, actualValue);
+    // A tuple for a list is equal, as the reference framework judges (its values cross as JSON).
+    const actual = sequenceItems(actualValue);
+    if (actual === undefined) return wrongKind(type, actualValue);
     if (actual.length !== expected.length) {
       return differ(() => `expected list of length ${expected.length}, got length ${actual.length}`);
     }
@@ -192,10 +262,12 @@ class Comparer {
     return undefined;
   }
 
-  /** Any array will do for a tuple: JSON has no tuples. */
-  private tuple(expected: unknown, actual: unknown, type: TypeNode & { kind: 'tuple' }, depth: number): Outcome {
-    if (!Array.isArray(expected)) return this.structural(expected, actual);
-    if (!Array.isArray(actual)) return wrongKind(type, actual);
+  /** A list will do for a tuple: JavaScript has no tuples, and the reference framework lets them be equal. */
+  private tuple(expectedValue: unknown, actualValue: unknown, type: TypeNode & { kind: 'tuple' }, depth: number): Outcome {
+    const expected = sequenceItems(expectedValue);
+    if (expected === undefined) return this.structural(expectedValue, actualValue);
+    const actual = sequenceItems(actualValue);
+    if (actual === undefined) return wrongKind(type, actualValue);
     if (actual.length !== expected.length) {
       return differ(() => `expected tuple of length ${expected.length}, got length ${actual.length}`);
     }
@@ -210,6 +282,80 @@ class Comparer {
   private dict(expected: unknown, actual: unknown, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
     if (!isRecord(expected)) return this.structural(expected, actual);
     if (!isRecord(actual)) return wrongKind(type, actual);
+    if (tagOf(expected) === undefined && tagOf(actual) === undefined) return this.plainDict(expected, actual, type, depth);
+    const expectedEntries = this.entries(expected, type.key);
+    const actualEntries = this.entries(actual, type.key);
+    const actualByKey = new Map<string, [Value, Value]>();
+    for (const entry of actualEntries) actualByKey.set(entry.canon, [entry.key, entry.value]);
+    const expectedSet = new Set<string>();
+    for (const entry of expectedEntries) {
+      expectedSet.add(entry.canon);
+      if (!actualByKey.has(entry.canon)) return differ(() => `missing key ${show(entry.key)}`);
+    }
+    for (const entry of actualEntries) {
+      if (!expectedSet.has(entry.canon)) return differ(() => `unexpected key ${show(entry.key)}`);
+    }
+    for (const entry of expectedEntries) {
+      const mismatch = this.compare(entry.value, actualByKey.get(entry.canon)![1], type.value, depth + 1);
+      if (mismatch) return at(mismatch, typeof entry.key === 'string' ? entry.key : formatValue(entry.key, SHOWN));
+    }
+    return undefined;
+  }
+
+  /** A dict's entries with each key's canonical text: equal keys (by the key type and the rule) have equal texts. */
+  private entries(value: Record<string, unknown>, keyType: TypeNode): Array<{ key: Value; value: Value; canon: string }> {
+    if (tagOf(value) === 'dict') {
+      return (value as unknown as DictTag).entries.map(([key, item]) => ({ key, value: item, canon: this.keyCanon(key, keyType) }));
+    }
+    return Object.keys(value).map((key) => ({ key, value: value[key] as Value, canon: this.objectKeyCanon(key, keyType) }));
+  }
+
+  /**
+   * A key of a plain object. From Python that is a str key; from JavaScript
+   * (and in problem files) it is a property name, which stands for a number
+   * or a bool as well: read by the key type. Without a key type, a key is
+   * compared as the text JSON would give it, as the reference framework does.
+   */
+  private objectKeyCanon(key: string, keyType: TypeNode): string {
+    if (keyType.kind === 'any' || keyType.kind === 'unknown') return `j${key}`;
+    if (keyType.kind === 'str' || this.equality !== 'javascript') return `s${key}`;
+    if (keyType.kind === 'tuple') {
+      const literal = parsePythonLiteral(key);
+      return literal.ok ? this.keyCanon(literal.value, keyType) : `s${key}`;
+    }
+    const canonical = keyCanonicaliser(keyType)(key);
+    if (keyType.kind === 'int' || keyType.kind === 'float') {
+      const n = Number(canonical);
+      return Number.isNaN(n) && canonical !== 'NaN' ? `s${key}` : this.keyCanon(n, keyType);
+    }
+    if (keyType.kind === 'bool') return canonical === 'true' || canonical === 'false' ? this.keyCanon(canonical === 'true', keyType) : `s${key}`;
+    return canonical === 'null' ? 'N' : `s${key}`;
+  }
+
+  /** A key held as a value (a dict tag's key). */
+  private keyCanon(key: Value, keyType: TypeNode): string {
+    if (keyType.kind === 'any' || keyType.kind === 'unknown') {
+      if (typeof key === 'string') return `j${key}`;
+      if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean' || key === null) return `j${String(key)}`;
+    }
+    if (typeof key === 'string') return `s${key}`;
+    if (key === null) return 'N';
+    const sequence = sequenceItems(key);
+    if (sequence !== undefined) {
+      const items = keyType.kind === 'tuple' ? keyType : undefined;
+      return `(${sequence.map((item, i) => this.keyCanon(item, items?.items[i] ?? items?.rest ?? ANY)).join(',')})`;
+    }
+    if (typeof key === 'boolean' && this.equality !== 'python') return key ? 'T' : 'F';
+    const n = this.numeric(key);
+    if (n !== undefined) {
+      // Equal numbers are equal keys (1 == 1.0 == True in Python), whatever their form.
+      if (isIntegral(n.n) && (typeof n.n === 'bigint' || Number.isFinite(n.n))) return `n${BigInt(n.n).toString()}`;
+      return `n${String(n.n)}`;
+    }
+    return `v${valueKey(key) ?? Math.random()}`;
+  }
+
+  private plainDict(expected: Record<string, unknown>, actual: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
     const canonical = keyCanonicaliser(type.key);
     const expectedKeys = Object.keys(expected);
     const actualKeys = Object.keys(actual);
@@ -250,9 +396,12 @@ class Comparer {
 
   // -- sets -----------------------------------------------------------------
 
-  private set(expected: unknown, actual: unknown, type: TypeNode & { kind: 'set' }, depth: number): Outcome {
-    if (!Array.isArray(expected)) return this.structural(expected, actual);
-    if (!Array.isArray(actual)) return wrongKind(type, actual);
+  private set(expectedValue: unknown, actualValue: unknown, type: TypeNode & { kind: 'set' }, depth: number): Outcome {
+    const expected = setItems(expectedValue);
+    if (expected === undefined) return this.structural(expectedValue, actualValue);
+    // A list for a set is judged as a set, as the reference framework did (its sets crossed as lists).
+    const actual = setItems(actualValue);
+    if (actual === undefined) return wrongKind(type, actualValue);
     if (actual.length !== expected.length) {
       return differ(() => `expected set of size ${expected.length}, got size ${actual.length}`);
     }
@@ -276,7 +425,7 @@ class Comparer {
     const counts = new Map<Key, number>();
     const expectedKeys: Key[] = [];
     for (const element of expected) {
-      const key = exactKey(element, item, 0);
+      const key = exactKey(element, item, 0, this.equality);
       // An expected value that does not fit its own type: let matching sort it out.
       if (key === undefined) return 'not-applicable';
       expectedKeys.push(key);
@@ -285,7 +434,7 @@ class Comparer {
     let unexpected: unknown;
     let anyUnexpected = false;
     for (let i = 0; i < actual.length; i++) {
-      const key = exactKey(actual[i], item, 0);
+      const key = exactKey(actual[i], item, 0, this.equality);
       if (key === undefined) return at(wrongKind(item, actual[i]), i);
       const count = counts.get(key) ?? 0;
       if (count > 0) {
@@ -304,12 +453,15 @@ class Comparer {
    * Sorted order pairs numbers within tolerance whenever any pairing does
    * (closeness is monotone along the number line), in O(n log n).
    */
-  private floatSet(expected: number[], actual: unknown[], item: TypeNode): Outcome {
-    for (let i = 0; i < actual.length; i++) {
-      if (typeof actual[i] !== 'number') return at(wrongKind(item, actual[i]), i);
+  private floatSet(expected: number[], actualValues: unknown[], item: TypeNode): Outcome {
+    const actual: number[] = [];
+    for (let i = 0; i < actualValues.length; i++) {
+      const a = this.numeric(actualValues[i]);
+      if (a === undefined || (this.equality === 'strict' && a.kind !== 'float')) return at(wrongKind(item, actualValues[i]), i);
+      actual.push(Number(a.n));
     }
     const sortedExpected = [...expected].sort(numberOrder);
-    const sortedActual = [...(actual as number[])].sort(numberOrder);
+    const sortedActual = [...actual].sort(numberOrder);
     let missing: number | undefined;
     let unexpected: number | undefined;
     let i = 0;
@@ -397,19 +549,48 @@ class Comparer {
     return undefined;
   }
 
+  /** The kind a value is compared as without a type; tagged containers get a typed comparison. */
+  private structuralKind(value: unknown): string {
+    const kind = kindOf(value);
+    if (kind === 'boolean' && this.equality === 'python') return 'number';
+    if (kind === 'object' && tagOf(value) === 'dict') return 'tagged-object';
+    return kind;
+  }
+
   /** Compares one pair: a mismatch, undefined when equal, or a Frame to descend into. */
   private step(expected: unknown, actual: unknown, parent: Frame | undefined, segment: Segment | undefined): Outcome | Frame {
     const fail = (reason: () => string): Mismatch => ({ segments: pathOf(parent, segment), reason });
     if (expected === actual) return undefined;
     if (isNull(expected) && isNull(actual)) return undefined;
-    const kind = kindOf(expected);
-    if (kind !== kindOf(actual)) return fail(() => `expected ${show(expected)}, got ${kindOf(actual)} ${show(actual)}`);
+    // A tuple equals a list with the same items.
+    if (tagOf(expected) === 'tuple') expected = sequenceItems(expected);
+    if (tagOf(actual) === 'tuple') actual = sequenceItems(actual);
+    let kind = this.structuralKind(expected);
+    const actualKind = this.structuralKind(actual);
+    if (kind !== actualKind) {
+      const pair = new Set([kind, actualKind]);
+      if (pair.has('set') && pair.has('array')) kind = 'set';
+      else if (pair.has('tagged-object') && pair.has('object')) kind = 'tagged-object';
+      else return fail(() => `expected ${show(expected)}, got ${kindOf(actual)} ${show(actual)}`);
+    }
     switch (kind) {
       case 'number': {
-        const e = expected as number;
-        const a = actual as number;
-        const equal = Number.isInteger(e) && Number.isInteger(a) ? e === a : this.close(e, a);
-        return equal ? undefined : fail(() => `expected ${show(e)}, got ${show(a)}`);
+        const e = this.numeric(expected)!;
+        const a = this.numeric(actual)!;
+        if (this.equality === 'strict' && (e.kind === 'float') !== (a.kind === 'float')) {
+          return fail(() => `expected ${e.kind} ${show(expected)}, got ${a.kind} ${show(actual)}`);
+        }
+        const equal = isIntegral(e.n) && isIntegral(a.n) ? sameNumber(e.n, a.n) : this.close(Number(e.n), Number(a.n));
+        return equal ? undefined : fail(() => `expected ${show(expected)}, got ${show(actual)}`);
+      }
+      case 'set':
+      case 'tagged-object': {
+        // Python's kinds nest rarely; they are compared by a type standing for Any.
+        const type: TypeNode = kind === 'set' ? { kind: 'set', item: ANY } : { kind: 'dict', key: ANY, value: ANY };
+        const mismatch = this.compare(expected, actual, type, MAX_TYPED_DEPTH - 100);
+        if (mismatch === undefined) return undefined;
+        mismatch.segments.push(...pathOf(parent, segment));
+        return mismatch;
       }
       case 'string':
         return fail(() => stringDifference(expected as string, actual as string));
@@ -567,9 +748,8 @@ function isKeyExact(type: TypeNode, depth: number): boolean {
       return isKeyExact(type.item, depth + 1);
     case 'tuple':
       return type.items.every((t) => isKeyExact(t, depth + 1)) && (type.rest === undefined || isKeyExact(type.rest, depth + 1));
-    case 'dict':
-      return isKeyExact(type.value, depth + 1);
     default:
+      // Dicts too: their keys may be tagged, which only the typed comparison reads.
       return false;
   }
 }
@@ -583,42 +763,53 @@ function isKeyExact(type: TypeNode, depth: number): boolean {
 type Key = string | number | boolean | null;
 
 /** The key of a value of an exact type; undefined when the value does not have that type. */
-function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefined {
+function exactKey(value: unknown, type: TypeNode, depth: number, equality: Equality): Key | undefined {
   switch (type.kind) {
     case 'int':
+      if (typeof value === 'bigint') return `b${value.toString()}`;
+      if (equality === 'python') {
+        // Python's equality: True is 1, and 3.0 is 3 (an integral float, from a float tag).
+        if (typeof value === 'boolean') return value ? 1 : 0;
+        const n = numberOf(value);
+        if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
+        if (typeof n === 'number' && Number.isInteger(n)) return `b${BigInt(n).toString()}`;
+      }
       return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
     case 'str':
       return typeof value === 'string' ? value : undefined;
     case 'bool':
+      if (equality === 'python' && (value === 0 || value === 1)) return value === 1;
       return typeof value === 'boolean' ? value : undefined;
     case 'none':
       return isNull(value) ? null : undefined;
     case 'optional':
-      return isNull(value) ? null : exactKey(value, type.inner, depth + 1);
+      return isNull(value) ? null : exactKey(value, type.inner, depth + 1, equality);
     case 'union':
       for (const option of type.options) {
-        const key = exactKey(value, option, depth + 1);
+        const key = exactKey(value, option, depth + 1, equality);
         if (key !== undefined) return key;
       }
       return undefined;
     case 'list':
     case 'tuple': {
-      if (!Array.isArray(value)) return undefined;
+      value = sequenceItems(value);
+      if (value === undefined || !Array.isArray(value)) return undefined;
       if (type.kind === 'tuple' && type.rest === undefined && value.length !== type.items.length) return undefined;
       const parts: string[] = [];
       for (let i = 0; i < value.length; i++) {
         const itemType = type.kind === 'list' ? type.item : (type.items[i] ?? type.rest ?? ANY);
-        const key = exactKey(value[i], itemType, depth + 1);
+        const key = exactKey(value[i], itemType, depth + 1, equality);
         if (key === undefined) return undefined;
         parts.push(keyText(key));
       }
       return `[${parts.join(',')}]`;
     }
     case 'set': {
-      if (!Array.isArray(value)) return undefined;
+      value = setItems(value);
+      if (value === undefined || !Array.isArray(value)) return undefined;
       const parts: string[] = [];
       for (const element of value) {
-        const key = exactKey(element, type.item, depth + 1);
+        const key = exactKey(element, type.item, depth + 1, equality);
         if (key === undefined) return undefined;
         parts.push(keyText(key));
       }
@@ -629,7 +820,7 @@ function exactKey(value: unknown, type: TypeNode, depth: number): Key | undefine
       const canonical = keyCanonicaliser(type.key);
       const parts: string[] = [];
       for (const key of Object.keys(value)) {
-        const valueKey = exactKey(value[key], type.value, depth + 1);
+        const valueKey = exactKey(value[key], type.value, depth + 1, equality);
         if (valueKey === undefined) return undefined;
         parts.push(`${JSON.stringify(canonical(key))}:${keyText(valueKey)}`);
       }

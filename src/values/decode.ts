@@ -8,10 +8,18 @@
  *   again, so `"7"` is 7, `"[1, 2]"` a list and `"\"[1, 2]\""` a list too;
  * - a `str` written as a quoted literal (`"'Hi '"`) is unquoted, any other
  *   string is taken literally;
- * - `Any` and unknown types take the value exactly as given.
+ * - `Any` and unknown types take the value exactly as given;
+ * - the result is of the declared type at every depth: tuples, sets and
+ *   frozensets are their tags (py-tags.ts), a dict whose key type is not
+ *   `str` is a dict tag with keys read by that type (`"1"` -> 1,
+ *   `"(1, 2)"` -> a tuple), integers beyond the safe range are bigints and a
+ *   `float` is a number even when written `3` (its encoding for Python
+ *   makes it a float);
+ * - a union takes the first option the value fits (see decodeUnion).
  */
 
 import { formatValue, isValue, valueKey } from './format.js';
+import { dict, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag } from './py-tags.js';
 import { type LiteralResult, parsePythonLiteral, pythonFloat, setOwn } from './python-literal.js';
 import { formatType } from './type-grammar.js';
 import type { TypeNode, Value } from './type-node.js';
@@ -74,14 +82,19 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
   switch (type.kind) {
     case 'any':
     case 'unknown':
-      return isValue(raw) ? ok(raw) : failure('a JSON value', raw);
+      if (!isValue(raw)) return failure('a JSON value', raw);
+      // A JSON object of the file's own with a "$evalrun" key is data: a dict, never a tag.
+      return ok(context.strings === 0 && hasTagKey(raw) ? escapeTagKeys(raw) : raw);
     case 'str':
       return decodeStr(raw);
     case 'int':
-      if (typeof raw === 'number') return Number.isInteger(raw) ? ok(raw) : failure('int', raw);
+      if (typeof raw === 'number') return Number.isInteger(raw) ? ok(exactInt(raw)) : failure('int', raw);
+      if (typeof raw === 'bigint') return ok(normalInt(raw));
       return fromString(raw, type, context);
     case 'float':
-      return typeof raw === 'number' ? ok(raw) : fromString(raw, type, context);
+      if (typeof raw === 'number') return ok(raw);
+      if (typeof raw === 'bigint') return ok(Number(raw));
+      return fromString(raw, type, context);
     case 'bool':
       return typeof raw === 'boolean' ? ok(raw) : fromString(raw, type, context);
     case 'none':
@@ -90,15 +103,67 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
       return decodeOptional(raw, type, deeper(context));
     case 'union':
       return decodeUnion(raw, type, deeper(context));
-    case 'list':
-      return Array.isArray(raw) ? decodeItems(raw, type.item, null, deeper(context)) : fromString(raw, type, context);
-    case 'tuple':
-      return Array.isArray(raw) ? decodeTuple(raw, type, deeper(context)) : fromString(raw, type, context);
+    case 'list': {
+      if (Array.isArray(raw)) return decodeItems(raw, type.item, null, deeper(context));
+      const items = tagItems(raw);
+      return items !== undefined ? decodeItems(items.slice(), type.item, null, deeper(context)) : fromString(raw, type, context);
+    }
+    case 'tuple': {
+      const items = Array.isArray(raw) ? raw : tagOf(raw) === 'tuple' ? tagItems(raw) : undefined;
+      if (items === undefined) return fromString(raw, type, context);
+      const decoded = decodeTuple(items, type, deeper(context));
+      return decoded.ok ? ok(tuple(decoded.value as Value[])) : decoded;
+    }
     case 'set':
       return decodeSet(raw, type, context);
     case 'dict':
-      return isPlainObject(raw) ? decodeDict(raw, type, deeper(context)) : fromString(raw, type, context);
+      if (isPlainObject(raw)) {
+        return tagOf(raw) === 'dict' ? decodeDictTag(raw as unknown as DictTag, type, deeper(context)) : decodeDict(raw, type, deeper(context));
+      }
+      return fromString(raw, type, context);
   }
+}
+
+/** Whether any object inside has a `$evalrun` key; iterative, as values may nest deeply. */
+function hasTagKey(raw: Value): boolean {
+  const stack: Value[] = [raw];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    if (Object.hasOwn(v, WIRE_TAG)) return true;
+    for (const key of Object.keys(v)) stack.push(v[key]!);
+  }
+  return false;
+}
+
+/** `raw` with every object that has a `$evalrun` key turned into a dict tag; `raw` itself when there is none. */
+function escapeTagKeys(raw: Value): Value {
+  if (raw === null || typeof raw !== 'object') return raw;
+  if (Array.isArray(raw)) {
+    let out: Value[] | null = null;
+    for (let i = 0; i < raw.length; i++) {
+      const item = escapeTagKeys(raw[i]!);
+      if (out === null && item !== raw[i]) out = raw.slice(0, i);
+      if (out !== null) out.push(item);
+    }
+    return out ?? raw;
+  }
+  const keys = Object.keys(raw);
+  const items = keys.map((key) => escapeTagKeys(raw[key]!));
+  if (Object.hasOwn(raw, WIRE_TAG)) return dict(keys.map((key, i) => [key, items[i]!]));
+  if (items.every((item, i) => item === raw[keys[i]!])) return raw;
+  const out: { [key: string]: Value } = {};
+  keys.forEach((key, i) => setOwn(out, key, items[i]!));
+  return out;
+}
+
+/** An integral number read as an int: exact, so a bigint beyond the safe range. */
+function exactInt(n: number): number | bigint {
+  return Number.isSafeInteger(n) ? n : BigInt(n);
 }
 
 function deeper(context: Context): Context {
@@ -130,6 +195,9 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
  * here); anything else goes to the Python literal parser.
  */
 function readLiteral(text: string): LiteralResult {
+  // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact,
+  // and reads an object with a "$evalrun" key as the dict it is.
+  if (LONG_DIGITS.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
   try {
     return { ok: true, value: JSON.parse(text) as Value };
   } catch {
@@ -137,11 +205,13 @@ function readLiteral(text: string): LiteralResult {
   }
 }
 
+const LONG_DIGITS = /\d{16}/;
+
 function scalarFromText(text: string, type: TypeNode): Value | undefined {
   const trimmed = text.trim();
   switch (type.kind) {
     case 'int':
-      return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? Number(trimmed.replace(/_/g, '')) : undefined;
+      return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? normalInt(BigInt(trimmed.replace(/_/g, ''))) : undefined;
     case 'float':
       return pythonFloat(trimmed);
     case 'bool': {
@@ -178,9 +248,11 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
 }
 
 /**
- * `str` accepts any string, so it is tried last: `"7"` for `Union[int, str]`
- * is 7. A quoted literal (`"'7'"`) was written as a string on purpose, so
- * there `str` goes first.
+ * The first option the value fits, in declared order, reading a string as
+ * a Python literal as `ast.literal_eval` would (`"7"` for `Union[int, str]`
+ * is 7, for `Union[float, int]` the float 7.0). `str` accepts any string,
+ * so it comes last, unless the string is a quoted literal (`"'7'"`), which
+ * was written as a string on purpose.
  */
 function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: Context): Decoded {
   if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
@@ -224,10 +296,12 @@ function decodeTuple(raw: unknown[], type: TypeNode & { kind: 'tuple' }, context
 
 /** Items decoded, then duplicates dropped (first kept), as building a Python set would. */
 function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Context): Decoded {
+  const frozen = type.frozen === true;
   // `{}` is an empty dict in Python, but written for a set it can only mean an empty set.
-  if (isPlainObject(raw) && Object.keys(raw).length === 0) return ok([]);
-  if (!Array.isArray(raw)) return fromString(raw, type, context);
-  const decoded = decodeItems(raw, type.item, null, deeper(context));
+  if (isPlainObject(raw) && Object.keys(raw).length === 0) return ok(pySet([], frozen));
+  const given = Array.isArray(raw) ? raw : tagItems(raw);
+  if (given === undefined) return fromString(raw, type, context);
+  const decoded = decodeItems(given, type.item, null, deeper(context));
   if (!decoded.ok || !Array.isArray(decoded.value)) return decoded;
   const seen = new Set<string>();
   const unique: Value[] = [];
@@ -239,7 +313,7 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
     }
     unique.push(item);
   }
-  return ok(unique);
+  return ok(pySet(unique, frozen));
 }
 
 /**
@@ -249,6 +323,11 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
  */
 /** Like a list's items, an object whose keys and values all decode to themselves is used as it is. */
 function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
+  if (!stringKeyed(type.key) || Object.hasOwn(raw, WIRE_TAG)) {
+    const pairs: Array<[unknown, unknown]> = Object.keys(raw).map((key) => [key, raw[key]]);
+    // A JSON key is text: for str keys it is the key itself, not a literal to read.
+    return decodeEntries(pairs, type, context);
+  }
   let values: { [key: string]: Value } | null = null;
   const keys = Object.keys(raw);
   for (let i = 0; i < keys.length; i++) {
@@ -271,6 +350,41 @@ function decodeKey(rawKey: string, keyType: TypeNode, context: Context): string 
   if (kind !== 'int' && kind !== 'float' && kind !== 'bool' && kind !== 'none') return rawKey;
   const result = decode(rawKey, keyType, context);
   return result.ok ? String(result.value) : undefined;
+}
+
+/** Key types whose keys are strings in Python too: the dict stays a plain object. */
+function stringKeyed(keyType: TypeNode): boolean {
+  return keyType.kind === 'str' || keyType.kind === 'any' || keyType.kind === 'unknown';
+}
+
+/** A dict as a dict tag: keys decoded by the key type (a JSON key is text to read), values by the value type. */
+function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
+  const entries: [Value, Value][] = [];
+  const seen = new Map<string, number>();
+  for (const [rawKey, rawValue] of pairs) {
+    const key = decode(rawKey, type.key, context);
+    if (!key.ok) return failure(`${formatType(type.key)} key`, rawKey);
+    const value = decode(rawValue, type.value, context);
+    if (!value.ok) return within(value, typeof rawKey === 'string' ? rawKey : formatValue(rawKey));
+    // `"1"` and `"01"` are the same int key: the later value wins, as in a Python dict display.
+    const id = valueKey(key.value);
+    const earlier = id === undefined ? undefined : seen.get(id);
+    if (earlier !== undefined) entries[earlier]![1] = value.value;
+    else {
+      if (id !== undefined) seen.set(id, entries.length);
+      entries.push([key.value, value.value]);
+    }
+  }
+  if (stringKeyed(type.key) && entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG)) {
+    const out: { [key: string]: Value } = {};
+    for (const [key, value] of entries) setOwn(out, key as string, value);
+    return ok(out);
+  }
+  return ok(dict(entries));
+}
+
+function decodeDictTag(raw: DictTag, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
+  return decodeEntries(raw.entries, type, context);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -3,6 +3,7 @@
  * plus a canonical key for values (used to deduplicate and match sets).
  */
 
+import { tagOf, type DictTag, type FloatTag, type SetTag, type TupleTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 const DEFAULT_MAX_LENGTH = 60;
@@ -82,7 +83,7 @@ function render(value: unknown, out: Output, depth: number, ancestors: Set<objec
       out.push(renderNumber(value));
       return;
     case 'bigint':
-      out.push(`${value.toString()}n`);
+      out.push(value.toString());
       return;
     case 'boolean':
       out.push(value ? 'true' : 'false');
@@ -183,7 +184,44 @@ function renderContainer(obj: object, out: Output, depth: number, ancestors: Set
     out.push(`${constructorName(obj) ?? 'ArrayBuffer'}(${obj.byteLength} bytes)`);
     return;
   }
+  if (renderTag(obj, out, depth, ancestors)) return;
   renderPlainObject(obj, out, depth, ancestors);
+}
+
+/** Python's kinds as Python writes them: `(1, 2)`, `{1, 2}`, `frozenset({1})`, `{1: "a"}`, `3.0`. */
+function renderTag(obj: object, out: Output, depth: number, ancestors: Set<object>): boolean {
+  const tag = tagOf(obj);
+  if (tag === 'tuple' && Array.isArray((obj as TupleTag).items)) {
+    const items = (obj as TupleTag).items;
+    renderSequence('(', items, items.length === 1 ? ',)' : ')', out, depth, ancestors);
+    return true;
+  }
+  if ((tag === 'set' || tag === 'frozenset') && Array.isArray((obj as SetTag).items)) {
+    const items = (obj as SetTag).items;
+    if (items.length === 0) out.push(tag === 'set' ? 'set()' : 'frozenset()');
+    else if (tag === 'set') renderSequence('{', items, '}', out, depth, ancestors);
+    else renderSequence('frozenset({', items, '})', out, depth, ancestors);
+    return true;
+  }
+  if (tag === 'dict' && Array.isArray((obj as DictTag).entries)) {
+    out.push('{');
+    let first = true;
+    for (const entry of (obj as DictTag).entries) {
+      if (out.full) return true;
+      if (!first) out.push(', ');
+      first = false;
+      render(entry[0], out, depth + 1, ancestors);
+      out.push(': ');
+      render(entry[1], out, depth + 1, ancestors);
+    }
+    out.push('}');
+    return true;
+  }
+  if (tag === 'float' && typeof (obj as FloatTag).value === 'string') {
+    out.push((obj as FloatTag).value);
+    return true;
+  }
+  return false;
 }
 
 function renderSequence(
@@ -253,6 +291,8 @@ function keyOf(value: unknown, depth: number): string | undefined {
       return value ? 'T' : 'F';
     case 'number':
       return `n${String(value)}`;
+    case 'bigint':
+      return `n${value.toString()}`;
     case 'string':
       return JSON.stringify(value);
     case 'object':
@@ -307,7 +347,7 @@ function checkValue(root: unknown): boolean {
     const value = entry.value;
     if (value === null) continue;
     const kind = typeof value;
-    if (kind === 'boolean' || kind === 'number' || kind === 'string') continue;
+    if (kind === 'boolean' || kind === 'number' || kind === 'string' || kind === 'bigint') continue;
     if (kind !== 'object') return false;
     const obj = value as object;
     if (onPath.has(obj)) return false;

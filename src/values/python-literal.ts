@@ -6,11 +6,13 @@
  * `Infinity`, `NaN`, `float('inf')`).
  *
  * Nothing is evaluated and nesting is bounded, so hostile input yields an
- * error, never a crash. Tuples and sets become arrays (sets without
- * duplicates) and dict keys become strings, as in JSON: see {@link dictKey}.
+ * error, never a crash. Tuples, sets and frozensets become their tags
+ * (py-tags.ts), integers beyond the safe range bigints, and a dict whose
+ * keys are all strings a plain object (otherwise a dict tag).
  */
 
 import { formatValue, valueKey } from './format.js';
+import { dict, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 export type LiteralResult = { ok: true; value: Value } | { ok: false; error: string };
@@ -78,7 +80,7 @@ class LiteralParser {
         items.push(this.parseValue(1));
         this.skipSpace();
       }
-      value = items;
+      value = tuple(items);
     }
     if (!this.atEnd()) this.unexpected();
     return value;
@@ -119,7 +121,7 @@ class LiteralParser {
   private parseParenthesized(depth: number): Value {
     this.pos++;
     this.skipSpace();
-    if (this.eat(')')) return [];
+    if (this.eat(')')) return tuple([]);
     const first = this.parseValue(depth + 1);
     this.skipSpace();
     if (this.eat(')')) return first;
@@ -127,11 +129,11 @@ class LiteralParser {
     const items = [first];
     while (this.eat(',')) {
       this.skipSpace();
-      if (this.eat(')')) return items;
+      if (this.eat(')')) return tuple(items);
       items.push(this.parseValue(depth + 1));
       this.skipSpace();
     }
-    if (this.eat(')')) return items;
+    if (this.eat(')')) return tuple(items);
     return this.unexpected("',' or ')'");
   }
 
@@ -147,44 +149,47 @@ class LiteralParser {
     const items = new UniqueItems();
     items.add(first);
     for (;;) {
-      if (this.eat('}')) return items.values;
+      if (this.eat('}')) return pySet(items.values);
       if (!this.eat(',')) this.unexpected("',' or '}'");
       this.skipSpace();
-      if (this.eat('}')) return items.values;
+      if (this.eat('}')) return pySet(items.values);
       items.add(this.parseValue(depth + 1));
       this.skipSpace();
     }
   }
 
   private parseDictRest(depth: number, firstKey: Value, firstKeyAt: number): Value {
-    const dict: { [key: string]: Value } = {};
+    const entries: [Value, Value][] = [];
+    const seen = new Map<string, number>();
     let key = firstKey;
     let keyAt = firstKeyAt;
     for (;;) {
       if (!this.eat(':')) this.unexpected("':'");
       const value = this.parseValue(depth + 1);
-      setOwn(dict, this.dictKey(key, keyAt), value);
+      this.checkKey(key, keyAt);
+      // A repeated key keeps its first place and its last value, as in Python.
+      const id = valueKey(key);
+      const earlier = id === undefined ? undefined : seen.get(id);
+      if (earlier !== undefined) entries[earlier]![1] = value;
+      else {
+        if (id !== undefined) seen.set(id, entries.length);
+        entries.push([key, value]);
+      }
       this.skipSpace();
-      if (this.eat('}')) return dict;
+      if (this.eat('}')) return dictValue(entries);
       if (!this.eat(',')) this.unexpected("',' or '}'");
       this.skipSpace();
-      if (this.eat('}')) return dict;
+      if (this.eat('}')) return dictValue(entries);
       keyAt = this.pos;
       key = this.parseValue(depth + 1);
       this.skipSpace();
     }
   }
 
-  /**
-   * JSON object keys are strings, so dict keys are stored as the text JSON
-   * would give them: `1` -> "1", `True` -> "true", `None` -> "null". That is
-   * also what a candidate's dict looks like once it comes back as JSON.
-   */
-  private dictKey(key: Value, at: number): string {
-    if (typeof key === 'string') return key;
-    if (typeof key === 'number') return String(key);
-    if (typeof key === 'boolean' || key === null) return String(key);
-    return this.fail(`dict key must be a str, int, float, bool or None, got ${formatValue(key, 30)}`, at);
+  /** Keys must be hashable: scalars, and tuples and frozensets of hashable things. */
+  private checkKey(key: Value, at: number): void {
+    if (isHashable(key, 0)) return;
+    this.fail(`dict key must be hashable (str, int, float, bool, None or a tuple of them), got ${formatValue(key, 30)}`, at);
   }
 
   // -- names and calls ------------------------------------------------------
@@ -212,10 +217,11 @@ class LiteralParser {
         return this.parseFloatCall(start);
       case 'set':
       case 'frozenset':
-        return this.parseIterableCall(name, depth, true);
+        return pySet(this.parseIterableCall(name, depth, true), name === 'frozenset');
       case 'list':
-      case 'tuple':
         return this.parseIterableCall(name, depth, false);
+      case 'tuple':
+        return tuple(this.parseIterableCall(name, depth, false));
       case 'dict':
         if (this.parseCallArguments(name, depth) !== undefined) this.fail('dict() takes no arguments here', start);
         return {};
@@ -229,6 +235,7 @@ class LiteralParser {
     const argAt = this.pos;
     const arg = this.parseCallArguments('float', 0);
     if (typeof arg === 'number') return arg;
+    if (typeof arg === 'bigint') return Number(arg);
     if (typeof arg === 'string') {
       const value = pythonFloat(arg);
       if (value !== undefined) return value;
@@ -241,10 +248,11 @@ class LiteralParser {
     const at = this.pos;
     const arg = this.parseCallArguments(name, depth);
     if (arg === undefined) return [];
-    if (!Array.isArray(arg)) return this.fail(`${name}() needs a list, tuple or set literal`, at);
-    if (!unique) return arg;
+    const given = Array.isArray(arg) ? arg : tagItems(arg);
+    if (given === undefined) return this.fail(`${name}() needs a list, tuple or set literal`, at);
+    if (!unique) return given;
     const items = new UniqueItems();
-    arg.forEach((item) => items.add(item));
+    given.forEach((item) => items.add(item));
     return items.values;
   }
 
@@ -263,7 +271,7 @@ class LiteralParser {
 
   // -- numbers --------------------------------------------------------------
 
-  private parseSigned(): number {
+  private parseSigned(): number | bigint {
     const sign = this.src[this.pos];
     this.pos++;
     this.skipSpace();
@@ -280,6 +288,7 @@ class LiteralParser {
     } else {
       return this.unexpected(`a number after '${sign}'`);
     }
+    if (typeof value === 'bigint') return normalInt(sign === '-' ? -value : value);
     return sign === '-' ? -value : value;
   }
 
@@ -288,7 +297,7 @@ class LiteralParser {
     return isDigit(code) || (code === 46 && isDigit(this.code(1)));
   }
 
-  private parseNumber(): number {
+  private parseNumber(): number | bigint {
     const start = this.pos;
     const radix = this.src[start] === '0' ? RADIX_PREFIX[(this.src[start + 1] ?? '').toLowerCase()] : undefined;
     const value = radix !== undefined ? this.parseRadixInteger(start, radix) : this.parseDecimal(start);
@@ -300,16 +309,18 @@ class LiteralParser {
     return value;
   }
 
-  private parseRadixInteger(start: number, radix: number): number {
+  private parseRadixInteger(start: number, radix: number): number | bigint {
     this.pos = start + 2;
     while (isNamePart(this.code())) this.pos++;
     const digits = this.src.slice(start + 2, this.pos);
     const valid = RADIX_DIGITS[radix]!;
     if (!valid.test(digits)) this.fail(`invalid number '${this.src.slice(start, this.pos)}'`, start);
-    return parseInt(digits.replace(/_/g, ''), radix);
+    const clean = digits.replace(/_/g, '');
+    const prefix = radix === 16 ? '0x' : radix === 8 ? '0o' : '0b';
+    return normalInt(BigInt(prefix + clean));
   }
 
-  private parseDecimal(start: number): number {
+  private parseDecimal(start: number): number | bigint {
     const whole = this.readDigits();
     let fraction: string | undefined;
     let exponent: string | undefined;
@@ -332,7 +343,10 @@ class LiteralParser {
     if (fraction === undefined && exponent === undefined && whole[0] === '0' && /^0+_?[1-9]/.test(whole)) {
       this.fail('leading zeros in decimal integer literals are not permitted', start);
     }
-    return Number(underscores ? text.replace(/_/g, '') : text);
+    const clean = underscores ? text.replace(/_/g, '') : text;
+    // Integers are exact at any length, as Python's are.
+    if (fraction === undefined && exponent === undefined && clean.length > 15) return normalInt(BigInt(clean));
+    return Number(clean);
   }
 
   private readDigits(): string {
@@ -539,6 +553,22 @@ class UniqueItems {
     }
     this.values.push(item);
   }
+}
+
+/** A dict whose keys are all strings (none of them the tag's name) is a plain object; any other a dict tag. */
+function dictValue(entries: [Value, Value][]): Value {
+  if (!entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG)) return dict(entries);
+  const out: { [key: string]: Value } = {};
+  for (const [key, value] of entries) setOwn(out, key as string, value);
+  return out;
+}
+
+function isHashable(key: Value, depth: number): boolean {
+  if (depth > 100) return false;
+  if (key === null || typeof key !== 'object') return true;
+  const tag = tagOf(key);
+  if (tag === 'tuple' || tag === 'frozenset') return (tagItems(key) ?? []).every((item) => isHashable(item, depth + 1));
+  return tag === 'float';
 }
 
 /** A key named `__proto__` must become data, not replace the prototype. */

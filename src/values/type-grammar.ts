@@ -55,7 +55,7 @@ function format(type: TypeNode, depth: number): string {
     case 'list':
       return `List[${inner(type.item)}]`;
     case 'set':
-      return `Set[${inner(type.item)}]`;
+      return `${type.frozen === true ? 'FrozenSet' : 'Set'}[${inner(type.item)}]`;
     case 'dict':
       return `Dict[${inner(type.key)}, ${inner(type.value)}]`;
     case 'tuple': {
@@ -75,7 +75,7 @@ function format(type: TypeNode, depth: number): string {
 // ---------------------------------------------------------------------------
 // Vocabulary
 
-type Generic = 'list' | 'set' | 'dict' | 'tuple' | 'optional' | 'union' | 'counter';
+type Generic = 'list' | 'set' | 'frozenset' | 'dict' | 'tuple' | 'optional' | 'union' | 'counter';
 type Meaning = { scalar: TypeNode } | { generic: Generic };
 
 // Leaves are shared between results, so they are frozen.
@@ -100,7 +100,8 @@ const VOCABULARY: ReadonlyMap<string, Meaning> = new Map<string, Meaning>([
   ...names(['list', 'array', 'sequence', 'mutablesequence', 'iterable', 'collection', 'deque'], {
     generic: 'list',
   }),
-  ...names(['set', 'frozenset', 'abstractset', 'mutableset'], { generic: 'set' }),
+  ...names(['set', 'abstractset', 'mutableset'], { generic: 'set' }),
+  ...names(['frozenset'], { generic: 'frozenset' }),
   ...names(['dict', 'mapping', 'mutablemapping', 'ordereddict', 'defaultdict', 'map'], {
     generic: 'dict',
   }),
@@ -284,6 +285,8 @@ class Parser {
       case 'list':
       case 'set':
         return { kind: generic, item: first };
+      case 'frozenset':
+        return { kind: 'set', item: first, frozen: true };
       case 'tuple':
         return { kind: 'tuple', items: [], rest: first };
       case 'optional':
@@ -402,6 +405,8 @@ function buildGeneric(generic: Generic, args: Arg[]): TypeNode {
     case 'list':
     case 'set':
       return types.length === 1 ? { kind: generic, item: types[0]! } : fail();
+    case 'frozenset':
+      return types.length === 1 ? { kind: 'set', item: types[0]!, frozen: true } : fail();
     case 'dict':
       return types.length === 2 ? { kind: 'dict', key: types[0]!, value: types[1]! } : fail();
     case 'counter':
@@ -429,6 +434,8 @@ function bareGeneric(generic: Generic): TypeNode {
     case 'list':
     case 'set':
       return { kind: generic, item: ANY };
+    case 'frozenset':
+      return { kind: 'set', item: ANY, frozen: true };
     case 'dict':
       return { kind: 'dict', key: ANY, value: ANY };
     case 'counter':

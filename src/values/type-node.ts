@@ -11,7 +11,8 @@ export type TypeNode =
   | { kind: 'none' }
   | { kind: 'any' }
   | { kind: 'list'; item: TypeNode }
-  | { kind: 'set'; item: TypeNode }
+  /** `frozen` for `FrozenSet[...]`: a frozenset in Python, a Set in JavaScript. */
+  | { kind: 'set'; item: TypeNode; frozen?: boolean }
   | { kind: 'dict'; key: TypeNode; value: TypeNode }
   /** `items` for fixed-length tuples; `rest` for `Tuple[int, ...]`. */
   | { kind: 'tuple'; items: TypeNode[]; rest?: TypeNode }
@@ -20,8 +21,15 @@ export type TypeNode =
   | { kind: 'unknown'; text: string };
 
 /**
- * A decoded value on the host side. Tuples and sets are arrays here: the
- * type that accompanies a value says how it is compared. Dict keys are
- * strings, as they are in JSON. Floats may be NaN or +/-Infinity.
+ * A decoded value on the host side: JSON data, plus
+ *
+ * - `bigint` for integers outside the safe range (never for safe ones, so
+ *   each integer has one form), and NaN/+-Infinity as numbers;
+ * - the Python kinds JSON has no form for, as tagged objects in the same
+ *   shape the wire format gives them (see py-tags.ts): tuples, sets,
+ *   frozensets, dicts whose keys are not all strings, and (only when types
+ *   are judged strictly) integral floats.
+ *
+ * A plain object with an own `$evalrun` key is always such a tag.
  */
-export type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
+export type Value = null | boolean | number | bigint | string | Value[] | { [key: string]: Value };

@@ -90,7 +90,7 @@ describe('arguments and return values (wire format)', () => {
     expect(returned(await engine.run(pyJob(code, [[[1, 2]], [[1, 2]], [[1, 2]]])))).toEqual([3, 3, 3]);
   });
 
-  it('encodes tuples, sets (sorted), dicts (str keys), bools, None, ints and floats', async () => {
+  it('encodes tuples, sets (sorted), frozensets, dicts (typed keys), bools, None, exact ints and floats', async () => {
     const code = [
       'from collections import OrderedDict, deque',
       'def f():',
@@ -98,13 +98,21 @@ describe('arguments and return values (wire format)', () => {
     ].join('\n');
     const out = await engine.run(pyJob(code, [[]]));
     expect(testsOf(out).map(verdict)).toEqual([
-      { kind: 'returned', json: '[[1,2],[1,2,3],["a","b"],{"1":"x","(1, 2)":true,"None":null},2.5,1000000000000000000000000000000,-0.0,{"a":1},[1]]' },
+      {
+        kind: 'returned',
+        json:
+          '[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"set","items":[1,2,3]},{"$evalrun":"frozenset","items":["a","b"]},' +
+          '{"$evalrun":"dict","entries":[[1,"x"],[{"$evalrun":"tuple","items":[1,2]},true],[null,null]]},2.5,' +
+          '{"$evalrun":"int","value":"1000000000000000000000000000000"},{"$evalrun":"float","value":"-0.0"},{"a":1},[1]]',
+      },
     ]);
   });
 
   it('orders unsortable sets deterministically', async () => {
     const out = await engine.run(pyJob('def f():\n    return {1, "a", (2, "b")}\n', [[]]));
-    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'returned', json: '["a",1,[2,"b"]]' }]);
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '{"$evalrun":"set","items":["a",1,{"$evalrun":"tuple","items":[2,"b"]}]}' },
+    ]);
   });
 
   it('reports values without a JSON form as unserializable', async () => {

@@ -79,16 +79,22 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
   { name: 'raise SystemExit', code: 'def f():\n    raise SystemExit\n', expected: { kind: 'threw', message: 'SystemExit' } },
   { name: 'raise KeyboardInterrupt', code: 'def f():\n    raise KeyboardInterrupt\n', expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
   { name: 'raise BaseException', code: 'def f():\n    raise BaseException("out")\n', expected: { kind: 'threw', message: 'BaseException: out' } },
-  { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'js'" } },
+  {
+    // A dict of the candidate's own that spells a tag is written as a dict, never read as the tag.
+    name: 'returns a dict forging a wire tag',
+    code: 'def f():\n    return {"$evalrun": "float", "value": "NaN"}\n',
+    expected: { kind: 'returned', json: '{"$evalrun":"dict","entries":[["$evalrun","float"],["value","NaN"]]}' },
+  },
+  { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
   {
     name: 'import pyodide_js',
     code: 'def f():\n    import pyodide_js\n    return str(pyodide_js.mountNodeFS)\n',
-    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide_js'" },
+    expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide_js' is not available in the sandbox" },
   },
   {
     name: 'run_js("typeof require")',
     code: 'def f():\n    from pyodide.code import run_js\n    return run_js("typeof require")\n',
-    expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.code'" },
+    expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
   },
   { name: "os.system('ls')", code: 'import os\ndef f():\n    return os.system("ls")\n', expected: { kind: 'returned', json: '-1' } },
   {
@@ -226,7 +232,8 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
     name: 'sys.modules and the working directory',
     poison: 'import sys, os, types\nfake = types.ModuleType("math")\nfake.sqrt = lambda x: -1\nsys.modules["math"] = fake\nos.chdir("/tmp")\ndef f():\n    return 1\n',
     victim: 'import math, os\ndef f():\n    return [math.sqrt(16), os.getcwd()]\n',
-    expected: [[4.0, '/home/pyodide']],
+    // math.sqrt gives a float: an integral float crosses the boundary tagged, so 4.0 is not taken for 4.
+    expected: [[{ $evalrun: 'float', value: '4.0' }, '/home/pyodide']],
   },
   {
     name: 'random bytes drawn and files left open',
@@ -383,12 +390,12 @@ describe('no route from Python to JavaScript', () => {
     {
       name: 'pyodide.ffi.to_js({}).constructor.constructor',
       code: 'def f():\n    from pyodide.ffi import to_js\n    return str(to_js({}).constructor.constructor)\n',
-      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" },
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
     {
       name: '_pyodide_core.create_proxy',
       code: 'def f():\n    import _pyodide_core\n    return str(_pyodide_core.create_proxy(len))\n',
-      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named '_pyodide_core'" },
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module '_pyodide_core' is not available in the sandbox" },
     },
     {
       name: "sys.modules['pyodide_js._api'] (nothing of Pyodide's bridge is left in sys.modules)",
@@ -398,12 +405,12 @@ describe('no route from Python to JavaScript', () => {
     {
       name: 'register_js_module',
       code: 'def f():\n    from pyodide.ffi import register_js_module\n    return str(register_js_module)\n',
-      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.ffi'" },
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
     {
       name: "assigning sys.modules['js']",
       code: 'import sys, types\ndef f():\n    sys.modules["js"] = types.ModuleType("js")\n    from pyodide.code import run_js\n    return run_js("1 + 1")\n',
-      expected: { kind: 'threw', message: "ModuleNotFoundError: No module named 'pyodide.code'" },
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
   ];
   for (const r of routes) {

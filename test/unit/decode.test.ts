@@ -6,6 +6,11 @@ import { type DecodeResult, decodeValue } from '../../src/values/decode.js';
 import { parseType } from '../../src/values/type-grammar.js';
 import type { Value } from '../../src/values/type-node.js';
 
+const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
+const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
+const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
+const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+
 function decoded(raw: unknown, type: string): Value {
   const result = decodeValue(raw, parseType(type));
   if (!result.ok) throw new Error(`expected to decode, got: expected ${result.expected}, got ${result.got}`);
@@ -196,9 +201,12 @@ describe('decodeValue: Any and unknown types', () => {
     [[1, undefined], '[1, undefined]'],
     [new Map(), 'Map(0) {}'],
     [Symbol('s'), 'Symbol(s)'],
-    [10n, '10n'],
   ])('rejects a non-JSON value %s', (raw, got) => {
     expect(failure(raw, 'Any')).toEqual({ expected: 'a JSON value', got });
+  });
+
+  it('keeps an exact integer beyond 2**53 (a bigint) as it is', () => {
+    expect(decoded(10n ** 20n, 'Any')).toBe(10n ** 20n);
   });
 
   it('rejects a cyclic value', () => {
@@ -286,17 +294,20 @@ describe('decodeValue: lists', () => {
 
 describe('decodeValue: tuples', () => {
   it.each<[unknown, string, Value]>([
-    [[1, 'a'], 'Tuple[int, str]', [1, 'a']],
-    ["(1, 'a')", 'Tuple[int, str]', [1, 'a']],
-    ['(1, 2)', 'Tuple[int, int]', [1, 2]],
-    ['1, 2', 'Tuple[int, int]', [1, 2]],
-    ['[1, 2]', 'Tuple[int, int]', [1, 2]],
-    [['1', '2.5'], 'Tuple[int, float]', [1, 2.5]],
-    ['()', 'Tuple[()]', []],
-    ['(1, 2, 3)', 'Tuple[int, ...]', [1, 2, 3]],
-    ['()', 'Tuple[int, ...]', []],
-    [['a', 1, 2], 'Tuple[str, int, ...]', ['a', 1, 2]],
-    [[1, 'x', null], 'tuple', [1, 'x', null]],
+    [[1, 'a'], 'Tuple[int, str]', T(1, 'a')],
+    ["(1, 'a')", 'Tuple[int, str]', T(1, 'a')],
+    ['(1, 2)', 'Tuple[int, int]', T(1, 2)],
+    ['1, 2', 'Tuple[int, int]', T(1, 2)],
+    ['[1, 2]', 'Tuple[int, int]', T(1, 2)],
+    [['1', '2.5'], 'Tuple[int, float]', T(1, 2.5)],
+    ['()', 'Tuple[()]', T()],
+    ['(1, 2, 3)', 'Tuple[int, ...]', T(1, 2, 3)],
+    ['()', 'Tuple[int, ...]', T()],
+    [['a', 1, 2], 'Tuple[str, int, ...]', T('a', 1, 2)],
+    [[1, 'x', null], 'tuple', T(1, 'x', null)],
+    ['[(1, 2), (3, 4)]', 'List[Tuple[int, int]]', [T(1, 2), T(3, 4)]],
+    [[[1, 'a']], 'List[Tuple[int, str]]', [T(1, 'a')]],
+    ['(1, 2)', 'List[int]', [1, 2]],
   ])('%j as %s', (raw, type, expected) => {
     expect(decoded(raw, type)).toEqual(expected);
   });
@@ -315,16 +326,18 @@ describe('decodeValue: tuples', () => {
 
 describe('decodeValue: sets', () => {
   it.each<[unknown, string, Value]>([
-    [[1, 2], 'Set[int]', [1, 2]],
-    ['{1, 2}', 'Set[int]', [1, 2]],
-    ['set()', 'Set[int]', []],
-    ['{}', 'Set[int]', []],
-    [{}, 'Set[int]', []],
-    ['[3, 1, 3]', 'Set[int]', [3, 1]],
-    [[3, 1, 3, '1'], 'Set[int]', [3, 1]],
-    ["{'a', 'b', 'a'}", 'Set[str]', ['a', 'b']],
-    [[[1, 2], [1, 2], [2, 1]], 'Set[Tuple[int, int]]', [[1, 2], [2, 1]]],
-    ['frozenset({1})', 'FrozenSet[int]', [1]],
+    [[1, 2], 'Set[int]', S(1, 2)],
+    ['{1, 2}', 'Set[int]', S(1, 2)],
+    ['set()', 'Set[int]', S()],
+    ['{}', 'Set[int]', S()],
+    [{}, 'Set[int]', S()],
+    ['[3, 1, 3]', 'Set[int]', S(3, 1)],
+    [[3, 1, 3, '1'], 'Set[int]', S(3, 1)],
+    ["{'a', 'b', 'a'}", 'Set[str]', S('a', 'b')],
+    [[[1, 2], [1, 2], [2, 1]], 'Set[Tuple[int, int]]', S(T(1, 2), T(2, 1))],
+    ['frozenset({1})', 'FrozenSet[int]', F(1)],
+    [[2, 1], 'FrozenSet[int]', F(2, 1)],
+    ['{(1, 2)}', 'Set[Tuple[int, int]]', S(T(1, 2))],
   ])('%j as %s', (raw, type, expected) => {
     expect(decoded(raw, type)).toEqual(expected);
   });
@@ -345,13 +358,16 @@ describe('decodeValue: dicts', () => {
     ['{"a": 1, "b": 2}', 'Dict[str, int]', { a: 1, b: 2 }],
     [{ a: '1' }, 'Dict[str, int]', { a: 1 }],
     [{ "'a'": 1 }, 'Dict[str, int]', { "'a'": 1 }],
-    [{ '1': 2 }, 'Dict[int, int]', { '1': 2 }],
-    ['{1: 2}', 'Dict[int, int]', { '1': 2 }],
-    [{ '01': 2, ' 3 ': 4 }, 'Dict[int, int]', { '1': 2, '3': 4 }],
-    [{ '1.0': 'x' }, 'Dict[int, str]', { '1': 'x' }],
-    [{ '0.5': 1, inf: 2 }, 'Dict[float, int]', { '0.5': 1, Infinity: 2 }],
-    [{ True: 1, false: 0 }, 'Dict[bool, int]', { true: 1, false: 0 }],
-    [{ None: 1 }, 'Dict[None, int]', { null: 1 }],
+    [{ '1': 2 }, 'Dict[int, int]', D([1, 2])],
+    ['{1: 2}', 'Dict[int, int]', D([1, 2])],
+    [{ '01': 2, ' 3 ': 4 }, 'Dict[int, int]', D([1, 2], [3, 4])],
+    [{ '1.0': 'x' }, 'Dict[int, str]', D([1, 'x'])],
+    [{ '0.5': 1, inf: 2 }, 'Dict[float, int]', D([0.5, 1], [Infinity, 2])],
+    [{ True: 1, false: 0 }, 'Dict[bool, int]', D([true, 1], [false, 0])],
+    [{ None: 1 }, 'Dict[None, int]', D([null, 1])],
+    [{ '(1, 2)': 'a', '(3, 4)': 'b' }, 'Dict[Tuple[int, int], str]', D([T(1, 2), 'a'], [T(3, 4), 'b'])],
+    ['{(1, 2): 3}', 'Dict[Tuple[int, int], int]', D([T(1, 2), 3])],
+    [{ $evalrun: 'x' }, 'Dict[str, str]', D(['$evalrun', 'x'])],
     [{ a: [1, 2] }, 'Dict[str, List[int]]', { a: [1, 2] }],
     [{ a: '[1, 2]' }, 'Dict[str, List[int]]', { a: [1, 2] }],
     [{ x: 'anything' }, 'dict', { x: 'anything' }],
@@ -538,7 +554,8 @@ describe('decodeValue shares what needs no decoding', () => {
     expect(raw).toEqual([1, '2', 3]);
     const keys = { '01': 'x', '2': 'y' };
     const byInt = decodeValue(keys, parseType('Dict[int, str]'));
-    expect(byInt).toEqual({ ok: true, value: { '1': 'x', '2': 'y' } });
+    // JavaScript objects list integer-like keys first.
+    expect(byInt).toEqual({ ok: true, value: D([2, 'y'], [1, 'x']) });
     expect(keys).toEqual({ '01': 'x', '2': 'y' });
     const nested = { a: [1], b: ['2'] };
     const deep = decodeValue(nested, parseType('Dict[str, List[int]]'));

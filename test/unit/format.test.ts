@@ -20,7 +20,7 @@ describe('formatValue: values', () => {
     ['say "hi"', String.raw`"say \"hi\""`],
     ['a\nb\tc', String.raw`"a\nb\tc"`],
     ['日本', '"日本"'],
-    [10n, '10n'],
+    [10n, '10'],
     [Symbol('tag'), 'Symbol(tag)'],
     [Symbol(), 'Symbol()'],
     [[], '[]'],
@@ -181,7 +181,7 @@ describe('isValue', () => {
     [{ a: () => 1 }, false],
     [new Date(), false],
     [new Map(), false],
-    [10n, false],
+    [10n, true],
   ])('%s -> %s', (value, expected) => {
     expect(isValue(value)).toBe(expected);
   });

@@ -42,7 +42,11 @@ describe('judge', () => {
   });
 
   it('turns malformed returned text into an error, never a pass', () => {
-    expect(verdictFor('{"$evalrun":"set","items":[3]}', [3], INTS)).toMatchObject({ status: 'error' });
+    expect(verdictFor('{"$evalrun":"bogus","items":[3]}', [3], INTS)).toMatchObject({ status: 'error' });
+    expect(verdictFor('{"$evalrun":"int","value":"1e3"}', [3], INTS)).toMatchObject({ status: 'error' });
+    expect(verdictFor('{"$evalrun":"dict","entries":[[1]]}', [3], INTS)).toMatchObject({ status: 'error' });
+    // A set where a list is declared is a well-formed value, and a wrong one.
+    expect(verdictFor('{"$evalrun":"set","items":[3]}', [3], INTS)).toMatchObject({ status: 'fail' });
     expect(verdictFor('[1,', [1], INTS)).toMatchObject({ status: 'error' });
   });
 

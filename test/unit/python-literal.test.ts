@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LITERAL_DEPTH, parsePythonLiteral } from '../../src/values/python-literal.js';
 import type { Value } from '../../src/values/type-node.js';
 
+const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
+const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
+const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
+const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+
 function value(text: string): Value {
   const result = parsePythonLiteral(text);
   if (!result.ok) throw new Error(`expected ${JSON.stringify(text)} to parse, got: ${result.error}`);
@@ -177,23 +182,23 @@ describe('parsePythonLiteral: containers', () => {
     ['[[1,2,5],[1,7],[2,6]]', [[1, 2, 5], [1, 7], [2, 6]]],
     ["['AAAAACCCCC', 'CCCCCAAAAA']", ['AAAAACCCCC', 'CCCCCAAAAA']],
     ['[1, "a", None, True, 2.5]', [1, 'a', null, true, 2.5]],
-    ['()', []],
-    ['(1,)', [1]],
-    ['(1, 2)', [1, 2]],
-    ['(1, 2,)', [1, 2]],
+    ['()', T()],
+    ['(1,)', T(1)],
+    ['(1, 2)', T(1, 2)],
+    ['(1, 2,)', T(1, 2)],
     ['(1)', 1],
-    ['((1, 2), (3,))', [[1, 2], [3]]],
-    ['1, 2', [1, 2]],
-    ['1,', [1]],
-    ['{1, 2}', [1, 2]],
-    ['{3, 1, 3, 2, 1}', [3, 1, 2]],
-    ["{'a', 'a'}", ['a']],
-    ['{(1, 2), (1, 2)}', [[1, 2]]],
-    ['set()', []],
-    ['frozenset()', []],
-    ['set([1, 2, 2])', [1, 2]],
-    ['frozenset({1})', [1]],
-    ['tuple()', []],
+    ['((1, 2), (3,))', T(T(1, 2), T(3))],
+    ['1, 2', T(1, 2)],
+    ['1,', T(1)],
+    ['{1, 2}', S(1, 2)],
+    ['{3, 1, 3, 2, 1}', S(3, 1, 2)],
+    ["{'a', 'a'}", S('a')],
+    ['{(1, 2), (1, 2)}', S(T(1, 2))],
+    ['set()', S()],
+    ['frozenset()', F()],
+    ['set([1, 2, 2])', S(1, 2)],
+    ['frozenset({1})', F(1)],
+    ['tuple()', T()],
     ['list((1, 2))', [1, 2]],
     ['dict()', {}],
     ['{}', {}],
@@ -201,11 +206,16 @@ describe('parsePythonLiteral: containers', () => {
     ['{"a": 1, "b": [1, 2]}', { a: 1, b: [1, 2] }],
     ["{'a': 1,}", { a: 1 }],
     ["{'a': 1, 'a': 2}", { a: 2 }],
-    ["{'x': {'y': (1, 2)}}", { x: { y: [1, 2] } }],
-    ['{1: 2}', { '1': 2 }],
-    ['{-1: 2, 1.5: 3}', { '-1': 2, '1.5': 3 }],
-    ['{True: 1, False: 0, None: 2}', { true: 1, false: 0, null: 2 }],
-    ["{float('inf'): 1}", { Infinity: 1 }],
+    ["{'x': {'y': (1, 2)}}", { x: { y: T(1, 2) } }],
+    ['{1: 2}', D([1, 2])],
+    ['{(1, 2): 3}', D([T(1, 2), 3])],
+    ['12345678901234567890', 12345678901234567890n],
+    ['-9999999999999999', -9999999999999999n],
+    ['[9007199254740993]', [9007199254740993n]],
+    ['0x20000000000001', 9007199254740993n],
+    ['{-1: 2, 1.5: 3}', D([-1, 2], [1.5, 3])],
+    ['{True: 1, False: 0, None: 2}', D([true, 1], [false, 0], [null, 2])],
+    ["{float('inf'): 1}", D([Infinity, 1])],
     ['[1, # a comment\n 2]', [1, 2]],
     ['[\n  1,\n  2,\n]', [1, 2]],
     ['{"a": true, "b": null, "c": [false]}', { a: true, b: null, c: [false] }],
@@ -214,7 +224,8 @@ describe('parsePythonLiteral: containers', () => {
   });
 
   it('keeps dict keys in written order', () => {
-    expect(Object.keys(value("{'b': 1, 'a': 2, 3: 4}") as object)).toEqual(['3', 'b', 'a']);
+    expect(Object.keys(value("{'b': 1, 'a': 2}") as object)).toEqual(['b', 'a']);
+    expect(value("{'b': 1, 'a': 2, 3: 4}")).toEqual(D(['b', 1], ['a', 2], [3, 4]));
   });
 
   it('stores a __proto__ key as data without touching any prototype', () => {
@@ -236,9 +247,9 @@ describe('parsePythonLiteral: containers', () => {
     ['{1: 2', "unexpected end of input at column 6 (expected ',' or '}')"],
     ['{1: 2, 3}', "unexpected '}' at column 9 (expected ':')"],
     ['{1, 2: 3}', "unexpected ':' at column 6 (expected ',' or '}')"],
-    ['{[1]: 2}', 'dict key must be a str, int, float, bool or None, got [1] at column 2'],
-    ['{(1, 2): 3}', 'dict key must be a str, int, float, bool or None, got [1, 2] at column 2'],
-    ["{'a': 1, {}: 2}", 'dict key must be a str, int, float, bool or None, got {} at column 10'],
+    ['{[1]: 2}', 'dict key must be hashable (str, int, float, bool, None or a tuple of them), got [1] at column 2'],
+    ['{([1], 2): 3}', 'dict key must be hashable (str, int, float, bool, None or a tuple of them), got ([1], 2) at column 2'],
+    ["{'a': 1, {}: 2}", 'dict key must be hashable (str, int, float, bool, None or a tuple of them), got {} at column 10'],
     ['[1] 2', "unexpected number '2' at column 5"],
     ['[1]]', "unexpected ']' at column 4"],
     ['', 'empty input at column 1'],

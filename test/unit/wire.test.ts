@@ -18,7 +18,8 @@ describe('wire format', () => {
   });
 
   it('rejects unknown tags, also when the tag is spelled with escapes', () => {
-    expect(decodeWire('{"$evalrun":"set","items":[]}')).toMatchObject({ ok: false });
+    expect(decodeWire('{"$evalrun":"sets","items":[]}')).toMatchObject({ ok: false });
+    expect(decodeWire('{"$evalrun":"set","items":[],"extra":1}')).toMatchObject({ ok: false });
     expect(decodeWire('{"\\u0024evalrun":"bogus"}')).toMatchObject({ ok: false });
     expect(decodeWire('[1, {"$evalrun":"float","value":"NaN"}]')).toEqual({ ok: true, value: [1, NaN] });
   });
@@ -32,11 +33,11 @@ describe('wire format', () => {
     expect(JSON.parse(encodeWire(['null', null, NaN]))).toEqual(['null', null, { $evalrun: 'float', value: 'NaN' }]);
   });
 
-  it('sends as a Set exactly the arrays the caller marks, even when nothing else needs a tag', () => {
-    const args = [[3, 1], [[2]]];
-    const atSetPaths = (path: readonly (string | number)[]): boolean => path.length === 2 && path[0] === 1;
-    expect(JSON.parse(encodeWire(args, atSetPaths))).toEqual([[3, 1], [{ $evalrun: 'set', items: [2] }]]);
-    expect(encodeWire(args)).toBe('[[3,1],[[2]]]');
+  it('writes each Python kind in the form its reader takes', () => {
+    const value = [{ $evalrun: 'tuple', items: [1, 2] }, { $evalrun: 'frozenset', items: [3] }] as never;
+    expect(encodeWire(value, { form: 'python' })).toBe('[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"frozenset","items":[3]}]');
+    expect(encodeWire(value, { form: 'javascript' })).toBe('[[1,2],{"$evalrun":"set","items":[3]}]');
+    expect(encodeWire(value, { form: 'javascript-result' })).toBe('[[1,2],[3]]');
   });
 
   it('reports malformed text', () => {
