@@ -8,7 +8,8 @@
  * shard is there and finished (a self-check: 0 only when every test passed
  * and every problem file was valid; grading: 0); 1 when shards are missing
  * or unfinished (the scorecard is written, marked incomplete); 2 for a
- * usage error or shards that cannot be merged.
+ * usage error or shards that cannot be merged; 3 when the scorecard cannot
+ * be written.
  */
 import { join } from 'node:path';
 import type yargsFactory from 'yargs';
@@ -16,9 +17,12 @@ import { MergeRefused, mergeShards } from '../merge/merge-shards.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import { combineReporters, type Reporter } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
+import { DEFAULTS } from '../defaults.js';
+import { logBeside, runIdFor } from '../runner/run-files.js';
 import { UsageError } from './args.js';
 import { selfCheckExitCode } from './execute.js';
 import { EXIT } from './exit-codes.js';
+import { subcommandParser } from './subcommand.js';
 
 interface MergeCli {
   inputs: string[];
@@ -39,9 +43,9 @@ export async function mergeCommand(argv: readonly string[], yargs: typeof yargsF
   if (cli === null) return EXIT.ok;
   const say = (line: string): void => void (cli.json ? process.stderr : process.stdout).write(`${line}\n`);
 
-  const runId = `${new Date().toISOString().replace(/:/g, '-')}.merged`;
-  const scorecard = cli.out ?? join('results', `${runId}.json`);
-  const logFile = scorecard.endsWith('.json') ? `${scorecard}l` : `${scorecard}.jsonl`;
+  const runId = `${runIdFor(new Date())}.merged`;
+  const scorecard = cli.out ?? join(DEFAULTS.resultsDir, `${runId}.json`);
+  const logFile = logBeside(scorecard);
   let merged: ReturnType<typeof mergeShards>;
   try {
     merged = mergeShards({ inputs: cli.inputs, runId, logFile });
@@ -58,7 +62,7 @@ export async function mergeCommand(argv: readonly string[], yargs: typeof yargsF
   } catch (e) {
     if (!(e instanceof ScorecardWriteError)) throw e;
     process.stderr.write(`evalrun merge: ${e.message}; the merged results are in ${logFile}\n`);
-    return EXIT.failed;
+    return EXIT.cannotWrite;
   } finally {
     merged.close();
   }
@@ -69,32 +73,18 @@ export async function mergeCommand(argv: readonly string[], yargs: typeof yargsF
 }
 
 async function parseMergeArgs(argv: readonly string[], yargs: typeof yargsFactory): Promise<MergeCli | null> {
-  let answered = false;
-  const parser = yargs([...argv])
-    .scriptName('evalrun merge')
-    .usage(
-      'Usage:\n  evalrun merge LOG... [--out FILE]   combine the run logs (or scorecards) of a sharded run\'s shards into one scorecard',
-    )
-    .option('out', { type: 'string', describe: 'Write the merged scorecard here instead of results/<timestamp>.merged.json (its run log goes beside it)' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
-    .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test' })
-    .strictOptions()
-    .help()
-    .alias('h', 'help')
-    .version(false)
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
-    .exitProcess(false)
-    .fail((message: string | undefined, error: Error | undefined) => {
-      throw new UsageError(message ?? error?.message ?? 'invalid arguments');
-    });
-  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
-    if (output !== '') {
-      answered = true;
-      process.stdout.write(`${output}\n`);
-    }
-  });
-  if (answered || args.help === true) return null;
-  const inputs = args._.map(String);
+  const parsed = await subcommandParser(
+    yargs,
+    argv,
+    "Usage:\n  evalrun merge LOG... [--out FILE]   combine the run logs (or scorecards) of a sharded run's shards into one scorecard",
+    (y) =>
+      y
+        .option('out', { type: 'string', describe: 'Write the merged scorecard here instead of results/<timestamp>.merged.json (its run log goes beside it)' })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
+        .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test' }),
+  );
+  if (parsed === null) return null;
+  const { args, runs: inputs } = parsed;
   if (inputs.length === 0) throw new UsageError('give the run logs (or scorecards) of the shards to merge');
   return { inputs, out: args.out ?? null, json: args.json === true, details: args.details === true };
 }
