@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { DEFAULTS, defaultConcurrency } from './defaults.js';
 import { jsonReporter } from './report/json-reporter.js';
 import type { Reporter } from './report/reporter.js';
@@ -30,6 +30,12 @@ export interface EvaluateOptions {
   filters?: { problems?: readonly string[]; tags?: readonly string[]; models?: readonly string[] };
   /** Unwrap Markdown fences and drop prose around submitted code (`--no-extract` is false). */
   extractCode?: boolean;
+  /** Judge Python results with bool, int and float distinct (`--strict-types`). */
+  strictTypes?: boolean;
+  /** Folders of wheels or packages Python candidates may import (`--python-packages`). */
+  pythonPackages?: readonly string[];
+  /** Grade only part `index` (1-based) of `count` (`--shard I/N`). */
+  shard?: { index: number; count: number } | null;
   /** Where the JSON scorecard is written (`--out`); the run log goes beside it. Default `results/<run>.json`. */
   out?: string | null;
   /** Aborting stops grading; the scorecard then says `complete: false`. */
@@ -45,7 +51,7 @@ export interface EvaluateOptions {
  */
 export async function evaluate(options: EvaluateOptions): Promise<Scorecard> {
   const run = runOptionsOf(options);
-  const files = newRunFiles(options.out ?? null);
+  const files = newRunFiles(options.out ?? null, run.shard ?? null);
   mkdirSync(dirname(files.log), { recursive: true });
   let scorecard: Scorecard | null = null;
   // The run log is closed once the run returns, so the candidates are read back while the reporters run.
@@ -82,7 +88,30 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
     languages: new Set<Language>(['javascript', 'python']),
     passAtK: [...new Set((options.passAtK ?? DEFAULTS.passAtK).map((k) => positive('passAtK', k)))].sort((a, b) => a - b),
     extractCode: options.extractCode ?? true,
+    strictTypes: options.strictTypes ?? false,
+    pythonPackages: (options.pythonPackages ?? []).map(packagesFolder),
+    shard: shardOf(options.shard ?? null),
   };
+}
+
+function packagesFolder(dir: string): string {
+  const path = resolve(dir);
+  let isFolder = false;
+  try {
+    isFolder = statSync(path).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) throw new TypeError(`evaluate: \`pythonPackages\`: ${dir} is not a folder`);
+  return path;
+}
+
+function shardOf(shard: { index: number; count: number } | null): { index: number; count: number } | null {
+  if (shard === null) return null;
+  const count = positive('shard.count', shard.count);
+  const index = positive('shard.index', shard.index);
+  if (index > count) throw new TypeError(`evaluate: \`shard.index\` must be at most \`shard.count\` (${count}), got ${index}`);
+  return { index, count };
 }
 
 function positive(name: string, value: number): number {

@@ -28,7 +28,7 @@ import { evaluate, loadProblems, type Scorecard } from 'evalrun';
 
 const loaded = await loadProblems('problems');
 const names: string[] = loaded.problems.map((p) => p.id);
-const card: Scorecard = await evaluate({ problems: 'problems', out: 'out/card.json', concurrency: 1 });
+const card: Scorecard = await evaluate({ problems: 'problems', out: 'out/card.json', concurrency: 1, strictTypes: false, passAtK: [1] });
 console.log(JSON.stringify({ names, invalid: loaded.invalid.length, summary: card.summary, candidates: card.candidates.length, mode: card.mode }));
 `;
 
