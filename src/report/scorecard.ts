@@ -1,4 +1,4 @@
-import type { ShardCardRecord } from '../runner/shard-plan.js';
+import type { ShardCardRecord } from '../runner/shard-records.js';
 import type { Value } from '../values/type-node.js';
 import type { ModelRow, PassAtKRow, PromptRow, TagRow } from './aggregate.js';
 

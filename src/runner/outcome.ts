@@ -3,7 +3,7 @@ import type { RunOutcome } from '../report/reporter.js';
 import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
 import type { ResultsStore, RunHeader } from './results-store.js';
-import type { ShardCardRecord } from './shard-plan.js';
+import type { ShardCardRecord } from './shard-records.js';
 
 export interface OutcomeParts {
   header: Pick<RunHeader, 'mode' | 'run_id' | 'started_at' | 'options'>;

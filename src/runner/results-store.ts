@@ -10,7 +10,7 @@ import type {
 import { parseExactJson } from '../problems/exact-json.js';
 import { stringifyJson } from '../values/wire.js';
 import { writeText } from '../write-text.js';
-import type { ShardLogRecord } from './shard-plan.js';
+import type { ShardRecord } from './shard-records.js';
 
 /**
  * Where graded candidates go: one line each in the run log
@@ -21,6 +21,14 @@ import type { ShardLogRecord } from './shard-plan.js';
  * when the scorecard is written. That keeps the host's memory flat however
  * many tests a run has.
  */
+
+/** In the run log's header: the whole of this shard's plan, and the problem reports the log otherwise lacks. */
+export interface ShardLogRecord extends ShardRecord {
+  /** This shard's candidates in its plan order: [rank in the whole run's plan, candidate key]. */
+  planned: Array<[number, string]>;
+  problems: ProblemReport[];
+  skipped_submissions: SkippedSubmissionReport[];
+}
 
 export interface RunHeader {
   type: 'run';

@@ -9,34 +9,11 @@ import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard
 import { VERSION } from '../version.js';
 import { candidateKey, type PlannedCandidate, type ProblemSummary } from './candidate.js';
 import { digestDifferences, digestFolder, folderName, type InputDigest, type WalkedFile } from './input-digest.js';
-import type { RunHeader } from './results-store.js';
-import { assignShards, type ShardLoad, type ShardSpec } from './shard.js';
+import type { RunHeader, ShardLogRecord } from './results-store.js';
+import type { ShardCardRecord, ShardRecord } from './shard-records.js';
+import { assignShards, type ShardSpec } from './shard.js';
 
-/** What the run log's header and the scorecard both say about a shard. */
-export interface ShardRecord {
-  index: number;
-  count: number;
-  evalrun_version: string;
-  inputs: InputDigest;
-  /** Planned work of every shard, index 0 for shard 1 (so a merge can say what a missing shard held). */
-  loads: ShardLoad[];
-  /** Tags of the selected problems that have any, as [id, tags] pairs by id: the tag roll-up needs them. */
-  problem_tags: Array<[string, string[]]>;
-}
-
-/** In the run log's header: the whole of this shard's plan, and the problem reports the log otherwise lacks. */
-export interface ShardLogRecord extends ShardRecord {
-  /** This shard's candidates in its plan order: [rank in the whole run's plan, candidate key]. */
-  planned: Array<[number, string]>;
-  problems: ProblemReport[];
-  skipped_submissions: SkippedSubmissionReport[];
-}
-
-/** In the scorecard: which candidates it lists. */
-export interface ShardCardRecord extends ShardRecord {
-  /** Ranks in the whole run's plan of the candidates whose results it lists, in its order, as ranges: `0-3,7,9-12`. */
-  ranks: string;
-}
+export type { ShardCardRecord, ShardLogRecord, ShardRecord };
 
 export interface ShardPlan {
   /** This shard's candidates, in the whole plan's order. */

@@ -1,0 +1,60 @@
+/**
+ * The import rules of src/ (docs/ARCHITECTURE.md): no cycles, and layers
+ * that import only downwards. test/unit/architecture.test.ts runs this;
+ * `npx depcruise src` does the same by hand. Exceptions are listed by name,
+ * each one a known debt the architecture page describes.
+ */
+const KNOWN_CYCLE = '^src/(runner/(grade-candidate|worker-tasks)|sandbox-host/(grade-protocol|pool))[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Imports flow one way. The one cycle left (the worker runs runner code) is a known debt.',
+      severity: 'error',
+      from: { pathNot: KNOWN_CYCLE },
+      to: { circular: true },
+    },
+    {
+      name: 'cli-is-the-top',
+      comment: 'Only the CLI imports the CLI.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'values-stand-alone',
+      comment: 'Values (types, decoding, comparison, the wire format) depend on nothing else of evalrun.',
+      severity: 'error',
+      from: { path: '^src/values/' },
+      to: { path: '^src/', pathNot: '^src/(values/|defaults[.]ts$)' },
+    },
+    {
+      name: 'problems-below-the-run',
+      comment: 'Reading problem files needs only values.',
+      severity: 'error',
+      from: { path: '^src/problems/' },
+      to: { path: '^src/', pathNot: '^src/(problems|values)/|^src/(defaults|package-root|write-text)[.]ts$' },
+    },
+    {
+      name: 'reports-never-run-code',
+      comment: 'Reports render results; they never reach the sandbox or the problems loader.',
+      severity: 'error',
+      from: { path: '^src/report/' },
+      to: { path: '^src/(sandbox-host|python|problems|solutions|merge)/' },
+    },
+    {
+      name: 'worker-side-never-reaches-cli-or-reports',
+      comment: 'The sandbox side serves the run; it never reaches the CLI or a reporter (bounded.ts, the bounds on recorded values, is a known debt).',
+      severity: 'error',
+      from: { path: '^src/(sandbox-host|python)/' },
+      to: { path: '^src/(cli|report|merge)/', pathNot: '^src/report/bounded[.]ts$' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+  },
+};
