@@ -1,5 +1,5 @@
 import type { PreparedTest } from '../problems/prepared.js';
-import { boundCode } from '../report/bounded.js';
+import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { WorkerPool } from '../sandbox-host/pool.js';

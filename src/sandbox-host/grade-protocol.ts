@@ -25,7 +25,7 @@ export interface GradeJob extends CandidateJob {
 /**
  * One test's verdict before it is placed in the scorecard. `actual` is the
  * wire text of the value the candidate returned (capped, see
- * report/bounded.ts): text as it came out of the isolate, so it is not
+ * values/bounded.ts): text as it came out of the isolate, so it is not
  * encoded again to cross to the supervisor, and it keeps non-finite floats,
  * which a worker's JSON messages could not.
  */

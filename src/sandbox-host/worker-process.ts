@@ -4,7 +4,7 @@
  * out-of-memory paths inside an isolate; the supervisor then loses one
  * worker and one candidate, never the run.
  */
-import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../report/bounded.js';
+import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
 import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
 import { DEFAULTS } from '../defaults.js';

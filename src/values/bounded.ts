@@ -1,4 +1,5 @@
-import type { Value } from '../values/type-node.js';
+import type { Value } from './type-node.js';
+import { stringifyJson } from './wire.js';
 
 /** Largest recorded actual value, as JSON text, before it is replaced by a marker. */
 export const MAX_RECORDED_VALUE_CHARS = 4096;
@@ -19,7 +20,8 @@ export function boundValue(value: Value): Value {
     }
     return value;
   }
-  const json = JSON.stringify(value);
+  // stringifyJson: a value may hold integers beyond 2**53 (bigints).
+  const json = stringifyJson(value);
   if (json.length <= MAX_RECORDED_VALUE_CHARS) return value;
   return { $truncated: json.slice(0, MAX_RECORDED_VALUE_CHARS), length: json.length };
 }
