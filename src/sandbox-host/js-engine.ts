@@ -31,10 +31,21 @@ const ASYNC_MARK = 'A';
 
 const MEMORY_MESSAGE = 'exceeded the memory limit';
 
+/**
+ * A timeout is the candidate's only when its call kept this process's CPU
+ * busy for most of the limit. isolated-vm's limit is wall-clock time, and a
+ * machine with no core to spare (or a process stopped for a while) lets the
+ * wall clock run out while the candidate hardly ran: such a test runs again,
+ * at most OVERLOAD_RETRIES times per candidate, and then the verdict stands.
+ * The Python engine judges its timeouts the same way.
+ */
+const CPU_SHARE_FOR_TIMEOUT = 0.75;
+const OVERLOAD_RETRIES = 2;
+
 type CallResult =
   | { kind: 'finished'; text: string }
-  /** The isolate's timeout stopped running JavaScript; the context is still usable. */
-  | { kind: 'timeout' }
+  /** The isolate's timeout stopped running JavaScript; the context is still usable. `cpuMs`: this process's CPU time during the call. */
+  | { kind: 'timeout'; cpuMs: number }
   /** Nothing ran, but the call never settled (a promise that never resolves). */
   | { kind: 'idle' }
   /** The isolate was disposed because it reached its heap limit. */
@@ -98,7 +109,14 @@ export class JsEngine {
     let entryPoint = '';
     let oneAtATime = false;
     let tainted = false;
+    let overloadRetries = 0;
     const timeoutMs = job.limits.timeoutMs;
+    /** Whether a timeout of `call` is the candidate's own (see CPU_SHARE_FOR_TIMEOUT). */
+    const ownTimeout = (call: CallResult): boolean => {
+      if (call.kind !== 'timeout' || call.cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || overloadRetries >= OVERLOAD_RETRIES) return true;
+      overloadRetries++;
+      return false;
+    };
 
     while (outcomes.length < n) {
       const opened = this.open(job);
@@ -143,8 +161,10 @@ export class JsEngine {
             tainted = true;
             const partial = this.recover(session);
             if (partial === null) {
-              // Nothing could be read back: the first test of the slice gets the blame.
-              outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+              // Nothing could be read back: the first test of the slice gets the
+              // blame, unless the time ran out with the CPU elsewhere: then the
+              // slice runs again in a new context.
+              if (ownTimeout(call)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
               keepSession = false;
               this.discard();
               break;
@@ -152,8 +172,10 @@ export class JsEngine {
             if (partial.entryPoint !== '') entryPoint = partial.entryPoint;
             for (const t of partial.tests.slice(0, slice.length)) outcomes.push(t);
             // The test that was running when time ran out had the whole budget
-            // only if it was the first of this call; otherwise it gets its own call.
-            if (partial.tests.length === 0) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
+            // only if it was the first of this call; otherwise it gets its own
+            // call. Nor is it the candidate's timeout when the CPU was elsewhere:
+            // then it runs again.
+            if (partial.tests.length === 0 && ownTimeout(call)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
             if (call.kind === 'idle') {
               keepSession = false;
               this.discard();
@@ -296,11 +318,16 @@ export class JsEngine {
     const names = JSON.stringify(job.topLevelNames ?? []);
     const testsJson = `[${tests.join(',')}]`;
     const started = performance.now();
+    const cpuAtStart = process.cpuUsage();
+    const cpuMs = (): number => {
+      const used = process.cpuUsage(cpuAtStart);
+      return (used.user + used.system) / 1000;
+    };
     let text: unknown;
     try {
       text = session.run.applySync(undefined, [job.functionName, names, testsJson], { timeout: job.limits.timeoutMs });
     } catch (e) {
-      return failedCall(isolate, e);
+      return failedCall(isolate, e, cpuMs());
     }
     if (text !== ASYNC_MARK) {
       return typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' };
@@ -315,7 +342,7 @@ export class JsEngine {
       .then(
         (settled): CallResult =>
           typeof settled === 'string' ? { kind: 'finished', text: settled } : { kind: 'crashed', message: 'harness returned no text' },
-        (e: unknown): CallResult => failedCall(isolate, e),
+        (e: unknown): CallResult => failedCall(isolate, e, cpuMs()),
       );
     try {
       return await Promise.race([running, idle]);
@@ -339,9 +366,9 @@ export class JsEngine {
   }
 }
 
-function failedCall(isolate: ivm.Isolate, e: unknown): CallResult {
+function failedCall(isolate: ivm.Isolate, e: unknown, cpuMs: number): CallResult {
   if (isolate.isDisposed) return { kind: 'memory' };
-  if (isTimeout(e)) return { kind: 'timeout' };
+  if (isTimeout(e)) return { kind: 'timeout', cpuMs };
   return { kind: 'crashed', message: errorText(e) };
 }
 
