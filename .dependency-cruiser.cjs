@@ -1,18 +1,15 @@
 /**
  * The import rules of src/ (docs/ARCHITECTURE.md): no cycles, and layers
  * that import only downwards. test/unit/architecture.test.ts runs this;
- * `npx depcruise src` does the same by hand. The one exception is named:
- * a known debt the architecture page describes.
+ * `npx depcruise src` does the same by hand.
  */
-const KNOWN_CYCLE = '^src/(runner/(grade-candidate|worker-tasks)|sandbox-host/(grade-protocol|pool))[.]ts$';
-
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'Imports flow one way. The one cycle left (the worker runs runner code) is a known debt.',
+      comment: 'Imports flow one way.',
       severity: 'error',
-      from: { pathNot: KNOWN_CYCLE },
+      from: {},
       to: { circular: true },
     },
     {

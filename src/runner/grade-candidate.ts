@@ -2,7 +2,6 @@ import type { PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import type { WorkerPool } from '../sandbox-host/pool.js';
 import { FAULT_RETRIES, isSandboxFault } from '../sandbox-host/sandbox-errors.js';
 import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
 import { detectLanguage } from '../solutions/language.js';
@@ -61,6 +60,11 @@ async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptio
  */
 export type RunGradeJob = (job: GradeJob) => Promise<GradeReply>;
 
+/** What grading needs of the worker pool (sandbox-host/pool.ts): a job in, its reply out, or a fault thrown. */
+export interface GradesJobs {
+  grade(job: GradeJob): Promise<GradeReply>;
+}
+
 /** Grades one candidate; returns one result per suite it was run against. */
 export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
   const queued = performance.now();
@@ -115,7 +119,7 @@ export function unrunnableResults(spec: CandidateSpec, failure: Unrunnable, star
  * gets its real verdict: `memory` for the out-of-memory abort, an error
  * naming the failure otherwise.
  */
-export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promise<GradeReply> {
+export async function gradeWithRecovery(pool: GradesJobs, job: GradeJob): Promise<GradeReply> {
   const whole = await gradeOrFault(pool, job);
   if (whole.kind !== 'fault') return whole;
   const verdicts: Verdict[] = [];
@@ -143,7 +147,7 @@ export async function gradeWithRecovery(pool: WorkerPool, job: GradeJob): Promis
 type FaultOr<T> = T | { kind: 'fault'; outOfMemory: boolean; message: string };
 
 /** The job's reply, on a fresh worker again after a fault, or the fault that stands. */
-async function gradeOrFault(pool: WorkerPool, job: GradeJob): Promise<FaultOr<GradeReply>> {
+async function gradeOrFault(pool: GradesJobs, job: GradeJob): Promise<FaultOr<GradeReply>> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await pool.grade(job);

@@ -1,6 +1,5 @@
 import type { Equality, Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
-import type { CandidateAnswer, CandidateTask, LoadAnswer } from '../runner/worker-tasks.js';
 import type { CandidateJob } from './protocol.js';
 
 /**
@@ -46,31 +45,3 @@ export type GradeReply =
   /** `durationMs`: from when the engine started the candidate (not when it was queued) to its last verdict. */
   | { kind: 'ran'; entryPoint: string; verdicts: Verdict[]; durationMs?: number }
   | { kind: 'load-error'; message: string };
-
-/**
- * What a worker can be asked to do. `grade` runs code that is already
- * prepared; `load` and `candidate` hand a worker the rest of a run's work
- * for the files the supervisor leaves to it (reading and checking them,
- * preparing code, building the scorecard records). Their payloads are
- * defined by the runner (src/runner/worker-tasks.ts), which owns what they mean.
- */
-export type WorkerRequest =
-  | { kind: 'grade'; job: GradeJob }
-  | { kind: 'load'; files: string[] }
-  | { kind: 'candidate'; task: CandidateTask };
-
-/** The answer to each kind of request. */
-export interface WorkerAnswers {
-  grade: GradeReply;
-  /** One per file, in order. */
-  load: LoadAnswer[];
-  candidate: CandidateAnswer;
-}
-
-export type WorkerAnswer = WorkerAnswers[keyof WorkerAnswers];
-
-export type ToWorker = { type: 'request'; id: number; request: WorkerRequest };
-export type FromWorker =
-  | { type: 'ready' }
-  | { type: 'answered'; id: number; answer: WorkerAnswer }
-  | { type: 'failed'; id: number; message: string };

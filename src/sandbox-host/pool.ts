@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import type { FromWorker, GradeJob, GradeReply, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './grade-protocol.js';
+import type { GradeJob, GradeReply } from './grade-protocol.js';
+import type { FromWorker, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './worker-messages.js';
 import type { SandboxLimits } from './protocol.js';
 import { adoptPrestarted, launchWorker } from './worker-launch.js';
 import type { WorkerLink } from './worker-link.js';

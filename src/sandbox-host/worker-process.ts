@@ -6,7 +6,8 @@
  */
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
-import type { FromWorker, GradeJob, GradeReply, ToWorker, Verdict, WorkerAnswer, WorkerRequest } from './grade-protocol.js';
+import type { GradeJob, GradeReply, Verdict } from './grade-protocol.js';
+import type { FromWorker, ToWorker, WorkerAnswer, WorkerRequest } from './worker-messages.js';
 import { DEFAULTS } from '../defaults.js';
 import { JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
