@@ -5,9 +5,7 @@ import { defaultConcurrency, DEFAULTS } from '../defaults.js';
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
-
-/** A mistake in how evalrun was called: reported in one line, exit code 2. */
-export class UsageError extends Error {}
+import { asEvalrunParser, parseOrAnswer, UsageError } from './parse.js';
 
 export interface CliOptions {
   problems: string;
@@ -58,7 +56,6 @@ const USAGE = `Usage:
  * (--help, --version); throws UsageError for anything malformed.
  */
 export async function parseArgs(argv: readonly string[], yargs: typeof yargsFactory): Promise<CliOptions | null> {
-  let answered = false;
   const parser = yargs([...argv])
     .scriptName('evalrun')
     .usage(USAGE)
@@ -124,22 +121,10 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('progress', { type: 'boolean', default: true, describe: 'Live progress on stderr (--no-progress turns it off)' })
     .option('baseline', { type: 'string', describe: 'A run (id or .jsonl path) the HTML report compares this one with' })
     .strict()
-    .version(VERSION)
-    .help()
-    .alias('h', 'help')
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
-    .exitProcess(false)
-    .fail((message: string | undefined, error: Error | undefined) => {
-      throw new UsageError(message ?? error?.message ?? 'invalid arguments');
-    });
+    .version(VERSION);
 
-  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
-    if (output !== '') {
-      answered = true;
-      process.stdout.write(`${output}\n`);
-    }
-  });
-  if (answered || args.help === true || args.version === true) return null;
+  const args = await parseOrAnswer(asEvalrunParser(parser), argv);
+  if (args === null) return null;
   if (args._.length > 0) throw new UsageError(`unexpected argument: ${String(args._[0])}`);
 
   const printSchema = args['print-schema'] === true;

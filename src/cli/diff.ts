@@ -4,7 +4,7 @@ import { formatValue } from '../values/format.js';
 import { diffRuns, type CandidateChange, type Delta, type RunDiff } from '../report/run-diff.js';
 import { percent, plural, shorten } from '../report/text.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
-import { UsageError } from './args.js';
+import { UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
 
 /** Changed candidates listed by the table unless `--details`; `--json` has them all. */

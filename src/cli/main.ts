@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { prestartWorkers } from '../sandbox-host/worker-launch.js';
-import { parseArgs, UsageError, type CliOptions } from './args.js';
+import { parseArgs, type CliOptions } from './args.js';
+import { UsageError } from './parse.js';
 import { EXIT } from './exit-codes.js';
 import { quickAnswer } from './quick-answers.js';
 

@@ -19,7 +19,7 @@ import { combineReporters, type Reporter } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
 import { DEFAULTS } from '../defaults.js';
 import { logBeside, runIdFor } from '../runner/run-files.js';
-import { UsageError } from './args.js';
+import { UsageError } from './parse.js';
 import { selfCheckExitCode } from './execute.js';
 import { EXIT } from './exit-codes.js';
 import { subcommandParser } from './subcommand.js';

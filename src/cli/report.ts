@@ -3,7 +3,7 @@ import { isReportFormat, REPORT_FORMATS, rendererFor } from '../report/reporters
 import { diffRuns, type RunDiff } from '../report/run-diff.js';
 import { ReportWriteError, writeReport } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
-import { UsageError } from './args.js';
+import { UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
 
 /**
