@@ -37,6 +37,7 @@
   const fromCharCode = String.fromCharCode;
   const MathMin = Math.min;
   const Uint8ArrayCtor = Uint8Array;
+  const Int32ArrayCtor = Int32Array;
   const Uint16ArrayCtor = Uint16Array;
   const ArrayBufferCtor = ArrayBuffer;
   const SharedArrayBufferCtor = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
@@ -646,6 +647,7 @@
     const baseMemory = new Uint8ArrayCtor(Module.HEAPU8.length);
     baseMemory.set(Module.HEAPU8);
     const baseSize = baseMemory.length;
+    const baseRuns = memoryRuns(baseMemory);
     const baseStackPointer = stackPointer.value;
     const baseRandom = randomState;
     const baseFiles = captureFiles(fileSystem);
@@ -656,10 +658,17 @@
       const heap = Module.HEAPU8;
       const size = heap.length;
       if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
-      heap.set(baseMemory);
-      // Memory past the boot size was grown by earlier candidates: zero, as
-      // it was when first grown (the allocator relies on that), so that no
-      // byte a candidate wrote survives.
+      // Every byte goes back: runs that held data at boot are copied, the
+      // zero runs (the unused stack, free heap) are cleared, which costs a
+      // fraction of copying zeros. Memory past the boot size was grown by
+      // earlier candidates: zero, as when first grown (the allocator relies
+      // on that).
+      for (let i = 0; i < baseRuns.length; i += 3) {
+        const start = baseRuns[i];
+        const end = baseRuns[i + 1];
+        if (baseRuns[i + 2] === 1) heap.set(ReflectApply(TypedArraySubarray, baseMemory, [start, end]), start);
+        else heap.fill(0, start, end);
+      }
       if (size > baseSize) heap.fill(0, baseSize);
       stackPointer.value = baseStackPointer;
       restoreFiles(fileSystem, baseFiles);
@@ -672,6 +681,29 @@
     sealed = true;
     G.__evalrunApi = api;
     return 'ready';
+  }
+
+  // The memory as runs of whole pages, [start, end, 1 if any byte is not
+  // zero else 0] flattened, neighbours of the same kind merged.
+  function memoryRuns(bytes) {
+    const RUN_PAGE = 65536;
+    const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+    const runs = [];
+    for (let page = 0; page < bytes.length; page += RUN_PAGE) {
+      const end = page + RUN_PAGE < bytes.length ? page + RUN_PAGE : bytes.length;
+      let data = 0;
+      for (let w = page >> 2; w < end >> 2; w++) {
+        if (words[w] !== 0) {
+          data = 1;
+          break;
+        }
+      }
+      for (let b = end & ~3; b < end && data === 0; b++) if (bytes[b] !== 0) data = 1;
+      const n = runs.length;
+      if (n > 0 && runs[n - 1] === data && runs[n - 2] === page) runs[n - 2] = end;
+      else ReflectApply(ArrayPush, runs, [page, end, data]);
+    }
+    return runs;
   }
 
   function copyProps(from) {
