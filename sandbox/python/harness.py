@@ -179,6 +179,7 @@ def lockdown():
     # Logging looks up its caller's frame only for this; frames are sealed.
     logging._srcfile = None
     _sys.addaudithook(_audit)
+    _CANDIDATE_BUILTINS[0] = _candidate_builtins()
     _gc.collect()
     # Everything alive now belongs to the interpreter, not to a candidate:
     # frozen, the collector skips it when a candidate's allocations trigger it.
@@ -201,6 +202,11 @@ def _candidate_builtins():
     scope = _dict(_TYPING_SCOPE)
     scope.update(_builtins_module.__dict__)
     return scope
+
+
+# Made once, when the harness is locked down: every candidate may change it
+# as it likes, since the interpreter's memory is restored after each one.
+_CANDIDATE_BUILTINS = [None]
 
 
 def _defined_here(value):
@@ -310,7 +316,7 @@ def prepare(code, function_name, seed):
         return 'm' + _describe(exc)
     except _BaseException as exc:
         return 'load-error does not compile: ' + _describe(exc)
-    ns = {'__name__': CANDIDATE_MODULE, '__builtins__': _candidate_builtins()}
+    ns = {'__name__': CANDIDATE_MODULE, '__builtins__': _CANDIDATE_BUILTINS[0]}
     _candidate['ns'] = ns
     _random.seed(seed)
     # Armed until the interpreter's memory is restored for the next candidate.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
-import { runCommand, type CliRun } from './run-cli.js';
+import { runCommand, withoutProgress, type CliRun } from './run-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'evalrun.js');
@@ -37,7 +37,7 @@ describe('bin/evalrun.js as an executable', () => {
     cpSync(join(ROOT, 'test', 'fixtures', 'cli-pass'), join(dir, 'problems'), { recursive: true });
     const out = join(dir, 'score card.json');
     const r = await run(BIN, ['--problems', join(dir, 'problems'), '--out', out]);
-    expect(r.stderr).toBe('');
+    expect(withoutProgress(r.stderr)).toBe('');
     expect(r.code).toBe(0);
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect(card.summary.passed).toBe(10);

@@ -14,6 +14,18 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: N
   return runCommand(process.execPath, [BIN, ...args], options);
 }
 
+/**
+ * Stderr without the plain progress lines a run prints every few seconds
+ * when it is not on a terminal: a slow (loaded) machine prints some, a fast
+ * one none, and tests that expect silence mean silence apart from those.
+ */
+export function withoutProgress(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !/^evalrun: \d+\/\d+ candidates /.test(line))
+    .join('\n');
+}
+
 /** Runs any command to its end, collecting its output; `env` adds to this process's environment. */
 export function runCommand(
   command: string,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
-import { runCli } from './run-cli.js';
+import { runCli, withoutProgress } from './run-cli.js';
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-e2e-'));
 
@@ -21,7 +21,7 @@ describe('evalrun --problems (self-check) on a clean folder', () => {
   it('passes, prints a table and writes the JSON scorecard', async () => {
     const out = join(scratch(), 'card.json');
     const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--out', out]);
-    expect(r.stderr).toBe('');
+    expect(withoutProgress(r.stderr)).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/problem\s*│\s*model\s*│\s*prompt\s*│\s*passed\s*│\s*time\s*│\s*status/);
     expect(r.stdout).toContain('optimal_solution');
