@@ -1,8 +1,7 @@
-import type { PreparedTest } from '../problems/prepared.js';
+import type { PreparedProblem, PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
-import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import { FAULT_RETRIES, isSandboxFault } from '../sandbox-host/sandbox-errors.js';
+import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
 import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
@@ -10,7 +9,8 @@ import { prepareJavaScript } from '../solutions/transpile.js';
 import type { Equality, Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
-import type { CandidateSpec } from './candidate.js';
+import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
+import { gradeWithRecovery, type GradesJobs } from './recovery.js';
 
 export interface GradeOptions {
   limits: SandboxLimits;
@@ -34,7 +34,7 @@ type Runnable =
   | { ok: true; language: Language; sourceLanguage: string; code: string; topLevelNames: string[] }
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
-async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptions): Promise<Runnable> {
+async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
   const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   if (language === 'python') {
     if (!options.languages.includes('python')) {
@@ -55,18 +55,15 @@ async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptio
 }
 
 /**
- * Runs one prepared job and answers with its verdicts: through the pool
- * from the supervisor (`gradeWithRecovery`), or directly inside a worker.
+ * Grades one candidate: its job goes to a sandbox worker (again to a fresh
+ * one after a fault, see recovery.ts), and its verdicts become its results,
+ * one per suite it was run against.
  */
-export type RunGradeJob = (job: GradeJob) => Promise<GradeReply>;
-
-/** What grading needs of the worker pool (sandbox-host/pool.ts): a job in, its reply out, or a fault thrown. */
-export interface GradesJobs {
-  grade(job: GradeJob): Promise<GradeReply>;
+export async function gradeCandidate(pool: GradesJobs, candidate: Candidate, problem: PreparedProblem, options: GradeOptions): Promise<CandidateResult[]> {
+  return gradeCode(pool, codeOf(candidate, problem), options);
 }
 
-/** Grades one candidate; returns one result per suite it was run against. */
-export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
+async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOptions): Promise<CandidateResult[]> {
   const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
@@ -93,7 +90,7 @@ export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, opti
     limits: options.limits,
   };
   if (python && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
-  const reply = await run(job);
+  const reply = await gradeWithRecovery(pool, job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
     return unrunnableResults(spec, failure, queued);
@@ -105,61 +102,42 @@ export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, opti
 export type Unrunnable = Extract<Runnable, { ok: false }>;
 
 /** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
-export function unrunnableResults(spec: CandidateSpec, failure: Unrunnable, started = performance.now()): CandidateResult[] {
+export function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
   const tests = spec.suites.flatMap((suite) => suite.tests);
   return splitBySuite(spec, failure.language, null, tests.map(() => null), failure, started);
 }
 
 /**
- * Sends the whole candidate to the pool. A worker that dies or stops
- * answering costs time, not verdicts: the job goes again to a fresh worker,
- * up to FAULT_RETRIES times. Only a process that V8 aborted for running out
- * of memory, or one that fails on every attempt, turns the job into one job
- * per test, so that the test at fault is found and every other test still
- * gets its real verdict: `memory` for the out-of-memory abort, an error
- * naming the failure otherwise.
+ * A bug in evalrun itself while grading one candidate: that candidate's
+ * tests get an error verdict naming it, and the run goes on.
  */
-export async function gradeWithRecovery(pool: GradesJobs, job: GradeJob): Promise<GradeReply> {
-  const whole = await gradeOrFault(pool, job);
-  if (whole.kind !== 'fault') return whole;
-  const verdicts: Verdict[] = [];
-  let entryPoint = '';
-  let durationMs = 0;
-  for (let i = 0; i < job.tests.length; i++) {
-    const single: GradeJob = {
-      ...job,
-      tests: job.tests.slice(i, i + 1),
-      expected: job.expected.slice(i, i + 1),
-    };
-    const reply = await gradeOrFault(pool, single);
-    if (reply.kind === 'load-error') return reply;
-    if (reply.kind === 'fault') {
-      verdicts.push(reply.outOfMemory ? { status: 'memory', message: reply.message } : { status: 'error', message: reply.message, durationMs: null });
-      continue;
-    }
-    entryPoint = reply.entryPoint;
-    durationMs += reply.durationMs ?? 0;
-    verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
-  }
-  return { kind: 'ran', entryPoint, verdicts, durationMs };
+export function internalErrorResults(candidate: Candidate, problem: PreparedProblem, error: unknown): CandidateResult[] {
+  const message = `internal error in evalrun: ${error instanceof Error ? error.message : String(error)}`;
+  return unrunnableResults(codeOf(candidate, problem), { ok: false, language: 'unknown', status: 'load-error', message });
 }
 
-type FaultOr<T> = T | { kind: 'fault'; outOfMemory: boolean; message: string };
-
-/** The job's reply, on a fresh worker again after a fault, or the fault that stands. */
-async function gradeOrFault(pool: GradesJobs, job: GradeJob): Promise<FaultOr<GradeReply>> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await pool.grade(job);
-    } catch (e) {
-      if (!isSandboxFault(e)) throw e;
-      const outOfMemory = 'outOfMemory' in e && e.outOfMemory;
-      if (outOfMemory || attempt >= FAULT_RETRIES) {
-        const tries = attempt + 1;
-        return { kind: 'fault', outOfMemory, message: tries > 1 ? `${e.message} (on each of ${tries} workers)` : e.message };
-      }
-    }
-  }
+/** A candidate that could not be graded at all (its problem file changed meanwhile), with the reason. */
+export function unavailableResults(candidate: Candidate, message: string): CandidateResult[] {
+  return [
+    {
+      problem_id: candidate.problemId,
+      model_id: candidate.modelId,
+      prompt_id: candidate.promptId,
+      sample_id: candidate.sampleId,
+      language: 'unknown',
+      source: candidate.source,
+      raw_code: '',
+      code: '',
+      status: 'load-error',
+      error: message,
+      entry_point: null,
+      passed: 0,
+      total: 0,
+      score: 0,
+      duration_ms: 0,
+      tests: [],
+    },
+  ];
 }
 
 /**
@@ -173,7 +151,7 @@ function encodeArgs(args: Value[], types: readonly TypeNode[], python: boolean):
 }
 
 function splitBySuite(
-  spec: CandidateSpec,
+  spec: CandidateCode,
   language: string,
   entryPoint: string | null,
   verdicts: ReadonlyArray<Verdict | null>,
