@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 import type { RunOutcome } from '../report/reporter.js';
 import { RunLog } from '../runlog/run-log.js';
 import { outcomeOf } from './outcome.js';
@@ -24,7 +25,7 @@ export function locateRunLog(run: string): string {
     return run;
   }
   const base = run.replace(/\.jsonl?$/, '');
-  const candidates = [`${base}.jsonl`, join('results', `${base}.jsonl`)];
+  const candidates = [`${base}.jsonl`, join(DEFAULTS.resultsDir, `${base}.jsonl`)];
   const found = candidates.find((file) => existsSync(file));
   if (found === undefined) throw new RunLogError(`${run}: no run log (looked for ${candidates.join(' and ')})`);
   return found;
@@ -52,7 +53,7 @@ export function readRun(run: string): ReadRun {
   const planned = plan?.keys ?? [];
   const inPlan = new Set(planned);
   tally.plan([...planned, ...logged.filter((key) => !inPlan.has(key))]);
-  const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [1];
+  const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [...DEFAULTS.passAtK];
   const outcome = outcomeOf(tally, {
     header,
     finishedAt: end?.finished_at ?? statSync(log).mtime.toISOString(),
