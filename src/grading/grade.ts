@@ -1,4 +1,10 @@
-import type { PreparedProblem, PreparedTest } from '../problems/prepared.js';
+/**
+ * Grading in the supervisor: a candidate's code becomes its one grade job
+ * (language detected, TypeScript stripped, arguments and expected values
+ * as wire text), and the worker's verdicts become its results, one per
+ * suite. The job itself goes through recovery.ts.
+ */
+import type { PreparedProblem, PreparedSuite, PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
@@ -80,10 +86,8 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
-    tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes, python)),
-    // In the form the harness writes a returned value, so that a candidate
-    // returning exactly the expected value passes on its text alone.
-    expected: tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: returnType } : { form: 'javascript-result' })),
+    tests: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).args),
+    expected: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).expected),
     returnType,
     tolerance: options.tolerance,
     equality: equalityFor(runnable.language, options.strictTypes === true),
@@ -138,6 +142,33 @@ export function unavailableResults(candidate: Candidate, message: string): Candi
       tests: [],
     },
   ];
+}
+
+/** A suite's arguments and expected values as wire text, in one language's forms. */
+interface EncodedSuite {
+  args: string[];
+  expected: string[];
+}
+
+/**
+ * Each suite is encoded once per language while its problem is held: the
+ * submissions of one problem (pass@k samples, several models) share it.
+ */
+const encodedSuites = new WeakMap<PreparedSuite, { javascript?: EncodedSuite; python?: EncodedSuite }>();
+
+function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, python: boolean): EncodedSuite {
+  let forms = encodedSuites.get(suite);
+  if (forms === undefined) {
+    forms = {};
+    encodedSuites.set(suite, forms);
+  }
+  const form = python ? 'python' : 'javascript';
+  return (forms[form] ??= {
+    args: suite.tests.map((t) => encodeArgs(t.args, problem.parameterTypes, python)),
+    // In the form the harness writes a returned value, so that a candidate
+    // returning exactly the expected value passes on its text alone.
+    expected: suite.tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: problem.returnType } : { form: 'javascript-result' })),
+  });
 }
 
 /**

@@ -80,7 +80,6 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private readonly readyWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
     this.depth = Math.max(1, options.depth ?? DEFAULT_DEPTH);
@@ -95,16 +94,6 @@ export class WorkerPool {
   warm(): void {
     if (this.closed) return;
     while (this.live().length < this.options.size) this.slots.push(this.spawn());
-  }
-
-  /**
-   * Resolves once some worker can take a request (or the pool is closed).
-   * Until then a request would only wait in the queue, so the supervisor
-   * can use that time for work of its own.
-   */
-  whenReady(): Promise<void> {
-    if (this.closed || this.live().some((s) => s.ready)) return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
   /**
@@ -136,7 +125,6 @@ export class WorkerPool {
 
   private async shutDown(): Promise<void> {
     this.closed = true;
-    this.wakeReadyWaiters();
     for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
     await Promise.all(
       this.slots.map(
@@ -252,7 +240,6 @@ export class WorkerPool {
       if (slot.ready) return;
       slot.ready = true;
       for (const pending of [...slot.jobs]) if (!slot.dead) this.post(slot, pending);
-      this.wakeReadyWaiters();
       return;
     }
     if (m.type === 'started') {
@@ -270,9 +257,6 @@ export class WorkerPool {
     this.afterTake(slot);
   }
 
-  private wakeReadyWaiters(): void {
-    for (const wake of this.readyWaiters.splice(0)) wake();
-  }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     slot.dead = true;
