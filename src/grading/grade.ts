@@ -30,7 +30,7 @@ export interface GradeOptions {
 }
 
 /** The number equality a candidate in `language` is judged by. */
-export function equalityFor(language: Language, strictTypes: boolean): Equality {
+function equalityFor(language: Language, strictTypes: boolean): Equality {
   if (language === 'javascript') return 'javascript';
   return strictTypes ? 'strict' : 'python';
 }
@@ -103,10 +103,10 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
 }
 
 /** Why a candidate could not run at all: every one of its tests gets this error. */
-export type Unrunnable = Extract<Runnable, { ok: false }>;
+type Unrunnable = Extract<Runnable, { ok: false }>;
 
 /** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
-export function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
+function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
   const tests = spec.suites.flatMap((suite) => suite.tests);
   return splitBySuite(spec, failure.language, null, tests.map(() => null), failure, started);
 }
