@@ -42,10 +42,24 @@ module.exports = {
     },
     {
       name: 'worker-side-never-reaches-cli-or-reports',
-      comment: 'The sandbox side serves the run; it never reaches the CLI or a reporter.',
+      comment: 'The sandbox side serves the run; it never reaches the CLI, a reporter, the run, grading or the run log.',
       severity: 'error',
       from: { path: '^src/(sandbox-host|python)/' },
-      to: { path: '^src/(cli|report|merge)/' },
+      to: { path: '^src/(cli|report|merge|runner|grading|runlog)/' },
+    },
+    {
+      name: 'grading-below-the-run',
+      comment: 'Grading turns a candidate into a job and its verdicts into results; it never reaches the run, the run log or the CLI.',
+      severity: 'error',
+      from: { path: '^src/grading/' },
+      to: { path: '^src/(cli|runner|runlog|merge)/' },
+    },
+    {
+      name: 'run-log-only-keeps-lines',
+      comment: 'The run log appends and reads back lines; it never grades, plans or renders (it names the shard record type the header carries).',
+      severity: 'error',
+      from: { path: '^src/runlog/' },
+      to: { path: '^src/(cli|runner|grading|merge|sandbox-host|python|solutions)/', pathNot: '^src/runner/shard-records[.]ts$' },
     },
   ],
   options: {

@@ -16,7 +16,7 @@
  */
 import { loadProblems } from '../src/problems/load.js';
 import type { PreparedProblem } from '../src/problems/prepared.js';
-import { selfCheckCandidates, type CandidateSpec } from '../src/runner/candidate.js';
+import { selfCheckCandidates, type CandidateCode } from '../src/grading/candidate.js';
 import { detectLanguage } from '../src/solutions/language.js';
 import { topLevelFunctionNames } from '../src/solutions/top-level-names.js';
 import { prepareJavaScript } from '../src/solutions/transpile.js';
@@ -73,7 +73,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 }
 
-async function runCandidate(spec: CandidateSpec): Promise<BenchCandidate> {
+async function runCandidate(spec: CandidateCode): Promise<BenchCandidate> {
   const started = performance.now();
   const problem: PreparedProblem = spec.problem;
   const language = detectLanguage(spec.raw, { declared: spec.declaredLanguage, fenceLanguage: null });

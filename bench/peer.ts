@@ -17,7 +17,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { loadProblems } from '../src/problems/load.js';
-import { selfCheckCandidates, type CandidateSpec } from '../src/runner/candidate.js';
+import { selfCheckCandidates, type CandidateCode } from '../src/grading/candidate.js';
 import { compareValues, DEFAULT_TOLERANCE } from '../src/values/compare.js';
 import type { Value } from '../src/values/type-node.js';
 import {
@@ -34,7 +34,7 @@ import {
 const PROCESS_TIMEOUT_MS = 30_000;
 
 /** The script a peer harness generates: the solution, then a driver loop over the embedded tests. */
-function script(spec: CandidateSpec): string {
+function script(spec: CandidateCode): string {
   const args = spec.suites.flatMap((suite) => suite.tests.map((t) => t.args));
   const name = spec.functionName;
   return `${spec.raw}
@@ -72,7 +72,7 @@ interface Line {
   error?: string;
 }
 
-async function runCandidate(spec: CandidateSpec, index: number, dir: string, env: NodeJS.ProcessEnv): Promise<BenchCandidate> {
+async function runCandidate(spec: CandidateCode, index: number, dir: string, env: NodeJS.ProcessEnv): Promise<BenchCandidate> {
   const started = performance.now();
   const file = join(dir, `problem-${index}.cjs`);
   await writeFile(file, script(spec));

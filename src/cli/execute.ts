@@ -9,7 +9,7 @@ import { reporterFor, type ReporterChoice } from '../report/reporters.js';
 import { diffRuns } from '../report/run-diff.js';
 import { ReportWriteError } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
-import { ResultsStore, RunLogWriteError } from '../runner/results-store.js';
+import { RunLog, RunLogWriteError } from '../runlog/run-log.js';
 import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
@@ -206,7 +206,7 @@ function resumedRunFiles(run: string, out: string | null): RunFiles {
 
 function resumedOptions(log: string): RunOptions {
   try {
-    return optionsFromRecord(ResultsStore.readHeader(log).options);
+    return optionsFromRecord(RunLog.readHeader(log).options);
   } catch (e) {
     throw new SetupError(`--resume: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { defaultConcurrency } from '../defaults.js';
 import { prestartWorkers } from '../sandbox-host/worker-launch.js';
 import { parseArgs, type CliOptions } from './args.js';
 import { UsageError } from './parse.js';
@@ -73,7 +73,7 @@ export function plannedWorkers(argv: readonly string[]): number {
   if (named('--problems') < 0) return 0;
   if (['--help', '-h', '--version', '--print-schema', '--resume'].some((flag) => named(flag) >= 0)) return 0;
   const at = named('--concurrency');
-  if (at < 0) return availableParallelism();
+  if (at < 0) return defaultConcurrency();
   const flag = argv[at]!;
   const value = Number(flag.includes('=') ? flag.slice(flag.indexOf('=') + 1) : argv[at + 1]);
   return Number.isInteger(value) && value > 0 ? value : 0;

@@ -20,8 +20,9 @@
 import { closeSync, openSync } from 'node:fs';
 import type { RunOutcome } from '../report/reporter.js';
 import type { MergeRecord } from '../report/scorecard.js';
-import { outcomeFromStore } from '../runner/outcome.js';
-import { gradedFromResults, ResultsStore } from '../runner/results-store.js';
+import { outcomeOf } from '../runner/outcome.js';
+import { Tally } from '../runner/tally.js';
+import { RunLog } from '../runlog/run-log.js';
 import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
 import { MergeRefused, readResults, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
@@ -73,7 +74,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
 
   const runOptions = withoutShard(first.options);
   const startedAt = shards.map((s) => s.startedAt).sort()[0]!;
-  const store = ResultsStore.create(options.logFile, { type: 'run', run_id: options.runId, started_at: startedAt, mode: first.mode, options: runOptions });
+  const store = new Tally(RunLog.create(options.logFile, { type: 'run', run_id: options.runId, started_at: startedAt, mode: first.mode, options: runOptions }));
   const finished = shards.map((s) => s.finishedAt).filter((t): t is string => t !== null).sort();
   const end = { finished_at: finished[finished.length - 1] ?? new Date().toISOString(), complete: missing.length === 0 && unfinished.length === 0 };
   const tags = new Map(first.record.problem_tags);
@@ -81,18 +82,18 @@ export function mergeShards(options: MergeOptions): MergeResult {
     const keys = candidates.map((c) => c.candidate.key);
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
-    store.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
+    store.log.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
     const fds = shards.map((s) => openSync(s.file, 'r'));
     try {
       for (const { candidate, shard } of candidates) {
-        store.recordGraded(candidate.key, gradedFromResults(readResults(shards[shard]!.file, fds[shard]!, candidate.at)));
+        store.record(candidate.key, readResults(shards[shard]!.file, fds[shard]!, candidate.at));
       }
     } finally {
       for (const fd of fds) closeSync(fd);
     }
-    store.noteEnd(end);
+    store.log.noteEnd(end);
   } catch (e) {
-    store.close();
+    store.log.close();
     throw e;
   }
 
@@ -101,7 +102,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
     shards: shards.map((s) => ({ index: s.record.index, file: s.file, complete: s.candidates.length >= s.planned })),
     missing,
   };
-  const outcome = outcomeFromStore(store, {
+  const outcome = outcomeOf(store, {
     header: { mode: first.mode, run_id: options.runId, started_at: startedAt, options: runOptions },
     finishedAt: end.finished_at,
     complete: end.complete,
@@ -110,7 +111,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
     skipped: first.skipped,
     passAtK: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [1],
   });
-  return { outcome: { ...outcome, head: { ...outcome.head, merge } }, warnings, close: () => store.close() };
+  return { outcome: { ...outcome, head: { ...outcome.head, merge } }, warnings, close: () => store.log.close() };
 }
 
 /** Every shard's finished candidates, in the whole plan's order; refuses a candidate claimed twice. */

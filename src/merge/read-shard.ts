@@ -15,8 +15,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
-import { candidateKey } from '../runner/candidate.js';
-import { readLines, type RunHeader } from '../runner/results-store.js';
+import { candidateKey } from '../grading/candidate.js';
+import { readLines, type RunHeader } from '../runlog/run-log.js';
 import { decodeRanks, type ShardRecord } from '../runner/shard-plan.js';
 
 /** A shard that cannot be merged: a message naming the file and what is wrong. */

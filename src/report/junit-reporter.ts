@@ -1,4 +1,4 @@
-import type { CandidateRowWithCounts } from '../runner/results-store.js';
+import type { CandidateRow } from './rows.js';
 import { formatValue } from '../values/format.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
@@ -78,7 +78,7 @@ function emptyCounts(): Counts {
 }
 
 /** A candidate's share of its suite's counts, from its row alone (the results stay on disk until written). */
-function addCounts(counts: Counts, row: CandidateRowWithCounts): void {
+function addCounts(counts: Counts, row: CandidateRow): void {
   counts.time += row.duration_ms;
   if (row.total === 0) {
     counts.tests += 1;

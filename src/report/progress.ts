@@ -1,4 +1,4 @@
-import type { CandidateRowWithCounts } from '../runner/results-store.js';
+import type { CandidateRow } from './rows.js';
 import type { Reporter, RunStartInfo } from './reporter.js';
 import { formatClock, plural } from './text.js';
 
@@ -109,7 +109,7 @@ export function progressReporter(options: ProgressOptions): Reporter {
       timer.unref();
       if (options.live) draw();
     },
-    onCandidateResult(rows: readonly CandidateRowWithCounts[]) {
+    onCandidateResult(rows: readonly CandidateRow[]) {
       counts.done++;
       for (const row of rows) {
         counts.tests += row.total;

@@ -1,4 +1,5 @@
-import type { CandidateRowWithCounts, FailureRow } from '../runner/results-store.js';
+import type { FailureRow } from './failing-tests.js';
+import type { CandidateRow } from './rows.js';
 import type { CandidateResult, ScorecardHead } from './scorecard.js';
 
 export interface RunStartInfo {
@@ -16,7 +17,7 @@ export interface RunStartInfo {
 export interface RunOutcome {
   head: ScorecardHead;
   /** One small row per candidate result, in input order. */
-  rows: readonly CandidateRowWithCounts[];
+  rows: readonly CandidateRow[];
   /** The first failing tests in input order, and how many there are. */
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */
@@ -31,14 +32,14 @@ export interface RunOutcome {
  */
 export interface Reporter {
   onRunStart?(info: RunStartInfo): void | Promise<void>;
-  onCandidateResult?(rows: readonly CandidateRowWithCounts[]): void | Promise<void>;
+  onCandidateResult?(rows: readonly CandidateRow[]): void | Promise<void>;
   onRunEnd?(outcome: RunOutcome): void | Promise<void>;
 }
 
 /** Calls every reporter in order; a hook of one finishes before the next starts. */
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
-  onCandidateResult(rows: readonly CandidateRowWithCounts[]): Promise<void>;
+  onCandidateResult(rows: readonly CandidateRow[]): Promise<void>;
   onRunEnd(outcome: RunOutcome): Promise<void>;
 }
 

@@ -85,7 +85,7 @@ export interface SkippedSubmissionReport {
 
 /**
  * Everything in the JSON document except the per-candidate results, which
- * can be large and are streamed from the run log (see results-store.ts).
+ * can be large and are streamed from the run log (see runlog/run-log.ts).
  */
 export interface ScorecardHead {
   evalrun_version: string;

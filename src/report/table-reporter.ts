@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
-import type { CandidateRow, FailureRow } from '../runner/results-store.js';
+import type { FailureRow } from './failing-tests.js';
+import type { CandidateRow } from './rows.js';
 import { formatValue } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { Reporter, RunOutcome } from './reporter.js';

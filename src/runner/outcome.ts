@@ -2,7 +2,8 @@ import { aggregateResults } from '../report/aggregate.js';
 import type { RunOutcome } from '../report/reporter.js';
 import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
-import type { ResultsStore, RunHeader } from './results-store.js';
+import type { RunHeader } from '../runlog/run-log.js';
+import type { Tally } from './tally.js';
 import type { ShardCardRecord } from './shard-records.js';
 
 export interface OutcomeParts {
@@ -18,10 +19,10 @@ export interface OutcomeParts {
 }
 
 /**
- * The outcome the reporters see, from a run log's planned candidates: the
+ * The outcome the reporters see, from the run's planned candidates: the
  * same whether the run just ended here or its log is read back later.
  */
-export function outcomeFromStore(store: ResultsStore, parts: OutcomeParts): RunOutcome {
+export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
   const rows = store.rows();
   const aggregates = aggregateResults(rows, { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
   const invalid = parts.problems.filter((p) => !p.valid).length;

@@ -1,8 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 import type { RunOutcome } from '../report/reporter.js';
-import { outcomeFromStore } from './outcome.js';
-import { ResultsStore } from './results-store.js';
+import { RunLog } from '../runlog/run-log.js';
+import { outcomeOf } from './outcome.js';
+import { collectRows, Tally } from './tally.js';
 
 /** A run read back from its log; `close` releases the log, which the outcome's results read from. */
 export interface ReadRun {
@@ -23,7 +25,7 @@ export function locateRunLog(run: string): string {
     return run;
   }
   const base = run.replace(/\.jsonl?$/, '');
-  const candidates = [`${base}.jsonl`, join('results', `${base}.jsonl`)];
+  const candidates = [`${base}.jsonl`, join(DEFAULTS.resultsDir, `${base}.jsonl`)];
   const found = candidates.find((file) => existsSync(file));
   if (found === undefined) throw new RunLogError(`${run}: no run log (looked for ${candidates.join(' and ')})`);
   return found;
@@ -33,26 +35,33 @@ export function locateRunLog(run: string): string {
  * Reads a run, finished or interrupted, from its log alone: nothing is
  * graded again. A log written before plan lines existed still reads; it
  * then lacks the problem list, the tags and the skipped submissions, and
- * counts as complete only when it has an end line.
+ * counts as complete only when it has an end line. Candidates come in the
+ * order its last plan line gives, then any the plan does not name in the
+ * order they were logged.
  */
 export function readRun(run: string): ReadRun {
   const log = locateRunLog(run);
-  let opened: ReturnType<typeof ResultsStore.read>;
+  const collected = collectRows();
+  let opened: ReturnType<typeof RunLog.read>;
   try {
-    opened = ResultsStore.read(log);
+    opened = RunLog.read(log, collected.visit);
   } catch (e) {
     throw new RunLogError(e instanceof Error ? e.message : String(e));
   }
-  const { store, header, plan, end } = opened;
-  const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [1];
-  const outcome = outcomeFromStore(store, {
+  const { header, plan, end, logged } = opened;
+  const tally = new Tally(opened.log, collected.rows);
+  const planned = plan?.keys ?? [];
+  const inPlan = new Set(planned);
+  tally.plan([...planned, ...logged.filter((key) => !inPlan.has(key))]);
+  const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [...DEFAULTS.passAtK];
+  const outcome = outcomeOf(tally, {
     header,
     finishedAt: end?.finished_at ?? statSync(log).mtime.toISOString(),
-    complete: end?.complete ?? (plan !== null && store.missing() === 0),
+    complete: end?.complete ?? (plan !== null && tally.missing() === 0),
     problems: plan?.problems ?? [],
     tagsByProblem: new Map(Object.entries(plan?.tags ?? {})),
     skipped: plan?.skipped_submissions ?? [],
     passAtK,
   });
-  return { outcome, log, close: () => store.close() };
+  return { outcome, log, close: () => opened.log.close() };
 }

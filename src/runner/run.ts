@@ -1,33 +1,30 @@
-import pLimit from 'p-limit';
 import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import { loadProblemLazily } from '../problems/load-lazily.js';
 import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
+import type { CandidateRow } from '../report/rows.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
-import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
-import { outcomeFromStore } from './outcome.js';
-import { ceilingForTests, FAULT_RETRIES, isSandboxFault, WorkerPool } from '../sandbox-host/pool.js';
+import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
+import { WorkerPool } from '../sandbox-host/pool.js';
 import type { Language } from '../sandbox-host/protocol.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import type { Tolerance } from '../values/compare.js';
 import {
-  buildCandidate,
   candidateKey,
-  problemChangedMessage,
   selfCheckPlans,
   submissionPlan,
   summarizeProblem,
-  type CandidateSpec,
-  type PlannedCandidate,
+  type Candidate,
   type ProblemSummary,
-} from './candidate.js';
-import { EarlyGrades } from './early-grades.js';
+} from '../grading/candidate.js';
+import type { GradeOptions } from '../grading/grade.js';
 import { selector, type Filters } from './filters.js';
-import { gradeCandidate, gradeWithRecovery, unrunnableResults, type GradeOptions } from './grade-candidate.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
-import { gradedFromResults, ResultsStore, type CandidateRowWithCounts, type GradedCandidate, type RunHeader } from './results-store.js';
+import { outcomeOf } from './outcome.js';
+import { IN_FLIGHT_TESTS, Schedule } from './schedule.js';
 import type { ShardSpec } from './shard.js';
-import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord, type ShardLogRecord } from './shard-plan.js';
-import { gradedFromWire, type CandidateTask } from './worker-tasks.js';
+import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord } from './shard-plan.js';
+import { collectRows, Tally } from './tally.js';
 
 export interface RunOptions {
   problemsDir: string;
@@ -105,10 +102,13 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
 }
 
 /**
- * One run: read the problems (the supervisor and the workers between them),
- * plan the candidates (self-check or submissions, filtered), grade them in
- * the sandbox workers (a self-check's as soon as each problem is read),
- * stream each result to the run log, and hand the outcome to the reporters.
+ * One run: read the problems, plan the candidates (self-check or
+ * submissions, filtered), send each through the one grading route
+ * (schedule.ts: a job per candidate, graded by a sandbox worker), append
+ * each result to the run log, and hand the outcome to the reporters. A
+ * self-check's candidates are known as each problem file is read, so the
+ * plan adds them to the schedule then: the first verdicts come before the
+ * last file is read.
  */
 export async function runEvaluation(
   options: RunOptions,
@@ -119,9 +119,12 @@ export async function runEvaluation(
   // Takes over the workers the CLI started before parsing its arguments, if any.
   const pool = new WorkerPool({ size: options.concurrency });
   pool.warm();
+  const stop = (): void => void pool.close();
+  control.signal?.addEventListener('abort', stop, { once: true });
   try {
     return await evaluate(options, control, reporter, pool);
   } finally {
+    control.signal?.removeEventListener('abort', stop);
     await pool.close();
   }
 }
@@ -133,113 +136,113 @@ async function evaluate(
   pool: WorkerPool,
 ): Promise<RunOutcome> {
   const select = selector(options.filters);
-  const gradeOptions = gradeOptionsOf(options);
-  const aborted = (): boolean => control.signal?.aborted === true;
   const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
   let startedAt = new Date().toISOString();
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
-  const created: { store: ResultsStore | null } = { store: null };
-  const shardRecord: { value: ShardLogRecord | undefined } = { value: undefined };
-  const createStore = (): ResultsStore => {
+  const opened: { tally: Tally | null } = { tally: null };
+  let shardRecord: ShardLogRecord | undefined;
+  const openNewLog = (): Tally => {
+    if (opened.tally !== null) return opened.tally;
     const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
-    if (shardRecord.value !== undefined) header.shard = shardRecord.value;
-    created.store ??= ResultsStore.create(control.logFile, header);
-    return created.store;
+    if (shardRecord !== undefined) header.shard = shardRecord;
+    opened.tally = new Tally(RunLog.create(control.logFile, header));
+    return opened.tally;
   };
-  const early =
-    // A shard knows its candidates only once every problem is read.
-    options.solutionsDir === null && !control.resume && !options.shard
-      ? new EarlyGrades({
-          selected: (problem) => select.problem(problem.id, problem.tags),
-          grade: (planned, problem) => gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem),
-          record: (key, graded) => {
-            try {
-              createStore().recordGraded(key, graded);
-            } catch (e) {
-              // The run ends with this error (early.check); the workers go now.
-              void pool.close();
-              throw e;
-            }
-          },
-        })
-      : null;
-  let loaded: LoadedSummaries;
+  const reports = new Reports(reporter);
+  const schedule = new Schedule({
+    pool,
+    grade: gradeOptionsOf(options),
+    interrupted: () => control.signal?.aborted === true,
+    record: (candidate, results) => {
+      const key = candidateKey(candidate);
+      reports.graded(key, openNewLog().record(key, results));
+    },
+  });
+  reports.onFailure = (e) => schedule.fail(e);
+  // A shard knows its candidates only once every problem is read; a resumed run once its log is read.
+  const streaming = options.solutionsDir === null && !control.resume && !options.shard;
+
+  let loaded: ReadProblems;
   let selected: ProblemSummary[];
   let planned: PlannedRun;
-  let store: ResultsStore;
   let problemReports: ProblemReport[];
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
   try {
-    loaded = await loadOnWorkers(pool, options.problemsDir, options.concurrency, early === null ? null : (problem, summary) => early.take(problem, summary));
+    loaded = await readProblems(
+      options.problemsDir,
+      streaming
+        ? async (problem, summary) => {
+            if (!select.problem(summary.id, summary.tags)) return;
+            for (const candidate of selfCheckPlans([summary])) {
+              schedule.add(candidate, problem);
+              await schedule.room();
+            }
+          }
+        : null,
+    );
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
     if (options.shard) {
-      const plan = planShard(planned.specs, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
+      const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
-      planned = { ...planned, specs: plan.specs };
+      planned = { ...planned, candidates: plan.specs };
     }
+    schedule.check();
     if (control.resume) {
-      const reopened = ResultsStore.resume(control.logFile);
-      store = reopened.store;
+      const collected = collectRows();
+      const reopened = RunLog.resume(control.logFile, collected.visit);
+      opened.tally = new Tally(reopened.log, collected.rows);
       startedAt = reopened.header.started_at;
-      if (sharded !== null) {
-        try {
-          checkResumedShard(reopened.header, sharded.record);
-        } catch (e) {
-          store.close();
-          throw e;
-        }
-      }
+      if (sharded !== null) checkResumedShard(reopened.header, sharded.record);
     } else {
-      shardRecord.value = sharded?.record;
-      store = createStore();
+      shardRecord = sharded?.record;
+      openNewLog();
     }
   } catch (e) {
-    early?.stop();
-    created.store?.close();
+    schedule.fail(e);
+    await schedule.idle();
+    opened.tally?.log.close();
     throw e;
   }
+  const tally = openNewLog();
   const invalidCount = problemReports.filter((p) => !p.valid).length;
-  const { specs, skipped } = planned;
+  const { candidates, skipped } = planned;
 
   try {
-    early?.check();
-    const keys = specs.map(candidateKey);
-    store.plan(keys);
-    store.notePlan({
+    const keys = candidates.map(candidateKey);
+    tally.plan(keys);
+    tally.log.notePlan({
       keys,
       problems: problemReports,
       tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
       skipped_submissions: skipped,
     });
-    // Graded early or not graded at all: to do in this run; in the log from an interrupted one: resumed.
-    const todo = specs.filter((_, i) => early?.has(keys[i]!) === true || !store.has(keys[i]!));
-    await reporter.onRunStart({
-      mode,
-      problems: problemReports.length,
-      invalidProblems: invalidCount,
-      candidates: todo.length,
-      resumed: specs.length - todo.length,
-      logFile: control.logFile,
-    });
-
-    await gradeAll(pool, { ...loaded, early }, todo, options, control.signal, {
-      record: async (spec, graded) => {
-        store.recordGraded(candidateKey(spec), graded);
-        await reporter.onCandidateResult(graded.rows);
+    // Added to the schedule as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
+    const todo = streaming ? candidates : candidates.filter((_, i) => !tally.has(keys[i]!));
+    await reports.start(
+      {
+        mode,
+        problems: problemReports.length,
+        invalidProblems: invalidCount,
+        candidates: todo.length,
+        resumed: candidates.length - todo.length,
+        logFile: control.logFile,
       },
-      recorded: (rows) => reporter.onCandidateResult(rows),
-    });
-    early?.check();
+      keys,
+    );
+    if (!streaming) await addAll(schedule, todo, loaded.held);
+    await schedule.idle();
+    await reports.idle();
+    schedule.check();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).
     void pool.close();
 
-    const end = { finished_at: new Date().toISOString(), complete: store.missing() === 0 };
-    store.noteEnd(end);
-    const outcome = outcomeFromStore(store, {
+    const end = { finished_at: new Date().toISOString(), complete: tally.missing() === 0 };
+    tally.log.noteEnd(end);
+    const outcome = outcomeOf(tally, {
       header: { mode, run_id: control.runId, started_at: startedAt, options: recordOptions(options) },
       finishedAt: end.finished_at,
       complete: end.complete,
@@ -247,120 +250,126 @@ async function evaluate(
       tagsByProblem: new Map(selected.map((p) => [p.id, p.tags] as const)),
       skipped,
       passAtK: options.passAtK,
-      shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => store.has(keys[i]!)),
+      shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => tally.has(keys[i]!)),
     });
     await reporter.onRunEnd(outcome);
     return outcome;
+  } catch (e) {
+    schedule.fail(e);
+    await schedule.idle();
+    throw e;
   } finally {
-    early?.stop();
-    store.close();
+    tally.log.close();
   }
 }
 
-/** Longest a worker may take to read and check one problem file (the largest accepted is 32 MB). */
-const LOAD_CEILING_MS = 120_000;
+/**
+ * Tells the reporters of each graded candidate, in the order they finish
+ * and one at a time; those graded before the run is planned (a self-check's
+ * first ones) once it is, and only if the plan holds them (a problem that
+ * turns out to be a duplicate is left out of the plan, and so out of the
+ * reports, though its line stays in the log).
+ */
+class Reports {
+  private planned: Set<string> | null = null;
+  private early: Array<[string, CandidateRow[]]> = [];
+  private chain: Promise<void> = Promise.resolve();
+  onFailure: (error: unknown) => void = () => undefined;
+
+  constructor(private readonly reporter: CombinedReporter) {}
+
+  graded(key: string, rows: CandidateRow[]): void {
+    if (this.planned === null) this.early.push([key, rows]);
+    else if (this.planned.has(key)) this.tell(rows);
+  }
+
+  async start(info: Parameters<CombinedReporter['onRunStart']>[0], keys: readonly string[]): Promise<void> {
+    await this.reporter.onRunStart(info);
+    this.planned = new Set(keys);
+    for (const [key, rows] of this.early.splice(0)) this.graded(key, rows);
+  }
+
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private tell(rows: CandidateRow[]): void {
+    this.chain = this.chain.then(() => this.reporter.onCandidateResult(rows)).catch((e: unknown) => this.onFailure(e));
+  }
+}
 
 /**
- * Tests of the problems the supervisor reads itself (see `loadOnWorkers`):
- * it holds them, or their results until the run is planned, so this bounds
- * its memory as a worker's own bound does.
+ * Adds the planned candidates to the schedule. The problems read while
+ * planning are used as they are; any other is read again, once for all of
+ * its candidates, and let go after its last one.
  */
-const HELD_TESTS = 20_000;
+async function addAll(schedule: Schedule, todo: readonly Candidate[], held: Map<string, PreparedProblem>): Promise<void> {
+  const remaining = new Map<string, number>();
+  for (const c of todo) remaining.set(c.file, (remaining.get(c.file) ?? 0) + 1);
+  const reading = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
+  for (const candidate of todo) {
+    const file = candidate.file;
+    const left = (remaining.get(file) ?? 1) - 1;
+    remaining.set(file, left);
+    let problem: PreparedProblem | Promise<PreparedProblem | InvalidProblemFile> | undefined = held.get(file);
+    if (problem === undefined) {
+      problem = reading.get(file) ?? loadProblemLazily(file);
+      reading.set(file, problem);
+    }
+    if (left <= 0) {
+      held.delete(file);
+      reading.delete(file);
+    }
+    schedule.add(candidate, problem);
+    await schedule.room();
+  }
+}
 
 /**
- * Reads and checks every problem file. A worker takes a few hundred
- * milliseconds to start, and the supervisor would only wait for it, so it
- * reads the first files itself. With `take` (a self-check), each problem is
- * handed over to be graded as soon as it is read, and the supervisor reads
- * on: grading starts at the first file instead of after the last, and the
- * workers only run the sandbox jobs, which is what this division of work
- * measured fastest (README, performance). Otherwise it keeps the problems
- * it read, to grade their candidates from here through sandbox jobs, and
- * stops once a worker is ready. Either way it holds at most HELD_TESTS
- * tests' worth. The rest go to the workers, several files at once; the
- * supervisor keeps a summary of each and which worker read it, so that its
- * candidates go to the worker that still holds the problem. A worker that
- * dies or hangs on a file costs nothing but time: the file is read here.
+ * Reads and checks every problem file, in the supervisor, while the
+ * workers start beside it. With `take` (a self-check), each problem goes to
+ * be graded as soon as it is read; otherwise problems are kept for their
+ * candidates up to IN_FLIGHT_TESTS tests' worth, and any other is read
+ * again when its candidates are graded.
  */
-async function loadOnWorkers(
-  pool: WorkerPool,
+async function readProblems(
   dir: string,
-  workers: number,
-  take: ((problem: PreparedProblem, summary: ProblemSummary) => void) | null,
-): Promise<LoadedSummaries> {
+  take: ((problem: PreparedProblem, summary: ProblemSummary) => Promise<void>) | null,
+): Promise<ReadProblems> {
   const found = await listProblemFiles(dir);
-  const loadedBy = new Map<string, number>();
   const held = new Map<string, PreparedProblem>();
-  const files = found.filter((item): item is string => typeof item === 'string');
   const loaded = new Map<string, ProblemSummary | InvalidProblemFile>();
-
-  let workerReady = false;
-  void pool.whenReady().then(() => {
-    workerReady = true;
-  });
-  let next = 0;
   let heldTests = 0;
-  while (next < files.length && (take !== null || !workerReady) && heldTests < HELD_TESTS) {
-    const file = files[next++]!;
-    const problem = await loadProblemLazily(file);
+  for (const item of found) {
+    if (typeof item !== 'string') continue;
+    const problem = await loadProblemLazily(item);
     if (isInvalidProblemFile(problem)) {
-      loaded.set(file, problem);
+      loaded.set(item, problem);
     } else {
       const summary = summarizeProblem(problem);
-      loaded.set(file, summary);
-      heldTests += summary.tests;
-      if (take === null) held.set(file, problem);
-      else take(problem, summary);
+      loaded.set(item, summary);
+      if (take !== null) await take(problem, summary);
+      else if (heldTests + summary.tests <= IN_FLIGHT_TESTS) {
+        held.set(item, problem);
+        heldTests += summary.tests;
+      }
     }
     // Reading a file hardly ever waits, so give the workers' messages (that
     // they are ready, the answers to jobs) their turn between two files.
     await new Promise((resolve) => setImmediate(resolve));
   }
-
-  const loadBatch = async (batch: string[]): Promise<void> => {
-    try {
-      const { answer, worker } = await pool.request({ kind: 'load', files: batch }, { ceilingMs: LOAD_CEILING_MS * batch.length });
-      batch.forEach((file, i) => {
-        const one = answer[i];
-        if (one === undefined) throw new Error(`worker answered ${answer.length} of ${batch.length} files`);
-        loaded.set(file, one.ok ? one.summary : one.invalid);
-        if (one.ok) loadedBy.set(file, worker);
-      });
-    } catch {
-      for (const file of batch) {
-        if (loaded.has(file)) continue;
-        const problem = await loadProblemLazily(file);
-        loaded.set(file, isInvalidProblemFile(problem) ? problem : summarizeProblem(problem));
-      }
-    }
-  };
-  await Promise.all(batches(files.slice(next), workers).map(loadBatch));
   const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
   const walked = found.map((item): WalkedFile => {
     const file = typeof item === 'string' ? item : item.file;
     return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
   });
-  return { ...splitAndRejectDuplicates(results), loadedBy, held, walked };
+  return { ...splitAndRejectDuplicates(results), held, walked };
 }
 
-/**
- * Files go to the workers a few at a time: one message per file would cost
- * more than reading most files, while batches too large would leave a
- * worker idle at the end. About eight batches per worker, of 1 to 16 files.
- */
-function batches(files: readonly string[], workers: number): string[][] {
-  const size = Math.min(16, Math.max(1, Math.ceil(files.length / (Math.max(1, workers) * 8))));
-  const out: string[][] = [];
-  for (let i = 0; i < files.length; i += size) out.push(files.slice(i, i + size));
-  return out;
-}
-
-interface LoadedSummaries {
+interface ReadProblems {
   problems: ProblemSummary[];
   invalid: InvalidProblemFile[];
-  /** File -> the worker process that read it (and may still hold it). */
-  loadedBy: ReadonlyMap<string, number>;
-  /** Problems the supervisor read itself and kept; each is dropped when its last candidate is taken. */
+  /** Problems read while planning and kept for their candidates; each is let go when its last candidate is added. */
   held: Map<string, PreparedProblem>;
   /** Every entry the walk of the problems folder found, for a shard's input digest. */
   walked: WalkedFile[];
@@ -368,26 +377,18 @@ interface LoadedSummaries {
 
 /** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
 interface PlannedRun {
-  specs: PlannedCandidate[];
+  candidates: Candidate[];
   skipped: SkippedSubmissionReport[];
   walked: WalkedFile[] | null;
 }
 
-/** What becomes of a graded candidate. */
-interface GradedSink {
-  /** Records it in the log and tells the reporters. */
-  record: (spec: PlannedCandidate, graded: GradedCandidate) => Promise<void>;
-  /** Tells the reporters of one already in the log (graded early), by its rows. */
-  recorded: (rows: CandidateRowWithCounts[]) => Promise<void>;
-}
-
 async function planCandidates(
   options: RunOptions,
-  loaded: LoadedSummaries,
+  loaded: ReadProblems,
   selected: readonly ProblemSummary[],
   modelSelected: (id: string) => boolean,
 ): Promise<PlannedRun> {
-  if (options.solutionsDir === null) return { specs: selfCheckPlans(selected), skipped: [], walked: null };
+  if (options.solutionsDir === null) return { candidates: selfCheckPlans(selected), skipped: [], walked: null };
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
@@ -397,7 +398,7 @@ async function planCandidates(
 
   const found = await discoverSubmissions(options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
-  const specs: PlannedCandidate[] = [];
+  const candidates: Candidate[] = [];
   for (const submission of found.submissions) {
     const invalidFile = invalidFiles.get(submission.problemId);
     if (invalidFile !== undefined) {
@@ -407,97 +408,9 @@ async function planCandidates(
     const problem = byId.get(submission.problemId);
     // Filtered out by --problem, --tag or --model: not run, and not an error.
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
-    specs.push(submissionPlan(problem, submission, options.extractCode));
+    candidates.push(submissionPlan(problem, submission, options.extractCode));
   }
-  return { specs, skipped, walked: found.files };
-}
-
-async function gradeAll(
-  pool: WorkerPool,
-  { loadedBy, held, early }: Pick<LoadedSummaries, 'loadedBy' | 'held'> & { early: EarlyGrades | null },
-  specs: readonly PlannedCandidate[],
-  options: RunOptions,
-  signal: AbortSignal | undefined,
-  sink: GradedSink,
-): Promise<void> {
-  if (specs.length === 0) return;
-  // Each worker can hold a second task behind the one it runs, so keep that many in flight.
-  const limit = pLimit(options.concurrency * 2);
-  // Candidates still to come per file: the last one lets its worker forget the problem.
-  const remaining = new Map<string, number>();
-  for (const s of specs) remaining.set(s.file, (remaining.get(s.file) ?? 0) + 1);
-  // Queued candidates see the abort and return at once (clearing p-limit's
-  // queue instead would leave their promises pending forever).
-  const stop = (): void => void pool.close();
-  signal?.addEventListener('abort', stop, { once: true });
-  // The first result the log cannot take ends the run: nothing after it
-  // could be kept, and the workers are let go at once.
-  let logFailure: { error: unknown } | null = null;
-  const record: GradedSink['record'] = async (spec, graded) => {
-    try {
-      await sink.record(spec, graded);
-    } catch (e) {
-      logFailure ??= { error: e };
-      stop();
-    }
-  };
-  // A function, not a value: the signal changes while a candidate is graded.
-  const aborted = (): boolean => signal?.aborted === true || logFailure !== null;
-  const gradeOptions = gradeOptionsOf(options);
-  try {
-    await Promise.all(
-      specs.map((planned) =>
-        limit(async () => {
-          if (aborted()) return;
-          const left = (remaining.get(planned.file) ?? 1) - 1;
-          remaining.set(planned.file, left);
-          const gradedEarly = early?.get(candidateKey(planned));
-          if (gradedEarly !== undefined) {
-            const result = await gradedEarly;
-            if (result !== null && !aborted()) await sink.recorded(result);
-            return;
-          }
-          const problem = held.get(planned.file);
-          if (problem !== undefined) {
-            if (left <= 0) held.delete(planned.file);
-            const graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted, problem);
-            if (graded !== null && !aborted()) await record(planned, graded);
-            return;
-          }
-          const task: CandidateTask = { file: planned.file, recipe: planned.recipe, options: gradeOptions, last: left <= 0 };
-          let graded: GradedCandidate | null = null;
-          // A worker that dies or hangs mid-candidate costs time only: the
-          // same task goes to a fresh worker. Only an out-of-memory abort, or
-          // a failure on every attempt, is graded job by job from here, so
-          // that the test at fault is found (gradeWithRecovery).
-          for (let attempt = 0; graded === null; attempt++) {
-            try {
-              const { answer } = await pool.request(
-                { kind: 'candidate', task },
-                {
-                  ceilingMs: ceilingForTests(planned.tests, gradeOptions.limits) + LOAD_CEILING_MS,
-                  prefer: loadedBy.get(planned.file) ?? null,
-                },
-              );
-              graded = answer.kind === 'graded' ? gradedFromWire(answer.graded) : gradedFromResults([unavailable(planned, answer.message)]);
-            } catch (e) {
-              // Interrupted mid-candidate: its results are incomplete, so none are kept.
-              if (aborted()) return;
-              const outOfMemory = isSandboxFault(e) && 'outOfMemory' in e && e.outOfMemory;
-              if (isSandboxFault(e) && !outOfMemory && attempt < FAULT_RETRIES) continue;
-              graded = await gradeOnSupervisor(pool, planned, gradeOptions, aborted);
-              break;
-            }
-          }
-          if (graded === null || aborted()) return;
-          await record(planned, graded);
-        }),
-      ),
-    );
-  } finally {
-    signal?.removeEventListener('abort', stop);
-  }
-  if (logFailure !== null) throw (logFailure as { error: unknown }).error;
+  return { candidates, skipped, walked: found.files };
 }
 
 function gradeOptionsOf(options: RunOptions): GradeOptions {
@@ -508,63 +421,6 @@ function gradeOptionsOf(options: RunOptions): GradeOptions {
     strictTypes: options.strictTypes === true,
     pythonPackages: [...(options.pythonPackages ?? [])],
   };
-}
-
-/**
- * Grades a candidate as a worker would, but with the supervisor holding the
- * problem (read here unless given) and sending the prepared code to the
- * pool, replaying test by test when a sandbox process dies. Null when the
- * run was interrupted meanwhile.
- */
-async function gradeOnSupervisor(
-  pool: WorkerPool,
-  planned: PlannedCandidate,
-  options: GradeOptions,
-  aborted: () => boolean,
-  loaded?: PreparedProblem,
-): Promise<GradedCandidate | null> {
-  const problem = loaded ?? (await loadProblemLazily(planned.file));
-  if (isInvalidProblemFile(problem)) {
-    return gradedFromResults([unavailable(planned, problemChangedMessage(problem))]);
-  }
-  const spec = buildCandidate(problem, planned.recipe);
-  try {
-    return gradedFromResults(await gradeCandidate((job) => gradeWithRecovery(pool, job), spec, options));
-  } catch (e) {
-    if (aborted()) return null;
-    return gradedFromResults(internalError(spec, e));
-  }
-}
-
-/** A candidate that could not be graded at all, with the reason. */
-function unavailable(planned: PlannedCandidate, message: string): CandidateResult {
-  return {
-    problem_id: planned.problemId,
-    model_id: planned.modelId,
-    prompt_id: planned.promptId,
-    sample_id: planned.sampleId,
-    language: 'unknown',
-    source: planned.source,
-    raw_code: '',
-    code: '',
-    status: 'load-error',
-    error: message,
-    entry_point: null,
-    passed: 0,
-    total: 0,
-    score: 0,
-    duration_ms: 0,
-    tests: [],
-  };
-}
-
-/**
- * A bug in evalrun itself while grading one candidate: that candidate's
- * tests get an error verdict naming it, and the run goes on.
- */
-function internalError(spec: CandidateSpec, error: unknown): CandidateResult[] {
-  const message = `internal error in evalrun: ${error instanceof Error ? error.message : String(error)}`;
-  return unrunnableResults(spec, { ok: false, language: 'unknown', status: 'load-error', message });
 }
 
 function reportProblems(

@@ -7,9 +7,9 @@
  */
 import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
-import { candidateKey, type PlannedCandidate, type ProblemSummary } from './candidate.js';
+import { candidateKey, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import { digestDifferences, digestFolder, folderName, type InputDigest, type WalkedFile } from './input-digest.js';
-import type { RunHeader, ShardLogRecord } from './results-store.js';
+import type { RunHeader, ShardLogRecord } from '../runlog/run-log.js';
 import type { ShardCardRecord, ShardRecord } from './shard-records.js';
 import { assignShards, type ShardSpec } from './shard.js';
 
@@ -17,14 +17,14 @@ export type { ShardCardRecord, ShardLogRecord, ShardRecord };
 
 export interface ShardPlan {
   /** This shard's candidates, in the whole plan's order. */
-  specs: PlannedCandidate[];
+  specs: Candidate[];
   /** Each one's rank in the whole plan. */
   ranks: number[];
   record: ShardRecord;
 }
 
 export function planShard(
-  all: readonly PlannedCandidate[],
+  all: readonly Candidate[],
   shard: ShardSpec,
   inputs: InputDigest,
   selected: readonly ProblemSummary[],
@@ -33,7 +33,7 @@ export function planShard(
     all.map((c) => ({ problemId: c.problemId, modelId: c.modelId, tests: c.tests })),
     shard.count,
   );
-  const specs: PlannedCandidate[] = [];
+  const specs: Candidate[] = [];
   const ranks: number[] = [];
   all.forEach((c, rank) => {
     if (shardOf[rank] !== shard.index) return;

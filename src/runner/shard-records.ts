@@ -2,7 +2,7 @@
  * What a sharded run records about its shard, in the run log's header and in
  * the scorecard: types only, so that the scorecard and the shard planner can
  * both name them without importing each other (the log's own record is
- * ShardLogRecord, beside the log's header in results-store.ts).
+ * ShardLogRecord, beside the log's header in runlog/records.ts).
  */
 import type { InputDigest } from './input-digest.js';
 import type { ShardLoad } from './shard.js';

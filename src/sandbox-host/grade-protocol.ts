@@ -19,6 +19,14 @@ export interface GradeJob extends CandidateJob {
   tolerance: Tolerance;
   /** How numbers meet: Python's `==` for Python candidates, strict with --strict-types, JavaScript's rules. */
   equality: Equality;
+  /**
+   * Set when the job comes again after its worker died of running out of
+   * memory, or failed on every attempt (grading/recovery.ts): each test then
+   * runs alone, as a job of its own would, and the worker says which test it
+   * starts before running it. `settled`: [test index, verdict] of the tests
+   * found to kill their worker; they are not run again.
+   */
+  oneByOne?: { settled: Array<[number, Verdict]> };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { GradeJob, GradeReply } from './grade-protocol.js';
-import type { FromWorker, ToWorker, WorkerAnswer, WorkerAnswers, WorkerRequest } from './worker-messages.js';
+import type { FromWorker, ToWorker } from './worker-messages.js';
 import type { SandboxLimits } from './protocol.js';
 import { adoptPrestarted, launchWorker } from './worker-launch.js';
 import type { WorkerLink } from './worker-link.js';
@@ -22,29 +22,13 @@ export interface PoolOptions {
   ceilingMs?: (job: GradeJob) => number;
 }
 
-/** A request's answer and the worker that gave it (its process id), for `prefer`. */
-export interface Answered<A> {
-  answer: A;
-  worker: number;
-}
-
-export interface RequestOptions {
-  /** Wall-clock ceiling of the request once a worker runs it. */
-  ceilingMs: number;
-  /**
-   * A worker (process id from an earlier answer) to send this to when it
-   * has room: one that already holds what the request needs, such as the
-   * problem file it loaded. Any other worker can still take it.
-   */
-  prefer?: number | null;
-}
-
 interface Pending {
   id: number;
-  request: WorkerRequest;
+  job: GradeJob;
+  /** Wall-clock ceiling once a worker runs it; for a job run one test at a time, of each test. */
   ceilingMs: number;
-  prefer: number | null;
-  resolve: (answer: WorkerAnswer, worker: number) => void;
+  onTest: ((test: number) => void) | undefined;
+  resolve: (reply: GradeReply) => void;
   reject: (error: Error) => void;
 }
 
@@ -67,11 +51,13 @@ const DEFAULT_DEPTH = 2;
 
 /**
  * Ceiling for one candidate: every test may use its whole time limit twice
- * (a timed-out batch is replayed from the interrupted test), plus start-up.
- * It only matters when the sandbox machinery itself stops answering.
+ * (a timed-out batch is replayed from the interrupted test), plus start-up;
+ * for a job run one test at a time, the ceiling of one test, counted again
+ * from the start of each. It only matters when the sandbox machinery itself
+ * stops answering.
  */
 export function defaultCeilingMs(job: GradeJob): number {
-  return ceilingForTests(job.tests.length, job.limits);
+  return ceilingForTests(job.oneByOne === undefined ? job.tests.length : 1, job.limits);
 }
 
 /** The ceiling of a candidate with this many tests under these limits. */
@@ -80,11 +66,11 @@ export function ceilingForTests(tests: number, limits: SandboxLimits): number {
 }
 
 /**
- * A fixed number of sandbox worker processes. Each runs one request at a
- * time (a prepared job, files to read, a candidate to grade), in the order
- * it received them; a worker that dies or hangs is replaced, and only the
- * request it was running fails. Requests queued behind that one had not
- * started, and go to another worker.
+ * A fixed number of sandbox worker processes. Each runs one grade job at a
+ * time, in the order it received them; a worker that dies or hangs is
+ * replaced, and only the job it was running fails (grading/recovery.ts
+ * sends it again). Jobs queued behind that one had not started, and go to
+ * another worker.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -94,7 +80,6 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private readonly readyWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
     this.depth = Math.max(1, options.depth ?? DEFAULT_DEPTH);
@@ -112,36 +97,15 @@ export class WorkerPool {
   }
 
   /**
-   * Resolves once some worker can take a request (or the pool is closed).
-   * Until then a request would only wait in the queue, so the supervisor
-   * can use that time for work of its own.
+   * Sends one job to a worker; rejects with SandboxCrashed or
+   * SandboxUnresponsive when its worker dies or hangs. `onTest` hears which
+   * test a job sent one test at a time (`oneByOne`) starts.
    */
-  whenReady(): Promise<void> {
-    if (this.closed || this.live().some((s) => s.ready)) return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
-  }
-
-  async grade(job: GradeJob): Promise<GradeReply> {
-    const ceilingMs = (this.options.ceilingMs ?? defaultCeilingMs)(job);
-    return (await this.request({ kind: 'grade', job }, { ceilingMs })).answer;
-  }
-
-  /** Sends one request to a worker; rejects with SandboxCrashed or SandboxUnresponsive when its worker dies or hangs. */
-  request<K extends WorkerRequest['kind']>(
-    request: Extract<WorkerRequest, { kind: K }>,
-    options: RequestOptions,
-  ): Promise<Answered<WorkerAnswers[K]>> {
+  grade(job: GradeJob, onTest?: (test: number) => void): Promise<GradeReply> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
-    return new Promise<Answered<WorkerAnswers[K]>>((resolve, reject) => {
-      this.queue.push({
-        id: this.nextId++,
-        request,
-        ceilingMs: options.ceilingMs,
-        prefer: options.prefer ?? null,
-        // A worker answers each request with the answer of its kind (worker-process.ts).
-        resolve: (answer, worker) => resolve({ answer: answer as WorkerAnswers[K], worker }),
-        reject,
-      });
+    const ceilingMs = (this.options.ceilingMs ?? defaultCeilingMs)(job);
+    return new Promise<GradeReply>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, ceilingMs, onTest, resolve, reject });
       this.dispatch();
     });
   }
@@ -161,7 +125,6 @@ export class WorkerPool {
 
   private async shutDown(): Promise<void> {
     this.closed = true;
-    this.wakeReadyWaiters();
     for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
     await Promise.all(
       this.slots.map(
@@ -181,15 +144,13 @@ export class WorkerPool {
   }
 
   /**
-   * Hands queued jobs to workers: the preferred one when it has room, else
-   * an idle one, then a new one, then the least loaded below `depth`.
+   * Hands queued jobs to workers: an idle one, else a new one, else the
+   * least loaded below `depth`.
    */
   private dispatch(): void {
     while (this.queue.length > 0 && !this.closed) {
       const live = this.live();
-      const prefer = this.queue[0]!.prefer;
-      let slot = prefer === null ? undefined : live.find((s) => s.child.pid === prefer && s.jobs.length < this.depth);
-      slot ??= live.find((s) => s.jobs.length === 0);
+      let slot = live.find((s) => s.jobs.length === 0);
       if (slot === undefined && live.length < this.options.size) {
         slot = this.spawn();
         this.slots.push(slot);
@@ -206,7 +167,7 @@ export class WorkerPool {
   }
 
   private post(slot: Slot, pending: Pending): void {
-    const message: ToWorker = { type: 'request', id: pending.id, request: pending.request };
+    const message: ToWorker = { type: 'request', id: pending.id, job: pending.job };
     try {
       slot.link.send(message, (error) => {
         // The pipe broke: the worker is gone or going; its exit settles its jobs.
@@ -279,19 +240,23 @@ export class WorkerPool {
       if (slot.ready) return;
       slot.ready = true;
       for (const pending of [...slot.jobs]) if (!slot.dead) this.post(slot, pending);
-      this.wakeReadyWaiters();
+      return;
+    }
+    if (m.type === 'started') {
+      const head = slot.jobs[0];
+      if (head === undefined || head.id !== m.id) return;
+      // Each test of a job run one at a time has a ceiling of its own.
+      this.armCeiling(slot);
+      head.onTest?.(m.test);
       return;
     }
     const pending = this.take(slot, m.id);
     if (pending === undefined) return;
-    if (m.type === 'answered') pending.resolve(m.answer, slot.child.pid ?? -1);
+    if (m.type === 'answered') pending.resolve(m.reply);
     else pending.reject(new Error(`sandbox worker failed: ${m.message}`));
     this.afterTake(slot);
   }
 
-  private wakeReadyWaiters(): void {
-    for (const wake of this.readyWaiters.splice(0)) wake();
-  }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     slot.dead = true;

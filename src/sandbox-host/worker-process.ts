@@ -5,9 +5,8 @@
  * worker and one candidate, never the run.
  */
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
-import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks.js';
 import type { GradeJob, GradeReply, Verdict } from './grade-protocol.js';
-import type { FromWorker, ToWorker, WorkerAnswer, WorkerRequest } from './worker-messages.js';
+import type { FromWorker, ToWorker } from './worker-messages.js';
 import { DEFAULTS } from '../defaults.js';
 import { JsEngine } from './js-engine.js';
 import { judge } from './judge.js';
@@ -25,7 +24,12 @@ async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
   return runPython(job);
 }
 
-async function grade(job: GradeJob): Promise<GradeReply> {
+async function grade(id: number, job: GradeJob): Promise<GradeReply> {
+  if (job.language === 'javascript') lastMemoryMb = job.limits.memoryMb;
+  return job.oneByOne === undefined ? gradeBatch(job) : gradeOneByOne(id, job, job.oneByOne.settled);
+}
+
+async function gradeBatch(job: GradeJob): Promise<GradeReply> {
   // The candidate's own time starts here, when this worker takes it up, not when it was queued.
   const started = performance.now();
   const outcome = await runEngine(job);
@@ -34,6 +38,34 @@ async function grade(job: GradeJob): Promise<GradeReply> {
     bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality ?? 'javascript')),
   );
   return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
+}
+
+/**
+ * Each test as a job of its own, in a fresh context, after the job killed
+ * a worker: the supervisor hears which test starts, so that a test that
+ * kills this worker too is known. A settled test (one that killed workers
+ * before) keeps its verdict and is not run.
+ */
+async function gradeOneByOne(id: number, job: GradeJob, settled: ReadonlyArray<[number, Verdict]>): Promise<GradeReply> {
+  const known = new Map(settled);
+  const verdicts: Verdict[] = [];
+  let entryPoint = '';
+  let durationMs = 0;
+  for (let i = 0; i < job.tests.length; i++) {
+    const verdict = known.get(i);
+    if (verdict !== undefined) {
+      verdicts.push(verdict);
+      continue;
+    }
+    if (!io.send({ type: 'started', id, test: i } satisfies FromWorker)) throw new Error('the supervisor is gone');
+    const { oneByOne: _, ...alone } = job;
+    const reply = await gradeBatch({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1) });
+    if (reply.kind === 'load-error') return reply;
+    entryPoint = reply.entryPoint;
+    durationMs += reply.durationMs ?? 0;
+    verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
+  }
+  return { kind: 'ran', entryPoint, verdicts, durationMs };
 }
 
 // Judged on the full value first; only what is recorded is capped, here, so
@@ -88,25 +120,6 @@ async function warmWhenIdle(): Promise<void> {
 
 let pythonUsed = false;
 
-function answer(request: WorkerRequest): Promise<WorkerAnswer> {
-  switch (request.kind) {
-    case 'grade':
-      if (request.job.language === 'javascript') lastMemoryMb = request.job.limits.memoryMb;
-      return grade(request.job);
-    case 'load':
-      return loadFiles(request.files);
-    case 'candidate':
-      lastMemoryMb = request.task.options.limits.memoryMb;
-      return candidateTask(request.task, grade);
-  }
-}
-
-async function loadFiles(files: readonly string[]): Promise<LoadAnswer[]> {
-  const answers: LoadAnswer[] = [];
-  for (const file of files) answers.push(await loadTask(file));
-  return answers;
-}
-
 function parseRequest(text: string): ToWorker | null {
   try {
     const message = JSON.parse(text) as ToWorker | null;
@@ -117,8 +130,8 @@ function parseRequest(text: string): ToWorker | null {
 }
 
 /**
- * Requests run one at a time, in the order they came; the supervisor may
- * queue one behind another. When it closes the link, the worker exits.
+ * Jobs run one at a time, in the order they came; the supervisor may queue
+ * one behind another. When it closes the link, the worker exits.
  */
 async function serve(): Promise<void> {
   if (!io.send({ type: 'ready' } satisfies FromWorker)) return;
@@ -130,7 +143,7 @@ async function serve(): Promise<void> {
     if (request === null) continue;
     let reply: FromWorker;
     try {
-      reply = { type: 'answered', id: request.id, answer: await answer(request.request) };
+      reply = { type: 'answered', id: request.id, reply: await grade(request.id, request.job) };
     } catch (e) {
       reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e) };
     }

@@ -16,6 +16,7 @@
  * paths are built and no messages formatted until a difference is found.
  */
 
+import { DEFAULTS } from '../defaults.js';
 import { formatValue, valueKey } from './format.js';
 import { numberOf, setItems, sequenceItems, tagOf, type DictTag } from './py-tags.js';
 import { parsePythonLiteral, pythonFloat } from './python-literal.js';
@@ -27,7 +28,8 @@ export interface Tolerance {
   absolute: number;
 }
 
-export const DEFAULT_TOLERANCE: Tolerance = Object.freeze({ relative: 1e-9, absolute: 1e-9 });
+/** `--float-tolerance`'s default, from the one place defaults are written. */
+export const DEFAULT_TOLERANCE: Tolerance = DEFAULTS.floatTolerance;
 
 export type Comparison = { equal: true } | { equal: false; path: string; reason: string };
 

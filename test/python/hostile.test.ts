@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/python/engine.js';
-import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import { gradeWithRecovery } from '../../src/grading/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import { encodeWire } from '../../src/values/wire.js';

@@ -5,7 +5,7 @@
  * well-behaved candidate graded right after it by the same worker passes.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import { gradeWithRecovery } from '../../src/grading/recovery.js';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';

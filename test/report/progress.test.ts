@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { progressLine, progressMode, progressReporter } from '../../src/report/progress.js';
-import type { CandidateRowWithCounts } from '../../src/runner/results-store.js';
+import type { CandidateRow } from '../../src/report/rows.js';
 
-function row(passed: number, total: number): CandidateRowWithCounts {
+function row(passed: number, total: number): CandidateRow {
   return {
     problem_id: 'p',
     model_id: 'm',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { locateRunLog, readRun } from '../../src/runner/read-run.js';
-import { ResultsStore } from '../../src/runner/results-store.js';
+import { RunLog } from '../../src/runlog/run-log.js';
 import { candidateResult } from './synthetic-run.js';
 
 const HEADER = { type: 'run' as const, run_id: 'r1', started_at: '2026-11-23T10:00:00.000Z', mode: 'self-check' as const, options: { pass_at_k: [1] } };
@@ -13,11 +13,10 @@ describe('reading a run back from its log', () => {
   it('orders candidates as planned, whatever order they finished in, and takes tags and problems from the plan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-read-'));
     const file = join(dir, 'r1.jsonl');
-    const store = ResultsStore.create(file, HEADER);
-    store.plan(['ka', 'kb', 'kc']);
+    const store = RunLog.create(file, HEADER);
     store.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    store.record('kc', [candidateResult({ problem: 'c', tests: ['fail'] })]);
-    store.record('ka', [candidateResult({ problem: 'a', tests: ['pass'] })]);
+    store.appendCandidate('kc', [candidateResult({ problem: 'c', tests: ['fail'] })]);
+    store.appendCandidate('ka', [candidateResult({ problem: 'a', tests: ['pass'] })]);
     store.close();
 
     // Interrupted: two of three, no end line.
@@ -31,11 +30,10 @@ describe('reading a run back from its log', () => {
     const before = readFileSync(file, 'utf8');
 
     // Resumed: plan and end lines do not count as damage, and the resumed run's end line makes it complete.
-    const { store: resumed, damagedLines } = ResultsStore.resume(file);
+    const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
-    resumed.plan(['ka', 'kb', 'kc']);
     resumed.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    resumed.record('kb', [candidateResult({ problem: 'b', tests: ['pass', 'pass'] })]);
+    resumed.appendCandidate('kb', [candidateResult({ problem: 'b', tests: ['pass', 'pass'] })]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();
     expect(readFileSync(file, 'utf8').startsWith(before)).toBe(true);

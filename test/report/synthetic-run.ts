@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
 import { readRun, type ReadRun } from '../../src/runner/read-run.js';
-import { ResultsStore } from '../../src/runner/results-store.js';
+import { RunLog } from '../../src/runlog/run-log.js';
 
 export interface SyntheticCandidate {
   problem: string;
@@ -62,7 +62,7 @@ export function syntheticRun(
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalrun-report-'));
   const file = join(dir, `run-${Math.random().toString(36).slice(2)}.jsonl`);
   const mode = options.mode ?? 'grade';
-  const store = ResultsStore.create(file, {
+  const store = RunLog.create(file, {
     type: 'run',
     run_id: 'synthetic',
     started_at: '2026-11-23T10:00:00.000Z',
@@ -70,7 +70,6 @@ export function syntheticRun(
     options: { pass_at_k: options.passAtK ?? [1] },
   });
   const keys = candidates.map((_, i) => `k${i}`);
-  store.plan(keys);
   const problems = [...new Set(candidates.map((c) => c.problem))];
   store.notePlan({
     keys,
@@ -79,7 +78,7 @@ export function syntheticRun(
     skipped_submissions: [],
   });
   const logged = options.logged ?? candidates.length;
-  candidates.slice(0, logged).forEach((c, i) => store.record(keys[i]!, [candidateResult(c)]));
+  candidates.slice(0, logged).forEach((c, i) => store.appendCandidate(keys[i]!, [candidateResult(c)]));
   if (options.finished !== false) store.noteEnd({ finished_at: '2026-11-23T10:01:00.000Z', complete: logged === candidates.length });
   store.close();
   return readRun(file);

@@ -6,7 +6,7 @@
  * tests their real verdicts, and the next candidate is graded normally.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import { gradeWithRecovery } from '../../src/grading/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import { encodeWire } from '../../src/values/wire.js';

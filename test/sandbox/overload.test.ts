@@ -5,7 +5,7 @@
  * times out. The Python engine's twin is in test/python/hostile.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/runner/grade-candidate.js';
+import { gradeWithRecovery } from '../../src/grading/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';
 import { encodeWire } from '../../src/values/wire.js';

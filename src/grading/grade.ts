@@ -1,8 +1,13 @@
-import type { PreparedTest } from '../problems/prepared.js';
+/**
+ * Grading in the supervisor: a candidate's code becomes its one grade job
+ * (language detected, TypeScript stripped, arguments and expected values
+ * as wire text), and the worker's verdicts become its results, one per
+ * suite. The job itself goes through recovery.ts.
+ */
+import type { PreparedProblem, PreparedSuite, PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
-import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import { FAULT_RETRIES, isSandboxFault } from '../sandbox-host/sandbox-errors.js';
+import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
 import { detectLanguage } from '../solutions/language.js';
 import { topLevelFunctionNames } from '../solutions/top-level-names.js';
@@ -10,7 +15,8 @@ import { prepareJavaScript } from '../solutions/transpile.js';
 import type { Equality, Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
-import type { CandidateSpec } from './candidate.js';
+import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
+import { gradeWithRecovery, type GradesJobs } from './recovery.js';
 
 export interface GradeOptions {
   limits: SandboxLimits;
@@ -24,7 +30,7 @@ export interface GradeOptions {
 }
 
 /** The number equality a candidate in `language` is judged by. */
-export function equalityFor(language: Language, strictTypes: boolean): Equality {
+function equalityFor(language: Language, strictTypes: boolean): Equality {
   if (language === 'javascript') return 'javascript';
   return strictTypes ? 'strict' : 'python';
 }
@@ -34,7 +40,7 @@ type Runnable =
   | { ok: true; language: Language; sourceLanguage: string; code: string; topLevelNames: string[] }
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
-async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptions): Promise<Runnable> {
+async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
   const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   if (language === 'python') {
     if (!options.languages.includes('python')) {
@@ -55,18 +61,15 @@ async function toRunnable(code: string, spec: CandidateSpec, options: GradeOptio
 }
 
 /**
- * Runs one prepared job and answers with its verdicts: through the pool
- * from the supervisor (`gradeWithRecovery`), or directly inside a worker.
+ * Grades one candidate: its job goes to a sandbox worker (again to a fresh
+ * one after a fault, see recovery.ts), and its verdicts become its results,
+ * one per suite it was run against.
  */
-export type RunGradeJob = (job: GradeJob) => Promise<GradeReply>;
-
-/** What grading needs of the worker pool (sandbox-host/pool.ts): a job in, its reply out, or a fault thrown. */
-export interface GradesJobs {
-  grade(job: GradeJob): Promise<GradeReply>;
+export async function gradeCandidate(pool: GradesJobs, candidate: Candidate, problem: PreparedProblem, options: GradeOptions): Promise<CandidateResult[]> {
+  return gradeCode(pool, codeOf(candidate, problem), options);
 }
 
-/** Grades one candidate; returns one result per suite it was run against. */
-export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, options: GradeOptions): Promise<CandidateResult[]> {
+async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOptions): Promise<CandidateResult[]> {
   const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
@@ -83,17 +86,15 @@ export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, opti
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
-    tests: tests.map((t) => encodeArgs(t.args, spec.problem.parameterTypes, python)),
-    // In the form the harness writes a returned value, so that a candidate
-    // returning exactly the expected value passes on its text alone.
-    expected: tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: returnType } : { form: 'javascript-result' })),
+    tests: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).args),
+    expected: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).expected),
     returnType,
     tolerance: options.tolerance,
     equality: equalityFor(runnable.language, options.strictTypes === true),
     limits: options.limits,
   };
   if (python && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
-  const reply = await run(job);
+  const reply = await gradeWithRecovery(pool, job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
     return unrunnableResults(spec, failure, queued);
@@ -102,64 +103,72 @@ export async function gradeCandidate(run: RunGradeJob, spec: CandidateSpec, opti
 }
 
 /** Why a candidate could not run at all: every one of its tests gets this error. */
-export type Unrunnable = Extract<Runnable, { ok: false }>;
+type Unrunnable = Extract<Runnable, { ok: false }>;
 
 /** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
-export function unrunnableResults(spec: CandidateSpec, failure: Unrunnable, started = performance.now()): CandidateResult[] {
+function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
   const tests = spec.suites.flatMap((suite) => suite.tests);
   return splitBySuite(spec, failure.language, null, tests.map(() => null), failure, started);
 }
 
 /**
- * Sends the whole candidate to the pool. A worker that dies or stops
- * answering costs time, not verdicts: the job goes again to a fresh worker,
- * up to FAULT_RETRIES times. Only a process that V8 aborted for running out
- * of memory, or one that fails on every attempt, turns the job into one job
- * per test, so that the test at fault is found and every other test still
- * gets its real verdict: `memory` for the out-of-memory abort, an error
- * naming the failure otherwise.
+ * A bug in evalrun itself while grading one candidate: that candidate's
+ * tests get an error verdict naming it, and the run goes on.
  */
-export async function gradeWithRecovery(pool: GradesJobs, job: GradeJob): Promise<GradeReply> {
-  const whole = await gradeOrFault(pool, job);
-  if (whole.kind !== 'fault') return whole;
-  const verdicts: Verdict[] = [];
-  let entryPoint = '';
-  let durationMs = 0;
-  for (let i = 0; i < job.tests.length; i++) {
-    const single: GradeJob = {
-      ...job,
-      tests: job.tests.slice(i, i + 1),
-      expected: job.expected.slice(i, i + 1),
-    };
-    const reply = await gradeOrFault(pool, single);
-    if (reply.kind === 'load-error') return reply;
-    if (reply.kind === 'fault') {
-      verdicts.push(reply.outOfMemory ? { status: 'memory', message: reply.message } : { status: 'error', message: reply.message, durationMs: null });
-      continue;
-    }
-    entryPoint = reply.entryPoint;
-    durationMs += reply.durationMs ?? 0;
-    verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
-  }
-  return { kind: 'ran', entryPoint, verdicts, durationMs };
+export function internalErrorResults(candidate: Candidate, problem: PreparedProblem, error: unknown): CandidateResult[] {
+  const message = `internal error in evalrun: ${error instanceof Error ? error.message : String(error)}`;
+  return unrunnableResults(codeOf(candidate, problem), { ok: false, language: 'unknown', status: 'load-error', message });
 }
 
-type FaultOr<T> = T | { kind: 'fault'; outOfMemory: boolean; message: string };
+/** A candidate that could not be graded at all (its problem file changed meanwhile), with the reason. */
+export function unavailableResults(candidate: Candidate, message: string): CandidateResult[] {
+  return [
+    {
+      problem_id: candidate.problemId,
+      model_id: candidate.modelId,
+      prompt_id: candidate.promptId,
+      sample_id: candidate.sampleId,
+      language: 'unknown',
+      source: candidate.source,
+      raw_code: '',
+      code: '',
+      status: 'load-error',
+      error: message,
+      entry_point: null,
+      passed: 0,
+      total: 0,
+      score: 0,
+      duration_ms: 0,
+      tests: [],
+    },
+  ];
+}
 
-/** The job's reply, on a fresh worker again after a fault, or the fault that stands. */
-async function gradeOrFault(pool: GradesJobs, job: GradeJob): Promise<FaultOr<GradeReply>> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await pool.grade(job);
-    } catch (e) {
-      if (!isSandboxFault(e)) throw e;
-      const outOfMemory = 'outOfMemory' in e && e.outOfMemory;
-      if (outOfMemory || attempt >= FAULT_RETRIES) {
-        const tries = attempt + 1;
-        return { kind: 'fault', outOfMemory, message: tries > 1 ? `${e.message} (on each of ${tries} workers)` : e.message };
-      }
-    }
+/** A suite's arguments and expected values as wire text, in one language's forms. */
+interface EncodedSuite {
+  args: string[];
+  expected: string[];
+}
+
+/**
+ * Each suite is encoded once per language while its problem is held: the
+ * submissions of one problem (pass@k samples, several models) share it.
+ */
+const encodedSuites = new WeakMap<PreparedSuite, { javascript?: EncodedSuite; python?: EncodedSuite }>();
+
+function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, python: boolean): EncodedSuite {
+  let forms = encodedSuites.get(suite);
+  if (forms === undefined) {
+    forms = {};
+    encodedSuites.set(suite, forms);
   }
+  const form = python ? 'python' : 'javascript';
+  return (forms[form] ??= {
+    args: suite.tests.map((t) => encodeArgs(t.args, problem.parameterTypes, python)),
+    // In the form the harness writes a returned value, so that a candidate
+    // returning exactly the expected value passes on its text alone.
+    expected: suite.tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: problem.returnType } : { form: 'javascript-result' })),
+  });
 }
 
 /**
@@ -173,7 +182,7 @@ function encodeArgs(args: Value[], types: readonly TypeNode[], python: boolean):
 }
 
 function splitBySuite(
-  spec: CandidateSpec,
+  spec: CandidateCode,
   language: string,
   entryPoint: string | null,
   verdicts: ReadonlyArray<Verdict | null>,

@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CandidateResult, TestResult } from '../../src/report/scorecard.js';
-import { FAILURES_KEPT, gradedFromResults, ResultsStore, type RunHeader } from '../../src/runner/results-store.js';
+import { FAILURES_KEPT } from '../../src/report/failing-tests.js';
+import { collectRows, Tally } from '../../src/runner/tally.js';
+import { RunLog, type RunHeader } from '../../src/runlog/run-log.js';
 
 const HEADER: RunHeader = { type: 'run', run_id: 'r', started_at: '2026-01-01T00:00:00.000Z', mode: 'self-check', options: {} };
 
@@ -37,17 +39,32 @@ function result(problem: string, outcomes: boolean[]): CandidateResult {
 
 const scratch = (): string => join(mkdtempSync(join(tmpdir(), 'evalrun-store-')), 'run.jsonl');
 
-describe('ResultsStore', () => {
+/** A new log, with the run's candidates in plan order. */
+function create(file: string, keys: string[]): Tally {
+  const tally = new Tally(RunLog.create(file, HEADER));
+  tally.plan(keys);
+  return tally;
+}
+
+/** An existing log reopened for --resume, as a run does. */
+function resume(file: string, keys: string[]): { tally: Tally; damagedLines: number } {
+  const collected = collectRows();
+  const { log, damagedLines } = RunLog.resume(file, collected.visit);
+  const tally = new Tally(log, collected.rows);
+  tally.plan(keys);
+  return { tally, damagedLines };
+}
+
+describe('the run log', () => {
   it('gives back, in planned order, exactly what was recorded, as objects and as text', () => {
     const file = scratch();
-    const store = ResultsStore.create(file, HEADER);
+    const store = create(file, ['ka', 'kb', 'kc']);
     const a = result('a', [true, false, true]);
     const b = result('b', [true]);
     const c = result('c', [false, false]);
-    store.plan(['ka', 'kb', 'kc']);
-    store.recordGraded('kc', gradedFromResults([c]));
+    store.record('kc', [c]);
     store.record('ka', [a]);
-    store.recordGraded('kb', gradedFromResults([b]));
+    store.record('kb', [b]);
     expect([...store.results()]).toEqual([a, b, c]);
     expect([...store.resultTexts()].map((t) => JSON.parse(t) as unknown)).toEqual([a, b, c]);
     expect([...store.resultTexts()]).toEqual([a, b, c].map((r) => JSON.stringify(r)));
@@ -58,7 +75,7 @@ describe('ResultsStore', () => {
       ['c', 1],
     ]);
     expect(store.failingTests().total).toBe(3);
-    store.close();
+    store.log.close();
     // Every line of the log is JSON of its own.
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['run', 'candidate', 'candidate', 'candidate']);
@@ -66,29 +83,46 @@ describe('ResultsStore', () => {
 
   it('reads a log back for --resume and gives the same results and failures', () => {
     const file = scratch();
-    const first = ResultsStore.create(file, HEADER);
+    const first = create(file, ['ka', 'kb']);
     const a = result('a', [false, true]);
     const b = result('b', [true, true]);
-    first.plan(['ka', 'kb']);
     first.record('ka', [a]);
-    first.close();
-    const { store } = ResultsStore.resume(file);
-    store.plan(['ka', 'kb']);
+    first.log.close();
+    const { tally: store } = resume(file, ['ka', 'kb']);
     expect(store.has('ka')).toBe(true);
     expect(store.has('kb')).toBe(false);
-    store.recordGraded('kb', gradedFromResults([b]));
+    store.record('kb', [b]);
     expect([...store.resultTexts()]).toEqual([a, b].map((r) => JSON.stringify(r)));
     expect(store.failingTests().shown.map((f) => [f.candidate.problem_id, f.test.index])).toEqual([['a', 0]]);
-    store.close();
+    store.log.close();
+  });
+
+  it('sets aside a last line torn by a kill, and starts the next record on a line of its own', () => {
+    const file = scratch();
+    const first = create(file, ['ka', 'kb']);
+    const a = result('a', [true]);
+    const b = result('b', [true, false]);
+    first.record('ka', [a]);
+    first.log.close();
+    appendFileSync(file, '{"type":"candidate","key":"kb","results":[{"problem_');
+    const { tally: store, damagedLines } = resume(file, ['ka', 'kb']);
+    expect(damagedLines).toBe(0);
+    expect(store.has('kb')).toBe(false);
+    expect(store.missing()).toBe(1);
+    store.record('kb', [b]);
+    store.log.close();
+    const { tally: again } = resume(file, ['ka', 'kb']);
+    expect([...again.results()]).toEqual([a, b]);
+    expect(again.missing()).toBe(0);
+    again.log.close();
   });
 
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
-    const store = ResultsStore.create(scratch(), HEADER);
+    const store = create(scratch(), ['km']);
     const many = result('m', Array.from({ length: FAILURES_KEPT + 30 }, () => false));
-    store.plan(['km']);
-    store.recordGraded('km', gradedFromResults([many]));
+    store.record('km', [many]);
     expect(store.failingTests().shown).toHaveLength(FAILURES_KEPT);
     expect(store.failingTests().total).toBe(FAILURES_KEPT + 30);
-    store.close();
+    store.log.close();
   });
 });

@@ -1,0 +1,164 @@
+/**
+ * A candidate: code to grade against one or more suites of one problem. The
+ * plan knows it before its problem is read again (`Candidate`: its identity,
+ * the key in the run log); grading pairs it with the problem
+ * (`CandidateCode`) to build its job and, from the verdicts, its results.
+ * In a self-check the problem's optimal_solution is graded against its
+ * correctness suite and every prompt's samples in a single sandbox run; the
+ * results are reported per suite.
+ */
+import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
+import type { Submission } from '../solutions/discover.js';
+import { extractCode } from '../solutions/extract-code.js';
+
+/** What the plan keeps of a valid problem while its file is not being graded. */
+export interface ProblemSummary {
+  id: string;
+  file: string;
+  tags: string[];
+  warnings: string[];
+  hasOptimalSolution: boolean;
+  /** Tests in all of its suites, for time ceilings and memory budgets. */
+  tests: number;
+}
+
+export function summarizeProblem(problem: PreparedProblem): ProblemSummary {
+  return {
+    id: problem.id,
+    file: problem.file,
+    tags: problem.problem.tags ?? [],
+    warnings: problem.warnings,
+    hasOptimalSolution: typeof problem.problem.optimal_solution === 'string',
+    tests: problem.samples.reduce((n, s) => n + s.tests.length, problem.correctness.tests.length),
+  };
+}
+
+/** Why a planned candidate cannot be graded: its file was valid when planned and is not now. */
+export function problemChangedMessage(file: InvalidProblemFile): string {
+  return `problem file changed during the run: ${file.errors.join('; ')}`;
+}
+
+/** A planned candidate: who it is and where its code comes from, without its problem's tests. */
+export interface Candidate {
+  problemId: string;
+  file: string;
+  modelId: string;
+  promptId: string | null;
+  sampleId: string | null;
+  /** Where the code came from, for reports. */
+  source: string;
+  /** Tests it will run: an upper bound, for memory budgets. */
+  tests: number;
+  /** The submitted code, or null for the problem's own optimal_solution (a self-check). */
+  submission: Submission | null;
+  /** Unwrap Markdown fences and drop prose around submitted code. */
+  extract: boolean;
+}
+
+/** Self-check: the optimal_solution of every problem that has one. */
+export function selfCheckPlans(problems: readonly ProblemSummary[]): Candidate[] {
+  return problems
+    .filter((p) => p.hasOptimalSolution)
+    .map((p) => ({
+      problemId: p.id,
+      file: p.file,
+      modelId: 'optimal_solution',
+      promptId: null,
+      sampleId: null,
+      source: `${p.file}#optimal_solution`,
+      tests: p.tests,
+      submission: null,
+      extract: false,
+    }));
+}
+
+/**
+ * Grading submissions: each against its problem's correctness suite. The
+ * caller has already dropped submissions for unknown or unselected problems.
+ */
+export function submissionPlan(problem: ProblemSummary, submission: Submission, extract: boolean): Candidate {
+  return {
+    problemId: problem.id,
+    file: problem.file,
+    modelId: submission.modelId,
+    promptId: submission.promptId,
+    sampleId: submission.sampleId,
+    source: submission.source,
+    tests: problem.tests,
+    submission,
+    extract,
+  };
+}
+
+/**
+ * Identifies a candidate across runs (for `--resume`): the same problem,
+ * model, prompt, sample and source.
+ */
+export function candidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId' | 'source'>): string {
+  return JSON.stringify([c.problemId, c.modelId, c.promptId, c.sampleId, c.source]);
+}
+
+/** A candidate with its problem read: the code to run and the suites to run it against. */
+export interface CandidateCode {
+  problem: PreparedProblem;
+  modelId: string;
+  promptId: string | null;
+  sampleId: string | null;
+  source: string;
+  /** The text as submitted (before fences were unwrapped). */
+  raw: string;
+  /** The code to run: `raw` with Markdown fences and surrounding prose removed. */
+  code: string;
+  /** Language declared by the file or field it came from, if any. */
+  declaredLanguage: string | null;
+  /** Language named on the Markdown fence the code came from, if any. */
+  fenceLanguage: string | null;
+  /** The name the code is expected to define (the prompt may have genericized it). */
+  functionName: string;
+  suites: PreparedSuite[];
+}
+
+export function codeOf(candidate: Candidate, problem: PreparedProblem): CandidateCode {
+  const submission = candidate.submission;
+  if (submission === null) return selfCheckCode(problem);
+  // Without extraction the text runs exactly as submitted, as the reference framework ran it.
+  const extracted = candidate.extract ? extractCode(submission.raw) : { code: submission.raw, fenceLanguage: null };
+  return {
+    problem,
+    modelId: submission.modelId,
+    promptId: submission.promptId,
+    sampleId: submission.sampleId,
+    source: submission.source,
+    raw: submission.raw,
+    code: extracted.code,
+    declaredLanguage: submission.declaredLanguage,
+    fenceLanguage: extracted.fenceLanguage,
+    // A genericized prompt showed the model `function(...)`; the harness's
+    // fallback rules find the function, and the scorecard says which rule did.
+    functionName: problem.functionName,
+    suites: [problem.correctness],
+  };
+}
+
+/** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */
+function selfCheckCode(problem: PreparedProblem): CandidateCode {
+  const code = problem.problem.optimal_solution ?? '';
+  return {
+    problem,
+    modelId: 'optimal_solution',
+    promptId: null,
+    sampleId: null,
+    source: `${problem.file}#optimal_solution`,
+    raw: code,
+    code,
+    declaredLanguage: null,
+    fenceLanguage: null,
+    functionName: problem.functionName,
+    suites: [problem.correctness, ...problem.samples],
+  };
+}
+
+/** Self-check code of problems already loaded (the benchmark's floor and peer use this). */
+export function selfCheckCandidates(problems: readonly PreparedProblem[]): CandidateCode[] {
+  return problems.filter((p) => typeof p.problem.optimal_solution === 'string').map(selfCheckCode);
+}

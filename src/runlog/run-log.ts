@@ -1,0 +1,294 @@
+/**
+ * The run log (`results/<run>.jsonl`, lines in records.ts): appended with a
+ * synchronous write the moment each candidate is graded, so `kill -9` loses
+ * only unfinished work; reopened to finish an interrupted run, where a last
+ * line torn by the kill is set aside; and read back, one candidate at a
+ * time, when the scorecard is written. Only where each line lies is kept in
+ * memory, so the host's memory stays flat however many tests a run has.
+ * What the results mean (rows, rankings, summaries) is for report/.
+ */
+import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { parseExactJson } from '../problems/exact-json.js';
+import type { CandidateResult } from '../report/scorecard.js';
+import { stringifyJson } from '../values/wire.js';
+import { writeText } from '../write-text.js';
+import { isCandidateLine, isHeader, isNoteLine, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
+
+export type { CandidateLine, RunEnd, RunHeader, RunPlan, ShardLogRecord } from './records.js';
+
+/**
+ * The run log could not be written (a full disk, a quota, a file system
+ * gone read-only). The run stops: what is in the log stays valid (a line
+ * cut short is ignored by `--resume`), so the run can be finished once
+ * there is room again.
+ */
+export class RunLogWriteError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: unknown,
+    /** False when not even the header could be written: the log was removed, and the run must start again. */
+    readonly resumable = true,
+  ) {
+    super(`cannot write the run log ${file}: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
+/** Called for each complete candidate line of a log being reopened, in file order. */
+export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
+
+interface Located {
+  offset: number;
+  length: number;
+  /**
+   * Where each result's JSON starts and ends in the line (code units), for
+   * lines this process wrote: they are copied out without parsing.
+   */
+  cuts: number[] | null;
+}
+
+export class RunLog {
+  private readonly lines = new Map<string, Located>();
+  private closed = false;
+  /** Opened by `read`: appending would change a log this process does not own. */
+  private readOnly = false;
+
+  private constructor(
+    private readonly fd: number,
+    private size: number,
+    readonly file: string,
+  ) {}
+
+  /** Starts a new log with its header line. */
+  static create(file: string, header: RunHeader): RunLog {
+    let fd: number;
+    try {
+      fd = openSync(file, 'w+');
+    } catch (e) {
+      throw new RunLogWriteError(file, e, false);
+    }
+    const log = new RunLog(fd, 0, file);
+    try {
+      log.append(`${JSON.stringify(header)}\n`);
+    } catch (e) {
+      // A log without its header cannot be resumed: leave none behind.
+      log.close();
+      rmSync(file, { force: true });
+      throw new RunLogWriteError(file, e instanceof RunLogWriteError ? e.reason : e, false);
+    }
+    return log;
+  }
+
+  /**
+   * Reopens a log to finish an interrupted run: every complete candidate
+   * line counts as done; a line cut short by a kill is ignored, and the next
+   * record starts on a line of its own.
+   */
+  static resume(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; damagedLines: number } {
+    const fd = openSync(file, 'r+');
+    const size = fstatSync(fd).size;
+    const log = new RunLog(fd, size, file);
+    let header: RunHeader | null = null;
+    let damaged = 0;
+    for (const { offset, length, text } of readLines(fd, size)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        damaged++;
+        continue;
+      }
+      if (isHeader(parsed) && header === null) header = parsed;
+      else if (isCandidateLine(parsed)) log.index(parsed, offset, length, visit);
+      else if (!isNoteLine(parsed)) damaged++;
+    }
+    if (header === null) {
+      closeSync(fd);
+      throw new Error(`${file}: not an evalrun run log (no header line)`);
+    }
+    if (size > 0 && lastByte(fd, size) !== 0x0a) log.append('\n');
+    return { log, header, damagedLines: damaged };
+  }
+
+  /**
+   * Opens a log to read it and nothing else (`evalrun report`, `evalrun diff`):
+   * the file is never written, so a run still going or interrupted can be
+   * read. `logged` lists the candidates in the order they were first logged;
+   * `plan` is the last plan line, and `end` the end line after it, if any.
+   */
+  static read(
+    file: string,
+    visit: VisitCandidate,
+  ): { log: RunLog; header: RunHeader; plan: RunPlan | null; end: RunEnd | null; logged: string[] } {
+    const fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const log = new RunLog(fd, size, file);
+    log.readOnly = true;
+    let header: RunHeader | null = null;
+    let plan: RunPlan | null = null;
+    let end: RunEnd | null = null;
+    const logged: string[] = [];
+    for (const { offset, length, text } of readLines(fd, size)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      if (isHeader(parsed) && header === null) header = parsed;
+      else if (isCandidateLine(parsed)) {
+        if (!log.lines.has(parsed.key)) logged.push(parsed.key);
+        log.index(parsed, offset, length, visit);
+      } else if (isNoteLine(parsed)) {
+        if (parsed.type === 'plan') {
+          plan = parsed;
+          end = null; // a resumed run plans again; an end line before it belonged to the interrupted part
+        } else end = parsed;
+      }
+    }
+    if (header === null) {
+      closeSync(fd);
+      throw new Error(`${file}: not an evalrun run log (no header line)`);
+    }
+    return { log, header, plan, end, logged };
+  }
+
+  /** The header of a run log, read without reading the rest of the log. */
+  static readHeader(file: string): RunHeader {
+    const fd = openSync(file, 'r');
+    try {
+      for (const { text } of readLines(fd, fstatSync(fd).size)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          break;
+        }
+        if (isHeader(parsed)) return parsed;
+        break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    throw new Error(`${file}: not an evalrun run log (no header line)`);
+  }
+
+  /** Records what the run will grade, so that the log alone can be reported on (see `read`). */
+  notePlan(plan: Omit<RunPlan, 'type'>): void {
+    this.append(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+  }
+
+  /** Records that the run ended (complete or interrupted), and when. */
+  noteEnd(end: Omit<RunEnd, 'type'>): void {
+    this.append(`${JSON.stringify({ type: 'end', ...end })}\n`);
+  }
+
+  /** Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`. */
+  appendCandidate(key: string, results: readonly CandidateResult[]): void {
+    let text = `{"type":"candidate","key":${JSON.stringify(key)},"results":[`;
+    const cuts: number[] = [];
+    results.forEach((result, i) => {
+      if (i > 0) text += ',';
+      cuts.push(text.length);
+      // Exact integers of any size are written with every digit.
+      text += stringifyJson(result);
+      cuts.push(text.length);
+    });
+    text += ']}\n';
+    const offset = this.size;
+    const length = this.append(text);
+    this.lines.set(key, { offset, length, cuts });
+  }
+
+  /** True when the log holds a complete line for this candidate. */
+  has(key: string): boolean {
+    return this.lines.has(key);
+  }
+
+  /** A logged candidate's results, read back from the log (none when it is not logged). */
+  results(key: string): CandidateResult[] {
+    const located = this.lines.get(key);
+    if (located === undefined) return [];
+    // Every digit: a recorded value may be an integer beyond 2**53.
+    return (parseExactJson(this.readText(located)) as CandidateLine).results;
+  }
+
+  /**
+   * The same results as JSON text. Lines this process wrote are cut out of
+   * the log as they are; only lines of an earlier run are parsed and encoded
+   * again.
+   */
+  resultTexts(key: string): string[] {
+    const located = this.lines.get(key);
+    if (located === undefined) return [];
+    const cuts = located.cuts;
+    if (cuts === null) return this.results(key).map((result) => stringifyJson(result));
+    const text = this.readText(located);
+    const texts: string[] = [];
+    for (let i = 0; i < cuts.length; i += 2) texts.push(text.slice(cuts[i], cuts[i + 1]));
+    return texts;
+  }
+
+  close(): void {
+    if (!this.closed) closeSync(this.fd);
+    this.closed = true;
+  }
+
+  private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
+    this.lines.set(line.key, { offset, length, cuts: null });
+    visit(line.key, line.results);
+  }
+
+  private append(text: string): number {
+    if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
+    let length: number;
+    try {
+      length = writeText(this.fd, text, this.size);
+    } catch (e) {
+      throw new RunLogWriteError(this.file, e);
+    }
+    this.size += length;
+    return length;
+  }
+
+  private readText(located: Located): string {
+    const buffer = Buffer.alloc(located.length);
+    let read = 0;
+    while (read < located.length) {
+      const n = readSync(this.fd, buffer, read, located.length - read, located.offset + read);
+      if (n === 0) throw new Error(`${this.file}: log ends early at byte ${located.offset + read}`);
+      read += n;
+    }
+    return buffer.toString('utf8');
+  }
+}
+
+/** The complete lines of a file, with where each starts and its length in bytes; a last line without its newline is left out. */
+export function* readLines(fd: number, size: number): Generator<{ offset: number; length: number; text: string }> {
+  const chunk = Buffer.alloc(1 << 20);
+  let pending: Buffer[] = [];
+  let pendingStart = 0;
+  let position = 0;
+  while (position < size) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
+    if (n === 0) break;
+    let start = 0;
+    for (let i = 0; i < n; i++) {
+      if (chunk[i] !== 0x0a) continue;
+      const piece = chunk.subarray(start, i + 1);
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      yield { offset: pendingStart, length: line.length, text: line.toString('utf8') };
+      pending = [];
+      start = i + 1;
+      pendingStart = position + start;
+    }
+    if (start < n) pending.push(Buffer.from(chunk.subarray(start, n)));
+    position += n;
+  }
+  // A last line without its newline was cut short by a kill: it is not a record.
+}
+
+function lastByte(fd: number, size: number): number {
+  const one = Buffer.alloc(1);
+  readSync(fd, one, 0, 1, size - 1);
+  return one[0] ?? 0;
+}

@@ -1,0 +1,86 @@
+/**
+ * The run's candidates in plan order, which is the scorecard's order
+ * whatever order they finish in: a row for each one graded (its results
+ * stay in the run log), and the failing tests the table shows.
+ */
+import { FailingTests, type FailureRow } from '../report/failing-tests.js';
+import { candidateRow, summarize, type CandidateRow } from '../report/rows.js';
+import type { CandidateResult, Summary } from '../report/scorecard.js';
+import type { RunLog } from '../runlog/run-log.js';
+
+export class Tally {
+  private readonly rowsByKey = new Map<string, CandidateRow[]>();
+  private order: readonly string[] = [];
+  private readonly rankOf = new Map<string, number>();
+  private readonly failing = new FailingTests();
+
+  /** `logged`: rows of the candidates the log already held when it was opened. */
+  constructor(
+    readonly log: RunLog,
+    logged?: ReadonlyMap<string, CandidateRow[]>,
+  ) {
+    for (const [key, rows] of logged ?? []) this.rowsByKey.set(key, rows);
+  }
+
+  /**
+   * Declares the candidates in input order. Failing tests of candidates
+   * already in the log are ranked again, reading their lines back.
+   */
+  plan(keys: readonly string[]): void {
+    this.order = [...keys];
+    this.rankOf.clear();
+    keys.forEach((key, rank) => this.rankOf.set(key, rank));
+    this.failing.clear();
+    keys.forEach((key, rank) => {
+      const rows = this.rowsByKey.get(key);
+      if (rows !== undefined && FailingTests.any(rows)) this.failing.note(rank, this.log.results(key), rows);
+    });
+  }
+
+  /** Appends a graded candidate to the run log; its rows, for the reporters. */
+  record(key: string, results: readonly CandidateResult[]): CandidateRow[] {
+    this.log.appendCandidate(key, results);
+    const rows = results.map(candidateRow);
+    this.rowsByKey.set(key, rows);
+    this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, results, rows);
+    return rows;
+  }
+
+  has(key: string): boolean {
+    return this.log.has(key);
+  }
+
+  /** Rows of the planned candidates that finished, in input order. */
+  rows(): CandidateRow[] {
+    return this.order.flatMap((key) => this.rowsByKey.get(key) ?? []);
+  }
+
+  /** Planned candidates that have not finished. */
+  missing(): number {
+    return this.order.filter((key) => !this.log.has(key)).length;
+  }
+
+  summary(problems: number, invalidProblems: number): Summary {
+    return summarize(this.rows(), problems, invalidProblems);
+  }
+
+  failingTests(): { shown: FailureRow[]; total: number } {
+    return this.failing.result();
+  }
+
+  /** Full results of the finished candidates, in input order, read back from the log one candidate at a time. */
+  *results(): Generator<CandidateResult> {
+    for (const key of this.order) yield* this.log.results(key);
+  }
+
+  /** The same, as JSON text. */
+  *resultTexts(): Generator<string> {
+    for (const key of this.order) yield* this.log.resultTexts(key);
+  }
+}
+
+/** Collects rows of the candidate lines of a log being opened (RunLog.resume, RunLog.read). */
+export function collectRows(): { rows: Map<string, CandidateRow[]>; visit: (key: string, results: readonly CandidateResult[]) => void } {
+  const rows = new Map<string, CandidateRow[]>();
+  return { rows, visit: (key, results) => rows.set(key, results.map(candidateRow)) };
+}

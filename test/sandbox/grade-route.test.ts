@@ -1,0 +1,107 @@
+/**
+ * The one route a candidate takes, through the real pool and worker
+ * processes (the built dist/): its grade job goes to a worker, which runs
+ * and judges it; a job sent one test at a time (after its worker died)
+ * says which test it starts and keeps the verdicts already settled.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { selfCheckPlans, summarizeProblem } from '../../src/grading/candidate.js';
+import { gradeCandidate, type GradeOptions } from '../../src/grading/grade.js';
+import { loadProblemFile } from '../../src/problems/load.js';
+import { isInvalidProblemFile } from '../../src/problems/prepared.js';
+import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
+import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { encodeWire } from '../../src/values/wire.js';
+
+const OPTIONS: GradeOptions = {
+  limits: { memoryMb: 64, timeoutMs: 2000, seed: 1 },
+  tolerance: { relative: 1e-9, absolute: 1e-9 },
+  languages: ['javascript', 'python'],
+};
+
+describe('grade jobs', () => {
+  const pool = new WorkerPool({ size: 2 });
+  afterAll(() => pool.close());
+
+  it('carries values JSON cannot hold (NaN, infinities) across as wire text', async () => {
+    const job: GradeJob = {
+      language: 'javascript',
+      code: 'function f(x) { return x === 0 ? NaN : x === 1 ? Infinity : -Infinity; }',
+      functionName: 'f',
+      arity: 1,
+      topLevelNames: ['f'],
+      tests: ['[0]', '[1]', '[2]'],
+      expected: [Number.NaN, 1.5, Number.NEGATIVE_INFINITY].map((v) => encodeWire(v)),
+      returnType: { kind: 'float' },
+      tolerance: OPTIONS.tolerance,
+      equality: 'javascript',
+      limits: OPTIONS.limits,
+    };
+    const reply = await pool.grade(job);
+    expect(reply).toMatchObject({
+      kind: 'ran',
+      verdicts: [
+        { status: 'pass' },
+        { status: 'fail', actual: '{"$evalrun":"float","value":"Infinity"}' },
+        { status: 'pass' },
+      ],
+    });
+  });
+
+  it('runs a job sent again one test at a time: says which test starts, and keeps the settled verdicts', async () => {
+    const job: GradeJob = {
+      language: 'javascript',
+      code: 'function f(x) { return x * 2; }',
+      functionName: 'f',
+      arity: 1,
+      topLevelNames: ['f'],
+      tests: ['[1]', '[2]', '[3]'],
+      expected: [2, 5, 6].map((v) => encodeWire(v)),
+      returnType: { kind: 'int' },
+      tolerance: OPTIONS.tolerance,
+      equality: 'javascript',
+      limits: OPTIONS.limits,
+      oneByOne: { settled: [[2, { status: 'memory', message: 'sandbox process died: killed by SIGABRT (V8 ran out of memory)' }]] },
+    };
+    const started: number[] = [];
+    const reply = await pool.grade(job, (test) => started.push(test));
+    expect(started).toEqual([0, 1]);
+    expect(reply).toMatchObject({
+      kind: 'ran',
+      entryPoint: expect.any(String),
+      verdicts: [
+        { status: 'pass' },
+        { status: 'fail', actual: '4' },
+        { status: 'memory', message: 'sandbox process died: killed by SIGABRT (V8 ran out of memory)' },
+      ],
+    });
+  });
+
+  it("grades a candidate against its problem, keeping a failing test's non-finite values", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'evalrun-non-finite-')), 'inverse.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        identifier: 'inverse',
+        description: 'The inverse of x.',
+        prompts: [{ prompt_id: 'p', prompt: 'Return 1 / x.', genericize: false, sample_inputs_outputs: [] }],
+        function_prototype: { function_name: 'inverse', parameters: [{ name: 'x', type: 'float' }], return_values: [{ type: 'float' }] },
+        correctness_test_suite: [
+          { input: { x: 0 }, expected_output: ['inf'] },
+          { input: { x: 2 }, expected_output: [0.5] },
+        ],
+        // Wrong on purpose: zero is not special-cased to infinity.
+        optimal_solution: 'function inverse(x) { return x === 0 ? -Infinity : 1 / x; }',
+      }),
+    );
+    const problem = await loadProblemFile(file);
+    if (isInvalidProblemFile(problem)) throw new Error(problem.errors.join('; '));
+    const [candidate] = selfCheckPlans([summarizeProblem(problem)]);
+    const results = await gradeCandidate(pool, candidate!, problem, OPTIONS);
+    expect(results[0]).toMatchObject({ model_id: 'optimal_solution', status: 'failed', source: `${file}#optimal_solution`, passed: 1, total: 2 });
+    expect(results[0]?.tests[0]).toMatchObject({ status: 'fail', expected: Number.POSITIVE_INFINITY, actual: Number.NEGATIVE_INFINITY });
+  });
+});
