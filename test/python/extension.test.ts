@@ -73,14 +73,14 @@ describe('compiled extension modules from --python-packages', () => {
     expect(file).toBe(`/tmp/copy/${EXTENSION_FILE}`);
   });
 
-  it('refuses forged bytes loaded through ExtensionFileLoader under any name', async () => {
-    const code = [
+  /** Candidate code that writes `bytesExpr` to a file and loads it with ExtensionFileLoader; returns the ImportError's text. */
+  function loadWithLoader(bytesExpr: string): string {
+    return [
       'import importlib.machinery, importlib.util, os',
       'def f():',
       "    os.makedirs('/tmp/loader', exist_ok=True)",
       "    with open('/tmp/loader/anything.so', 'wb') as out:",
-      // The smallest side module the linker reads: a header and a dylink.0 section saying it needs nothing.
-      "        out.write(b'\\x00asm\\x01\\x00\\x00\\x00' + b'\\x00\\x0f\\x08dylink.0' + b'\\x01\\x04\\x00\\x00\\x00\\x00')",
+      `        out.write(${bytesExpr})`,
       "    loader = importlib.machinery.ExtensionFileLoader('evalrun_ext', '/tmp/loader/anything.so')",
       "    spec = importlib.util.spec_from_file_location('evalrun_ext', '/tmp/loader/anything.so', loader=loader)",
       '    try:',
@@ -90,8 +90,21 @@ describe('compiled extension modules from --python-packages', () => {
       '        return str(e)',
       '',
     ].join('\n');
+  }
+  /** A side module's header and dylink.0 section (memory size, alignment, table size, alignment), and no code. */
+  const HEADER = "b'\\x00asm\\x01\\x00\\x00\\x00'";
+
+  it('refuses forged bytes loaded through ExtensionFileLoader under any name', async () => {
+    // The smallest side module the linker reads: it needs no memory and no table slots.
+    const code = loadWithLoader(`${HEADER} + b'\\x00\\x0f\\x08dylink.0' + b'\\x01\\x04\\x00\\x00\\x00\\x00'`);
     const [message] = returned(await engine.run(pyJob(code, [[]]))) as [string];
     expect(message).toContain(REFUSED);
+  });
+
+  it('keeps the function table capped when a forged library asks the linker for 2**21 slots', async () => {
+    const code = loadWithLoader(`${HEADER} + b'\\x00\\x12\\x08dylink.0' + b'\\x01\\x07\\x00\\x00\\x80\\x80\\x80\\x01\\x00'`);
+    const [message] = returned(await engine.run(pyJob(code, [[]]))) as [string];
+    expect(message).toContain('evalrun: WebAssembly table limit reached');
   });
 
   it('gives ctypes no way to load a library', async () => {
