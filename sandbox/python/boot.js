@@ -333,6 +333,175 @@
     configurable: true,
   });
 
+  // ---- compiled extension modules (--python-packages) -----------------------
+  //
+  // CPython imports an extension module (a .so file) with dlopen, and the
+  // dynamic linker in pyodide.asm.js compiles and instantiates it as a
+  // WebAssembly side module through the global WebAssembly.Module, Instance
+  // and Global, which sealWebAssembly removes. They come back for the length
+  // of one `_dlopen_js` call only, and as gates, never as the constructors:
+  // Module compiles nothing but the exact bytes of a shared library from the
+  // operator's --python-packages folders (the host hands in their SHA-256
+  // digests, see src/python/packages.ts), Instance instantiates only what
+  // that gate compiled, and Global makes only the i32 cells the linker keeps
+  // addresses in. (Module also compiles the linker's own function wrappers,
+  // see isFunctionWrapper.) No memory or table can be made: a library lives in the
+  // interpreter's memory and function table, whose growth stays capped
+  // above. A dlopen leaves state outside the memory (the linker's registry
+  // of libraries, table entries, symbol cells), so the interpreter is
+  // replaced after the candidate that called it (see `classify`).
+  const approvedLibraries = new Set();
+  const gatedModules = new WeakSet();
+  let dlopenDepth = 0;
+  const MathFloor = Math.floor;
+  const Int32ArrayCtor = Int32Array;
+  const Uint32ArrayCtor = Uint32Array;
+  const NumberToString = Number.prototype.toString;
+  const SHA256_K = new Uint32ArrayCtor([
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ]);
+  // One 64-byte block of `bytes` at `at` into the state `h`; `w` is scratch.
+  function sha256Block(h, w, bytes, at) {
+    for (let i = 0; i < 16; i++, at += 4) w[i] = (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15];
+      const b = w[i - 2];
+      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
+      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+    }
+    let a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (let i = 0; i < 64; i++) {
+      const t1 = (k + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) | 0;
+      const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      k = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
+    }
+    h[0] = (h[0] + a) | 0; h[1] = (h[1] + b) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
+    h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + k) | 0;
+  }
+  function sha256Hex(bytes) {
+    const h = new Int32ArrayCtor([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+    const w = new Int32ArrayCtor(64);
+    const n = bytes.length;
+    const whole = n - (n % 64);
+    for (let at = 0; at < whole; at += 64) sha256Block(h, w, bytes, at);
+    // The rest, a 1 bit, zeros, and the length in bits (big-endian, 64 bits).
+    const tail = new Uint8ArrayCtor(n % 64 < 56 ? 64 : 128);
+    for (let i = whole; i < n; i++) tail[i - whole] = bytes[i];
+    tail[n - whole] = 0x80;
+    const high = MathFloor(n / 0x20000000);
+    const low = (n * 8) >>> 0;
+    const end = tail.length;
+    tail[end - 8] = high >>> 24; tail[end - 7] = high >>> 16; tail[end - 6] = high >>> 8; tail[end - 5] = high;
+    tail[end - 4] = low >>> 24; tail[end - 3] = low >>> 16; tail[end - 2] = low >>> 8; tail[end - 1] = low;
+    for (let at = 0; at < end; at += 64) sha256Block(h, w, tail, at);
+    let hex = '';
+    for (let i = 0; i < 8; i++) hex += ReflectApply(NumberToString, (h[i] >>> 0) + 0x100000000, [16]).slice(1);
+    return hex;
+  }
+
+  // Emscripten's convertJsFunctionToWasm, which the linker calls to put a
+  // JavaScript function into the table (a library that takes the address of
+  // one), makes a module of exactly this form: one function type, the
+  // import of `e.f`, and its export as `f`. It has no code of its own.
+  const WRAPPER_HEAD = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01];
+  const WRAPPER_TAIL = [0x02, 0x07, 0x01, 0x01, 0x65, 0x01, 0x66, 0x00, 0x00, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00];
+  const VALUE_TYPES = new Set([0x7f, 0x7e, 0x7d, 0x7c, 0x6f]);
+  function isFunctionWrapper(bytes) {
+    const n = bytes.length;
+    let at = 0;
+    for (; at < WRAPPER_HEAD.length; at++) if (bytes[at] !== WRAPPER_HEAD[at]) return false;
+    function leb() {
+      let value = 0;
+      for (let shift = 0; shift < 28; shift += 7) {
+        if (at >= n) return -1;
+        const byte = bytes[at++];
+        value |= (byte & 0x7f) << shift;
+        if ((byte & 0x80) === 0) return value;
+      }
+      return -1;
+    }
+    const size = leb();
+    if (size < 0) return false;
+    const typesEnd = at + size;
+    if (bytes[at++] !== 0x01 || bytes[at++] !== 0x60) return false;
+    // The parameters, then the results.
+    for (let list = 0; list < 2; list++) {
+      const count = leb();
+      if (count < 0) return false;
+      for (let i = 0; i < count; i++) if (!VALUE_TYPES.has(bytes[at++])) return false;
+    }
+    if (at !== typesEnd || n - at !== WRAPPER_TAIL.length) return false;
+    for (let i = 0; i < WRAPPER_TAIL.length; i++) if (bytes[at + i] !== WRAPPER_TAIL[i]) return false;
+    return true;
+  }
+
+  function refuse(what) {
+    throw new ErrorCtor('evalrun: refused to ' + what);
+  }
+  function GatedModule(source) {
+    if (new.target === undefined) throw new TypeErrorCtor('WebAssembly.Module must be called with new');
+    // A private copy: what is hashed is what is compiled.
+    const bytes = new Uint8ArrayCtor(asBytes(source));
+    if (!isFunctionWrapper(bytes)) {
+      const digest = sha256Hex(bytes);
+      if (!approvedLibraries.has(digest)) {
+        refuse('load WebAssembly code that is not one of the shared libraries (.so) of --python-packages (sha-256 ' + digest + ')');
+      }
+    }
+    const module = new WasmModule(bytes);
+    gatedModules.add(module);
+    return module;
+  }
+  GatedModule.prototype = WasmModule.prototype;
+  GatedModule.customSections = WasmModule.customSections;
+  function GatedInstance(module, imports) {
+    if (new.target === undefined) throw new TypeErrorCtor('WebAssembly.Instance must be called with new');
+    if (!gatedModules.has(module)) refuse('instantiate a WebAssembly module that is not a shared library of --python-packages');
+    return new WasmInstance(module, imports);
+  }
+  GatedInstance.prototype = WasmInstance.prototype;
+  function GatedGlobal(descriptor, value) {
+    if (new.target === undefined) throw new TypeErrorCtor('WebAssembly.Global must be called with new');
+    if (descriptor === null || typeof descriptor !== 'object' || descriptor.value !== 'i32') refuse('make a WebAssembly global that is not an i32');
+    return new WasmGlobal({ value: 'i32', mutable: descriptor.mutable === true }, value);
+  }
+  GatedGlobal.prototype = WasmGlobal.prototype;
+  const GATES = { Module: GatedModule, Instance: GatedInstance, Global: GatedGlobal };
+
+  /** Runs the linker's dlopen with the gates in place of the constructors, and removes them after. */
+  function withGates(fn, self, args) {
+    if (dlopenDepth === 0) {
+      for (const name of ObjectKeys(GATES)) ObjectDefineProperty(W, name, { value: GATES[name], writable: true, configurable: true });
+    }
+    dlopenDepth++;
+    try {
+      return ReflectApply(fn, self, args);
+    } finally {
+      dlopenDepth--;
+      if (dlopenDepth === 0) for (const name of ObjectKeys(GATES)) delete W[name];
+    }
+  }
+
+  /** The digests (lowercase hex SHA-256) of the shared libraries the operator supplied. */
+  function approveLibraries(digests) {
+    for (const digest of digests) approvedLibraries.add(StringCtor(digest).toLowerCase());
+  }
+
   // ---- calls out of WebAssembly ----------------------------------------------
   //
   // Everything the interpreter keeps lives in its WebAssembly memory, which
@@ -354,9 +523,10 @@
   //   the harness is locked down these refuse to run: they throw, which
   //   unwinds the interpreter, and it is replaced;
   // - state: anything else (writes to files, directories, sockets, ctypes
-  //   closures, `os.chdir`...). It runs, and the interpreter is replaced
-  //   after the candidate instead of restored, since what it changed is not
-  //   in the memory.
+  //   closures, `os.chdir`, dlopen and dlsym of an extension module...). It
+  //   runs, and the interpreter is replaced after the candidate instead of
+  //   restored, since what it changed is not in the memory. dlopen runs
+  //   with the gates of the section above.
   const PURE_IMPORTS = new Set([
     '_PyEM_TrampolineCall_JS', '_Py_CheckEmscriptenSignals_Helper', '_Py_emscripten_runtime',
     'clock_time_get', 'clock_res_get', 'emscripten_date_now', 'emscripten_get_now', 'random_get',
@@ -372,7 +542,7 @@
     'JsvArray_Get', 'js2python_js', 'JsvError_Check', 'JsvNoValue_Check',
     '_python2js_ascii', '_python2js_ucs1', '_python2js_ucs2', '_python2js_ucs4',
   ]);
-  const BRIDGE_IMPORT = /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|dlopen_js|emscripten_dlopen|dlsym_js|ffi_|emscripten_promise)/;
+  const BRIDGE_IMPORT = /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|emscripten_dlopen|ffi_|emscripten_promise)/;
   // ioctl requests that only read a terminal's settings (isatty, window size).
   const TCGETS = 0x5401;
   const TIOCGWINSZ = 0x5413;
@@ -396,7 +566,7 @@
 
   function classify(name) {
     if (PURE_IMPORTS.has(name) || HARNESS_IMPORTS.has(name)) return 'pure';
-    if (name === '__syscall_openat' || name === 'fd_read' || name === '__syscall_ioctl') return name;
+    if (name === '__syscall_openat' || name === 'fd_read' || name === '__syscall_ioctl' || name === '_dlopen_js') return name;
     if (BRIDGE_IMPORT.test(name)) return 'bridge';
     return 'state';
   }
@@ -415,6 +585,12 @@
             throw new ErrorCtor('evalrun: the JavaScript bridge is sealed (' + name + ')');
           }
           return ReflectApply(fn, this, arguments);
+        };
+      } else if (kind === '_dlopen_js') {
+        wrapped = function () {
+          if (!sealed) return ReflectApply(fn, this, arguments);
+          if (stateTouched === '') stateTouched = name;
+          return withGates(fn, this, arguments);
         };
       } else {
         wrapped = function () {
@@ -443,6 +619,8 @@
 
   // Nothing may create new WebAssembly objects once Pyodide runs: memories
   // and tables would escape the caps above, and modules would be new code.
+  // The one way back is the gates of a dlopen call (see "compiled extension
+  // modules"), which hold their own references to the constructors.
   function sealWebAssembly() {
     for (const name of ['Module', 'Instance', 'Memory', 'Table', 'Global', 'compile', 'instantiate', 'compileStreaming', 'instantiateStreaming', 'validate']) {
       delete W[name];
@@ -522,6 +700,7 @@
   // --python-packages: the files the host handed in, written read-only into
   // the in-memory file system, and put on the import path by packages.py.
   function mountPackages(pyodide, packages, source) {
+    approveLibraries(packages.sharedLibraries);
     const FS = pyodide.FS;
     const folders = new Set();
     for (const file of packages.files) {

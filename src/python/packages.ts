@@ -5,9 +5,17 @@
  * writes read-only into its in-memory file system before any candidate
  * runs (sandbox/python/packages.py puts them on the import path). Nothing
  * of the host's file system is reachable from inside.
+ *
+ * Compiled extension modules (WebAssembly side modules named `.so`, in
+ * Pyodide-built wheels or in the folders) are the only code an interpreter
+ * may compile after it boots: the host hashes each one here, and the
+ * interpreter's dynamic linker compiles bytes only when their digest is one
+ * of these (sandbox/python/boot.js, "compiled extension modules").
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 
 export interface PackageFile {
   /** Where the interpreter sees it. */
@@ -21,6 +29,8 @@ export interface PythonPackages {
   paths: string[];
   /** Pyodide-built wheels (compiled extensions), unpacked on first import. */
   platformWheels: string[];
+  /** SHA-256 (lowercase hex) of every WebAssembly shared library in the folders and their wheels. */
+  sharedLibraries: string[];
 }
 
 /** `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl` */
@@ -47,7 +57,8 @@ export function readPythonPackages(dirs: readonly string[]): PythonPackages {
   const key = JSON.stringify(dirs);
   const known = cache.get(key);
   if (known !== undefined) return known;
-  const set: PythonPackages = { files: [], paths: [], platformWheels: [] };
+  const set: PythonPackages = { files: [], paths: [], platformWheels: [], sharedLibraries: [] };
+  const libraries = new Set<string>();
   dirs.forEach((dir, index) => {
     const root = `/evalrun/packages/${index}`;
     set.paths.push(root);
@@ -56,14 +67,81 @@ export function readPythonPackages(dirs: readonly string[]): PythonPackages {
       const kind = wheelKind(name);
       if (kind === 'unusable') continue;
       const path = `/evalrun/wheels/${index}/${name}`;
-      set.files.push({ path, bytes: new Uint8Array(readFileSync(join(dir, name))) });
+      const bytes = new Uint8Array(readFileSync(join(dir, name)));
+      set.files.push({ path, bytes });
       if (kind === 'pure') set.paths.push(path);
       else set.platformWheels.push(path);
+      for (const library of wheelLibraries(bytes)) libraries.add(sha256(library));
     }
+    const first = set.files.length;
     collectTree(dir, dir, root, set.files, 0);
+    for (const file of set.files.slice(first)) {
+      if (isSharedLibrary(file.path, file.bytes)) libraries.add(sha256(file.bytes));
+    }
   });
+  set.sharedLibraries = [...libraries].sort();
   cache.set(key, set);
   return set;
+}
+
+/** `name.so`, `name.cpython-314-wasm32-emscripten.so`, `libname.so.1`, `name.wasm`. */
+const LIBRARY_NAME = /\.(so|wasm)(\.\d+)*$/;
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+function isSharedLibrary(name: string, bytes: Uint8Array): boolean {
+  return LIBRARY_NAME.test(name) && WASM_MAGIC.every((b, i) => bytes[i] === b);
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The shared libraries inside a wheel, uncompressed, read from the zip's
+ * central directory. A wheel this cannot read yields none, and its
+ * extension modules are then refused inside the interpreter (where
+ * Python's zipfile reads the same archive).
+ */
+function wheelLibraries(wheel: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  try {
+    const view = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
+    const end = findEndOfDirectory(view);
+    if (end < 0) return out;
+    const count = view.getUint16(end + 10, true);
+    let at = view.getUint32(end + 16, true);
+    for (let i = 0; i < count; i++) {
+      if (view.getUint32(at, true) !== 0x02014b50) break;
+      const flags = view.getUint16(at + 8, true);
+      const method = view.getUint16(at + 10, true);
+      const compressed = view.getUint32(at + 20, true);
+      const size = view.getUint32(at + 24, true);
+      const nameLength = view.getUint16(at + 28, true);
+      const next = at + 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+      const name = Buffer.from(wheel.subarray(at + 46, at + 46 + nameLength)).toString('utf8');
+      const local = view.getUint32(at + 42, true);
+      at = next;
+      // Encrypted entries and zip64 sizes do not occur in wheels; such an entry is not approved.
+      if (!LIBRARY_NAME.test(name) || (flags & 1) !== 0 || compressed === 0xffffffff || size === 0xffffffff) continue;
+      if (view.getUint32(local, true) !== 0x04034b50) continue;
+      const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+      const raw = wheel.subarray(start, start + compressed);
+      const bytes = method === 0 ? raw : method === 8 ? new Uint8Array(inflateRawSync(raw)) : null;
+      if (bytes !== null && bytes.length === size && isSharedLibrary(name, bytes)) out.push(bytes);
+    }
+  } catch {
+    // A truncated or corrupt archive: what was read so far stands.
+  }
+  return out;
+}
+
+/** Offset of the zip's end-of-central-directory record, or -1. */
+function findEndOfDirectory(view: DataView): number {
+  const last = view.byteLength - 22;
+  for (let at = last; at >= 0 && at >= last - 0xffff; at--) {
+    if (view.getUint32(at, true) === 0x06054b50) return at;
+  }
+  return -1;
 }
 
 /** Every file under `dir` but wheels, hidden entries and caches, at the same place under `root`. */

@@ -6,56 +6,17 @@
  * test/fixtures/python-values; the wheel and the package folder are built
  * here, in a scratch folder.
  */
-import { crc32 } from 'node:zlib';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
+import { zip } from '../python/wheel.js';
 import { runCli, withoutProgress } from './run-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'python-values');
 const RUN_MS = 240_000;
-
-/** A zip archive with its entries stored (not compressed): enough for a wheel. */
-function zip(entries: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(entries)) {
-    const data = Buffer.from(text, 'utf8');
-    const file = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(file.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(file.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, file, data);
-    centrals.push(central, file);
-    offset += local.length + file.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(entries).length, 8);
-  end.writeUInt16LE(Object.keys(entries).length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 /** A folder with a pure-Python wheel and an unpacked package, as --python-packages takes it. */
 function buildPackages(): string {
