@@ -354,7 +354,6 @@
   const gatedModules = new WeakSet();
   let dlopenDepth = 0;
   const MathFloor = Math.floor;
-  const Int32ArrayCtor = Int32Array;
   const Uint32ArrayCtor = Uint32Array;
   const NumberToString = Number.prototype.toString;
   const SHA256_K = new Uint32ArrayCtor([
