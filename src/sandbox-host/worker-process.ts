@@ -9,7 +9,7 @@ import { candidateTask, loadTask, type LoadAnswer } from '../runner/worker-tasks
 import type { GradeJob, GradeReply, Verdict } from './grade-protocol.js';
 import type { FromWorker, ToWorker, WorkerAnswer, WorkerRequest } from './worker-messages.js';
 import { DEFAULTS } from '../defaults.js';
-import { JsEngine } from './js-engine.js';
+import { JsEngine } from '../engines/javascript/engine.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
 import { WorkerIo } from './worker-io.js';
@@ -21,7 +21,7 @@ const io = new WorkerIo();
 async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
   if (job.language === 'javascript') return engine.run(job);
   pythonUsed = true;
-  const { runPython } = await import('./python-bridge.js');
+  const { runPython } = await import('../engines/python/bridge.js');
   return runPython(job);
 }
 
@@ -80,7 +80,7 @@ async function warmWhenIdle(): Promise<void> {
     engine.warm(lastMemoryMb);
     // The Python interpreter the last job used is restored now rather than
     // when the next Python job arrives.
-    if (pythonUsed) await (await import('./python-bridge.js')).warmPython();
+    if (pythonUsed) await (await import('../engines/python/bridge.js')).warmPython();
   } catch {
     // The next job meets the same failure and reports it with its candidate.
   }

@@ -7,8 +7,8 @@
  * quarter of a second, so the engine keeps its interpreter and restores it
  * to its post-boot state before each candidate (see engine.ts).
  */
-import { PythonEngine, type PythonEngineOptions } from '../python/engine.js';
-import type { CandidateJob, CandidateOutcome } from './protocol.js';
+import { PythonEngine, type PythonEngineOptions } from './engine.js';
+import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
 
 /** What the bridge needs of an engine; PythonEngine in production. */
 export interface PythonSandbox {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 /**
  * Everything a Python interpreter is built from, read once per process:

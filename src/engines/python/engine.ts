@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, TestOutcome } from '../../sandbox-host/protocol.js';
 import { Interpreter, makeSnapshot, type BootOptions, type CallResult } from './boot.js';
 import { describeCrash, parsePythonFrames } from './frames.js';
 import { readPythonPackages } from './packages.js';

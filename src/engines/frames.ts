@@ -1,4 +1,4 @@
-import type { TestOutcome } from './protocol.js';
+import type { TestOutcome } from '../sandbox-host/protocol.js';
 
 export type ParsedFrames =
   | { kind: 'tests'; entryPoint: string; tests: TestOutcome[] }

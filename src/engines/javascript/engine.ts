@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ivm from 'isolated-vm';
-import { packageRoot } from '../package-root.js';
-import type { CandidateJob, CandidateOutcome, TestOutcome } from './protocol.js';
-import { parseFrames } from './frames.js';
+import { packageRoot } from '../../package-root.js';
+import type { CandidateJob, CandidateOutcome, TestOutcome } from '../../sandbox-host/protocol.js';
+import { parseFrames } from '../frames.js';
 
 const HARNESS_SOURCE = readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8');
 

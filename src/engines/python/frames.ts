@@ -1,4 +1,4 @@
-import type { TestOutcome } from '../sandbox-host/protocol.js';
+import type { TestOutcome } from '../../sandbox-host/protocol.js';
 
 /**
  * One test's result as the Python harness frames it (sandbox/python/boot.js,
