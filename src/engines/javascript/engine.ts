@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ivm from 'isolated-vm';
 import { packageRoot } from '../../package-root.js';
-import type { CandidateJob, CandidateOutcome, TestOutcome } from '../../sandbox-host/protocol.js';
-import { parseFrames } from '../frames.js';
+import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import { runBatches, MEMORY_MESSAGE } from '../batch-driver.js';
+import type { CallResult, Engine, LoadResult, Session } from '../engine.js';
+import { withPrelude } from '../prelude.js';
 
-const HARNESS_SOURCE = readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8');
+const HARNESS_SOURCE = withPrelude(readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8'));
 
 /** Fixed "now" inside the sandbox, so candidates that read the clock are reproducible. */
 const SANDBOX_EPOCH_MS = Date.UTC(2024, 0, 1);
@@ -29,32 +31,10 @@ const CANDIDATES_PER_ISOLATE = 50;
 /** What `run` answers when the candidate returned a thenable: the rest comes through `settle`. */
 const ASYNC_MARK = 'A';
 
-const MEMORY_MESSAGE = 'exceeded the memory limit';
-
-/**
- * A timeout is the candidate's only when its call kept this process's CPU
- * busy for most of the limit. isolated-vm's limit is wall-clock time, and a
- * machine with no core to spare (or a process stopped for a while) lets the
- * wall clock run out while the candidate hardly ran: such a test runs again,
- * at most OVERLOAD_RETRIES times per candidate, and then the verdict stands.
- * The Python engine judges its timeouts the same way.
- */
-const CPU_SHARE_FOR_TIMEOUT = 0.75;
-const OVERLOAD_RETRIES = 2;
-
-type CallResult =
-  | { kind: 'finished'; text: string }
-  /** The isolate's timeout stopped running JavaScript; the context is still usable. `cpuMs`: this process's CPU time during the call. */
-  | { kind: 'timeout'; cpuMs: number }
-  /** Nothing ran, but the call never settled (a promise that never resolves). */
-  | { kind: 'idle' }
-  /** The isolate was disposed because it reached its heap limit. */
-  | { kind: 'memory' }
-  | { kind: 'crashed'; message: string };
-
 type Install = ivm.Reference<(seed: number, epoch: number) => unknown>;
 
-interface Session {
+/** The harness's functions in one context, with the candidate's code loaded there. */
+interface Loaded {
   context: ivm.Context;
   run: ivm.Reference<(name: string, names: string, tests: string) => string>;
   progress: ivm.Reference<() => string>;
@@ -68,28 +48,19 @@ interface Spare {
   install: Install;
 }
 
-type SessionOpen =
-  | { kind: 'open'; session: Session }
-  | { kind: 'load-error'; message: string }
-  | { kind: 'timeout' }
-  | { kind: 'memory' };
-
 /**
- * Runs JavaScript candidates in isolated-vm. One isolate serves many
- * candidates, each in a fresh context; an isolate that hit a limit is
- * discarded. All of a candidate's tests go into the isolate in one call;
- * the engine falls back to smaller calls only to say which test hit a limit.
+ * Runs JavaScript candidates in isolated-vm, through the shared batch
+ * driver. One isolate serves many candidates, each in a fresh context; an
+ * isolate that hit a limit is discarded. A context survives a test
+ * interrupted at its time limit (the isolate's timeout only stops the
+ * running code), so the candidate's other tests go on in it.
  *
  * Creating a context is the largest fixed cost of a candidate, so `warm`
  * prepares the next one (and the isolate, when it was discarded) while the
- * worker waits for its next job; `run` takes it if it is there.
+ * worker waits for its next job; a load takes it if it is there.
  */
-export class JsEngine {
-  private isolate: ivm.Isolate | null = null;
-  private harness: ivm.Script | null = null;
-  private memoryMb = 0;
-  private served = 0;
-  private spare: Spare | null = null;
+export class JsEngine implements Engine {
+  private readonly isolates = new Isolates();
 
   /**
    * Prepares the isolate and one unused context for the next candidate.
@@ -97,122 +68,35 @@ export class JsEngine {
    * same trouble and reports it.
    */
   warm(memoryMb: number): void {
+    this.isolates.warm(memoryMb);
+  }
+
+  run(job: CandidateJob): Promise<CandidateOutcome> {
+    return runBatches(new JsSession(this.isolates), job);
+  }
+
+  dispose(): void {
+    this.isolates.discard();
+  }
+}
+
+/** The current isolate, its compiled harness, and the context prepared for the next candidate. */
+class Isolates {
+  isolate: ivm.Isolate | null = null;
+  private harness: ivm.Script | null = null;
+  private memoryMb = 0;
+  /** Candidates this isolate has served. */
+  served = 0;
+  private spare: Spare | null = null;
+
+  warm(memoryMb: number): void {
     const { isolate, harness } = this.ensureIsolate(memoryMb);
     if (this.spare !== null && this.spare.isolate === isolate) return;
     this.dropSpare();
     this.spare = { isolate, ...this.freshContext(isolate, harness) };
   }
 
-  async run(job: CandidateJob): Promise<CandidateOutcome> {
-    const n = job.tests.length;
-    const outcomes: TestOutcome[] = [];
-    let entryPoint = '';
-    let oneAtATime = false;
-    let tainted = false;
-    let overloadRetries = 0;
-    const timeoutMs = job.limits.timeoutMs;
-    /** Whether a timeout of `call` is the candidate's own (see CPU_SHARE_FOR_TIMEOUT). */
-    const ownTimeout = (call: CallResult): boolean => {
-      if (call.kind !== 'timeout' || call.cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || overloadRetries >= OVERLOAD_RETRIES) return true;
-      overloadRetries++;
-      return false;
-    };
-
-    while (outcomes.length < n) {
-      const opened = this.open(job);
-      if (opened.kind === 'load-error') {
-        if (outcomes.length === 0) return { kind: 'load-error', message: opened.message };
-        fill(outcomes, n, { kind: 'threw', message: opened.message, durationMs: 0 });
-        break;
-      }
-      if (opened.kind === 'timeout' || opened.kind === 'memory') {
-        this.discard();
-        fill(
-          outcomes,
-          n,
-          opened.kind === 'timeout'
-            ? { kind: 'timeout', durationMs: timeoutMs }
-            : { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` },
-        );
-        break;
-      }
-      const { session } = opened;
-      let keepSession = true;
-      while (keepSession && outcomes.length < n) {
-        const from = outcomes.length;
-        const slice = oneAtATime ? job.tests.slice(from, from + 1) : job.tests.slice(from);
-        const call = await this.call(session, job, slice);
-        switch (call.kind) {
-          case 'finished': {
-            const parsed = parseFrames(call.text);
-            if (parsed.kind === 'missing-entry') return { kind: 'load-error', message: parsed.message };
-            if (parsed.kind === 'malformed') {
-              fill(outcomes, n, { kind: 'threw', message: parsed.message, durationMs: 0 });
-              break;
-            }
-            entryPoint = parsed.entryPoint;
-            for (const t of parsed.tests.slice(0, slice.length)) outcomes.push(t); // no spread: 100k+ tests overflow the stack
-            const missing = from + slice.length;
-            fill(outcomes, missing, { kind: 'threw', message: 'sandbox returned too few results', durationMs: 0 });
-            break;
-          }
-          case 'timeout':
-          case 'idle': {
-            tainted = true;
-            const partial = this.recover(session);
-            if (partial === null) {
-              // Nothing could be read back: the first test of the slice gets the
-              // blame, unless the time ran out with the CPU elsewhere: then the
-              // slice runs again in a new context.
-              if (ownTimeout(call)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
-              keepSession = false;
-              this.discard();
-              break;
-            }
-            if (partial.entryPoint !== '') entryPoint = partial.entryPoint;
-            for (const t of partial.tests.slice(0, slice.length)) outcomes.push(t);
-            // The test that was running when time ran out had the whole budget
-            // only if it was the first of this call; otherwise it gets its own
-            // call. Nor is it the candidate's timeout when the CPU was elsewhere:
-            // then it runs again.
-            if (partial.tests.length === 0 && ownTimeout(call)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
-            if (call.kind === 'idle') {
-              keepSession = false;
-              this.discard();
-            }
-            break;
-          }
-          case 'memory': {
-            tainted = true;
-            keepSession = false;
-            this.discard();
-            if (slice.length === 1) outcomes.push({ kind: 'memory', message: MEMORY_MESSAGE });
-            // Which test of a batch exhausted memory is unknown: replay one test per call.
-            oneAtATime = true;
-            break;
-          }
-          case 'crashed': {
-            tainted = true;
-            keepSession = false;
-            this.discard();
-            outcomes.push({ kind: 'threw', message: `sandbox failure: ${call.message}`, durationMs: 0 });
-            break;
-          }
-        }
-      }
-      if (keepSession) session.context.release();
-    }
-
-    this.served++;
-    if (tainted || this.served >= CANDIDATES_PER_ISOLATE) this.discard();
-    return { kind: 'ran', tests: outcomes, entryPoint };
-  }
-
-  dispose(): void {
-    this.discard();
-  }
-
-  private ensureIsolate(memoryMb: number): { isolate: ivm.Isolate; harness: ivm.Script } {
+  ensureIsolate(memoryMb: number): { isolate: ivm.Isolate; harness: ivm.Script } {
     if (this.isolate === null || this.isolate.isDisposed || this.memoryMb !== memoryMb || this.harness === null) {
       this.discard();
       this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
@@ -223,7 +107,7 @@ export class JsEngine {
     return { isolate: this.isolate, harness: this.harness };
   }
 
-  private discard(): void {
+  discard(): void {
     this.dropSpare();
     if (this.isolate !== null && !this.isolate.isDisposed) this.isolate.dispose();
     this.isolate = null;
@@ -246,7 +130,7 @@ export class JsEngine {
   }
 
   /** The prepared context when it belongs to this isolate, else a new one. */
-  private takeContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
+  takeContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
     const spare = this.spare;
     if (spare !== null && spare.isolate === isolate && !isolate.isDisposed) {
       this.spare = null;
@@ -255,29 +139,42 @@ export class JsEngine {
     this.dropSpare();
     return this.freshContext(isolate, harness);
   }
+}
 
-  /** A fresh context with the harness installed, then the candidate's top-level code run. */
-  private open(job: CandidateJob): SessionOpen {
+/**
+ * One candidate's run: a fresh context per load. Any limit or failure
+ * taints the isolate, which is then discarded once the candidate is done
+ * (or at once, when the driver says so).
+ */
+class JsSession implements Session {
+  readonly survivesTimeout = true;
+  private loaded: Loaded | null = null;
+  private tainted = false;
+
+  constructor(private readonly isolates: Isolates) {}
+
+  async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
+    this.release();
     try {
-      return this.openOnce(job);
+      return this.loadOnce(job, wallMs);
     } catch (e) {
       // The isolate gave out while a fresh context was being set up (a heap
       // left nearly full by an earlier candidate): start over on a new one.
-      this.discard();
+      this.isolates.discard();
       if (!isDisposedError(e)) throw e;
-      return this.openOnce(job);
+      return this.loadOnce(job, wallMs);
     }
   }
 
-  private openOnce(job: CandidateJob): SessionOpen {
-    const { isolate, harness } = this.ensureIsolate(job.limits.memoryMb);
-    const { context, install } = this.takeContext(isolate, harness);
+  private loadOnce(job: CandidateJob, wallMs: number): LoadResult {
+    const { isolate, harness } = this.isolates.ensureIsolate(job.limits.memoryMb);
+    const { context, install } = this.isolates.takeContext(isolate, harness);
     const api = install.applySync(undefined, [job.limits.seed, SANDBOX_EPOCH_MS], {
       result: { reference: true },
     }) as ivm.Reference<unknown[]>;
-    const run = api.getSync(0, { reference: true }) as Session['run'];
-    const progress = api.getSync(1, { reference: true }) as Session['progress'];
-    const settle = api.getSync(2, { reference: true }) as Session['settle'];
+    const run = api.getSync(0, { reference: true }) as Loaded['run'];
+    const progress = api.getSync(1, { reference: true }) as Loaded['progress'];
+    const settle = api.getSync(2, { reference: true }) as Loaded['settle'];
     install.release();
     api.release();
 
@@ -288,20 +185,23 @@ export class JsEngine {
       context.release();
       return { kind: 'load-error', message: `does not compile: ${errorText(e)}` };
     }
+    const cpu = cpuClock();
     try {
-      script.runSync(context, { timeout: job.limits.timeoutMs });
+      script.runSync(context, { timeout: wallMs });
     } catch (e) {
-      if (isolate.isDisposed) return { kind: 'memory' };
-      if (isTimeout(e)) return { kind: 'timeout' };
+      const memory: LoadResult = { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
+      if (isolate.isDisposed) return memory;
+      if (isTimeout(e)) return { kind: 'timeout', cpuMs: cpu() };
       context.release();
       // Typed arrays live outside the V8 heap: when they exhaust memory the
       // code gets a RangeError instead of the isolate being disposed.
-      if (isAllocationFailure(e)) return { kind: 'memory' };
+      if (isAllocationFailure(e)) return memory;
       return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
     } finally {
       script.release();
     }
-    return { kind: 'open', session: { context, run, progress, settle } };
+    this.loaded = { context, run, progress, settle };
+    return { kind: 'loaded', entryPoint: '', cpuMs: cpu() };
   }
 
   /**
@@ -312,37 +212,40 @@ export class JsEngine {
    * because a promise that never settles is not covered by the isolate's
    * own timeout. Both calls together get one time limit, as one call did.
    */
-  private async call(session: Session, job: CandidateJob, tests: readonly string[]): Promise<CallResult> {
-    const isolate = this.isolate;
-    if (isolate === null) return { kind: 'crashed', message: 'isolate missing' };
+  async call(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+    const result = await this.callOnce(job, tests, wallMs);
+    if (result.kind !== 'finished') this.tainted = true;
+    return result;
+  }
+
+  private async callOnce(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+    const isolate = this.isolates.isolate;
+    const loaded = this.loaded;
+    if (isolate === null || loaded === null) return { kind: 'crashed', message: 'isolate missing' };
     const names = JSON.stringify(job.topLevelNames ?? []);
     const testsJson = `[${tests.join(',')}]`;
     const started = performance.now();
-    const cpuAtStart = process.cpuUsage();
-    const cpuMs = (): number => {
-      const used = process.cpuUsage(cpuAtStart);
-      return (used.user + used.system) / 1000;
-    };
+    const cpu = cpuClock();
     let text: unknown;
     try {
-      text = session.run.applySync(undefined, [job.functionName, names, testsJson], { timeout: job.limits.timeoutMs });
+      text = loaded.run.applySync(undefined, [job.functionName, names, testsJson], { timeout: wallMs });
     } catch (e) {
-      return failedCall(isolate, e, cpuMs());
+      return failedCall(isolate, e, cpu());
     }
     if (text !== ASYNC_MARK) {
-      return typeof text === 'string' ? { kind: 'finished', text } : { kind: 'crashed', message: 'harness returned no text' };
+      return typeof text === 'string' ? { kind: 'finished', text, cpuMs: cpu() } : { kind: 'crashed', message: 'harness returned no text' };
     }
-    const remainingMs = Math.max(1, Math.ceil(job.limits.timeoutMs - (performance.now() - started)));
+    const remainingMs = Math.max(1, Math.ceil(wallMs - (performance.now() - started)));
     let timer: NodeJS.Timeout | undefined;
     const idle = new Promise<CallResult>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: 'idle' }), remainingMs + IDLE_GRACE_MS);
+      timer = setTimeout(() => resolve({ kind: 'timeout', cpuMs: cpu(), idle: true }), remainingMs + IDLE_GRACE_MS);
     });
-    const running = session.settle
+    const running = loaded.settle
       .apply(undefined, [], { timeout: remainingMs, result: { promise: true, copy: true } })
       .then(
         (settled): CallResult =>
-          typeof settled === 'string' ? { kind: 'finished', text: settled } : { kind: 'crashed', message: 'harness returned no text' },
-        (e: unknown): CallResult => failedCall(isolate, e, cpuMs()),
+          typeof settled === 'string' ? { kind: 'finished', text: settled, cpuMs: cpu() } : { kind: 'crashed', message: 'harness returned no text' },
+        (e: unknown): CallResult => failedCall(isolate, e, cpu()),
       );
     try {
       return await Promise.race([running, idle]);
@@ -351,29 +254,55 @@ export class JsEngine {
     }
   }
 
-  /** Reads back the tests that finished before a limit interrupted the call. */
-  private recover(session: Session): { entryPoint: string; tests: TestOutcome[] } | null {
-    if (this.isolate === null || this.isolate.isDisposed) return null;
+  progress(): string | null {
+    const isolate = this.isolates.isolate;
+    if (isolate === null || isolate.isDisposed || this.loaded === null) return null;
     try {
-      const text = session.progress.applySync(undefined, [], { timeout: 1000 });
-      if (typeof text !== 'string') return null;
-      if (text === '') return { entryPoint: '', tests: [] };
-      const parsed = parseFrames(text);
-      return parsed.kind === 'tests' ? { entryPoint: parsed.entryPoint, tests: parsed.tests } : null;
+      const text = this.loaded.progress.applySync(undefined, [], { timeout: 1000 });
+      return typeof text === 'string' ? text : null;
     } catch {
       return null;
     }
   }
+
+  discard(): void {
+    this.loaded = null;
+    this.tainted = true;
+    this.isolates.discard();
+  }
+
+  end(): void {
+    this.release();
+    this.isolates.served++;
+    if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
+  }
+
+  describeCrash(payload: string): string {
+    return `sandbox failure: ${payload}`;
+  }
+
+  /** Lets go of the context of the last load, when its isolate is still there. */
+  private release(): void {
+    const loaded = this.loaded;
+    this.loaded = null;
+    const isolate = this.isolates.isolate;
+    if (loaded !== null && isolate !== null && !isolate.isDisposed) loaded.context.release();
+  }
+}
+
+/** CPU time this process has used since the clock was made, in ms. */
+function cpuClock(): () => number {
+  const start = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
 }
 
 function failedCall(isolate: ivm.Isolate, e: unknown, cpuMs: number): CallResult {
   if (isolate.isDisposed) return { kind: 'memory' };
-  if (isTimeout(e)) return { kind: 'timeout', cpuMs };
+  if (isTimeout(e)) return { kind: 'timeout', cpuMs, idle: false };
   return { kind: 'crashed', message: errorText(e) };
-}
-
-function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {
-  while (outcomes.length < n) outcomes.push(outcome);
 }
 
 function isAllocationFailure(e: unknown): boolean {
@@ -391,4 +320,9 @@ function isTimeout(e: unknown): boolean {
 function errorText(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
+}
+
+/** The registry's way to start JavaScript's engine (registry.ts). */
+export function createEngine(): Engine {
+  return new JsEngine();
 }

@@ -1,7 +1,8 @@
 import ivm from 'isolated-vm';
-import type { CandidateJob, CandidateOutcome, TestOutcome } from '../../sandbox-host/protocol.js';
-import { Interpreter, makeSnapshot, type BootOptions, type CallResult } from './boot.js';
-import { describeCrash, parsePythonFrames } from './frames.js';
+import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import { MEMORY_MESSAGE, runBatches } from '../batch-driver.js';
+import type { CallResult, LoadResult, Session } from '../engine.js';
+import { Interpreter, makeSnapshot, type BootOptions, type CallResult as InterpreterResult } from './boot.js';
 import { readPythonPackages } from './packages.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
@@ -35,21 +36,6 @@ const MIN_ISOLATE_MB = 128;
 const REGROW_SLACK_MB = 32;
 /** Time for a restore (a copy of the interpreter's memory); only a broken isolate takes longer. */
 const RESET_TIMEOUT_MS = 10_000;
-/**
- * A test interrupted at its time limit is the candidate's `timeout` only if
- * the isolate spent at least this share of the limit running it. Less means
- * the wall-clock time went to other processes (an overloaded machine): the
- * test runs again on a fresh interpreter, at most LOAD_RETRIES times per
- * candidate, after which the limit stands.
- */
-const CPU_SHARE_FOR_TIMEOUT = 0.75;
-const LOAD_RETRIES = 2;
-/**
- * A test run again after a timeout that was not its own runs alone, with
- * this many times the wall-clock limit, so that it gets its CPU on a busy
- * machine; it passes only if it used no more CPU than the limit.
- */
-const WALL_STRETCH = 4;
 const MB = 1024 * 1024;
 
 /** Process-wide: every engine of a process boots from the same snapshot copy. */
@@ -86,6 +72,12 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
  * `restore`). When that cannot be exact (the candidate wrote a file, hit a
  * limit, crashed the interpreter, or grew its memory too far) the
  * interpreter is replaced by a new one booted from the snapshot instead.
+ *
+ * The tests run through the shared batch driver; between tests the harness
+ * hands back control after half the limit, so a slow-but-legal batch
+ * continues in the same interpreter and only a test that runs past the
+ * limit is interrupted. After an interrupt the interpreter may be corrupt,
+ * so it is replaced.
  */
 export class PythonEngine {
   private interpreter: Interpreter | null;
@@ -159,155 +151,41 @@ export class PythonEngine {
    */
   async run(job: CandidateJob): Promise<CandidateOutcome> {
     if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
-    const n = job.tests.length;
-    const timeoutMs = job.limits.timeoutMs;
-    // Between tests the harness hands back control after half the limit, so
-    // a slow-but-legal batch continues in the same interpreter and only a
-    // test that runs past the limit is interrupted.
-    const budgetMs = Math.max(1, Math.floor(timeoutMs / 2));
-    const outcomes: TestOutcome[] = [];
-    let entryPoint = '';
-    let oneAtATime = false;
-    let loaded = false;
-    let loadRetries = 0;
-    /** After a timeout that was the machine's: the next call runs one test, with a stretched wall-clock limit. */
-    let stretched = false;
-    /**
-     * Whether an interrupted call was the candidate's: it used its share of
-     * CPU, or the retries are spent. If not, the next call is stretched.
-     */
-    const candidateTimedOut = (cpuMs: number): boolean => {
-      if (cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || loadRetries >= LOAD_RETRIES) return true;
-      loadRetries++;
-      stretched = true;
-      return false;
-    };
-
-    while (outcomes.length < n || !loaded) {
-      const interpreter = await this.freshInterpreter();
-      this.used = true;
-      const prepareStretched = stretched && !loaded;
-      const prepared = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, prepareStretched ? timeoutMs * WALL_STRETCH : timeoutMs);
-      if (prepareStretched) {
-        stretched = false;
-        // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
-        if (prepared.kind === 'ok' && prepared.cpuMs > timeoutMs) {
-          this.discard();
-          fill(outcomes, n, { kind: 'timeout', durationMs: timeoutMs });
-          break;
-        }
-      }
-      const load = this.readPrepare(prepared, timeoutMs, candidateTimedOut);
-      if (load.kind === 'again') continue;
-      if (load.kind === 'load-error') {
-        if (outcomes.length === 0) return { kind: 'load-error', message: load.message };
-        fill(outcomes, n, { kind: 'threw', message: load.message, durationMs: 0 });
-        break;
-      }
-      if (load.kind === 'failed') {
-        fill(outcomes, n, load.outcome);
-        break;
-      }
-      loaded = true;
-      entryPoint = load.entryPoint;
-
-      while (outcomes.length < n) {
-        const from = outcomes.length;
-        const alone = stretched;
-        stretched = false;
-        const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
-        const call = await interpreter.runTests(slice, budgetMs, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
-        if (call.kind === 'ok' && alone && call.cpuMs > timeoutMs) {
-          // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
-          outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
-          this.discard();
-          break;
-        }
-        if (call.kind === 'ok') {
-          const parsed = parsePythonFrames(call.text);
-          if (!parsed.ok) {
-            fill(outcomes, n, { kind: 'threw', message: parsed.message, durationMs: 0 });
-            this.discard();
-            break;
-          }
-          let lost = false;
-          for (const frame of parsed.frames.slice(0, slice.length)) {
-            outcomes.push(frame.outcome);
-            if (frame.lost) {
-              lost = true;
-              break;
-            }
-          }
-          if (lost) {
-            this.discard();
-            break;
-          }
-          if (parsed.frames.length === 0) {
-            // Not even one test fitted the budget: impossible unless the
-            // harness is broken, and looping would never end.
-            fill(outcomes, n, { kind: 'threw', message: 'the Python sandbox returned no result', durationMs: 0 });
-            this.discard();
-          }
-          continue;
-        }
-        if (call.kind === 'timeout') {
-          const done = readProgress(interpreter.progress(), slice.length);
-          for (const o of done) outcomes.push(o);
-          // The interrupted test gets the blame only when it had the call to
-          // itself from the start and used its CPU; otherwise it runs again as
-          // the first test of a new call. After an interrupt the interpreter
-          // may be corrupt.
-          if (done.length === 0 && candidateTimedOut(call.cpuMs)) outcomes.push({ kind: 'timeout', durationMs: timeoutMs });
-          this.discard();
-          break;
-        }
-        if (call.kind === 'memory') {
-          // The isolate's own heap limit disposed it: which test of a batch
-          // did it is unknown, so they are replayed one per call.
-          if (slice.length === 1) outcomes.push({ kind: 'memory', message: 'exceeded the memory limit' });
-          oneAtATime = true;
-          this.discard();
-          break;
-        }
-        outcomes.push({ kind: 'threw', message: `sandbox failure: ${call.message}`, durationMs: 0 });
-        this.discard();
-        break;
-      }
-      if (n === 0) break;
-    }
-
-    return { kind: 'ran', tests: outcomes, entryPoint };
+    return runBatches(this.session, job);
   }
 
-  /** Reads prepare's answer: the entry point, a load error, or how loading failed. */
-  private readPrepare(
-    result: CallResult,
-    timeoutMs: number,
-    candidateTimedOut: (cpuMs: number) => boolean,
-  ): { kind: 'ok'; entryPoint: string } | { kind: 'load-error'; message: string } | { kind: 'failed'; outcome: TestOutcome } | { kind: 'again' } {
-    if (result.kind === 'timeout') {
-      this.discard();
-      if (!candidateTimedOut(result.cpuMs)) return { kind: 'again' };
-      return { kind: 'failed', outcome: { kind: 'timeout', durationMs: timeoutMs } };
+  /** This engine's part of the batch driver's work: one interpreter, replaced whenever the driver discards it. */
+  private readonly session: Session = {
+    survivesTimeout: false,
+    load: (job, wallMs) => this.load(job, wallMs),
+    call: (job, tests, wallMs) => this.runTests(job, tests, wallMs),
+    progress: () => this.interpreter?.progress() ?? null,
+    discard: () => this.discard(),
+    end: () => undefined,
+    describeCrash,
+  };
+
+  /** A clean interpreter with the candidate's module code run and its entry point resolved. */
+  private async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
+    const interpreter = await this.freshInterpreter();
+    this.used = true;
+    const result = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, wallMs);
+    return readPrepare(result);
+  }
+
+  private async runTests(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+    const interpreter = this.interpreter;
+    if (interpreter === null) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    const budgetMs = Math.max(1, Math.floor(job.limits.timeoutMs / 2));
+    const result = await interpreter.runTests(tests, budgetMs, wallMs);
+    switch (result.kind) {
+      case 'ok':
+        return { kind: 'finished', text: result.text, cpuMs: result.cpuMs };
+      case 'timeout':
+        return { kind: 'timeout', cpuMs: result.cpuMs, idle: false };
+      default:
+        return result;
     }
-    if (result.kind === 'memory') {
-      this.discard();
-      return { kind: 'failed', outcome: { kind: 'memory', message: 'top-level code exceeded the memory limit' } };
-    }
-    if (result.kind === 'crashed') {
-      this.discard();
-      return { kind: 'failed', outcome: { kind: 'threw', message: `sandbox failure: ${result.message}`, durationMs: 0 } };
-    }
-    const text = result.text;
-    if (text.startsWith('ok ')) return { kind: 'ok', entryPoint: text.slice(3) };
-    if (text.startsWith('load-error ')) return { kind: 'load-error', message: text.slice('load-error '.length) };
-    if (text.startsWith('m') || text.startsWith('M')) {
-      if (text.startsWith('M')) this.discard();
-      return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code: ${text.slice(1)}` } };
-    }
-    this.discard();
-    const message = text.startsWith('c') ? describeCrash(text.slice(1)) : 'the Python sandbox answered nonsense';
-    return { kind: 'failed', outcome: { kind: 'threw', message, durationMs: 0 } };
   }
 
   /**
@@ -344,18 +222,37 @@ export class PythonEngine {
   }
 }
 
-function readProgress(text: string | null, max: number): TestOutcome[] {
-  if (text === null) return [];
-  const parsed = parsePythonFrames(text);
-  if (!parsed.ok) return [];
-  const out: TestOutcome[] = [];
-  for (const frame of parsed.frames.slice(0, max)) {
-    if (frame.lost) break;
-    out.push(frame.outcome);
+/** Reads prepare's answer: the entry point, a load error, or how loading failed. */
+function readPrepare(result: InterpreterResult): LoadResult {
+  switch (result.kind) {
+    case 'timeout':
+      return { kind: 'timeout', cpuMs: result.cpuMs };
+    case 'memory':
+      return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
+    case 'crashed':
+      return { kind: 'failed', outcome: { kind: 'threw', message: `sandbox failure: ${result.message}`, durationMs: 0 }, lost: true };
+    case 'ok':
+      break;
   }
-  return out;
+  const text = result.text;
+  if (text.startsWith('ok ')) return { kind: 'loaded', entryPoint: text.slice(3), cpuMs: result.cpuMs };
+  if (text.startsWith('load-error ')) return { kind: 'load-error', message: text.slice('load-error '.length) };
+  // `m`: Python raised MemoryError and the interpreter is fine; `M`: the cap was hit where Python could not.
+  if (text.startsWith('m') || text.startsWith('M')) {
+    return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code: ${text.slice(1)}` }, lost: text.startsWith('M') };
+  }
+  const message = text.startsWith('c') ? describeCrash(text.slice(1)) : 'the Python sandbox answered nonsense';
+  return { kind: 'failed', outcome: { kind: 'threw', message, durationMs: 0 }, lost: true };
 }
 
-function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {
-  while (outcomes.length < n) outcomes.push(outcome);
+/**
+ * A JavaScript stack overflow inside the interpreter is Python recursing
+ * past what the WebAssembly stack holds (the recursion limit was raised):
+ * it is reported as the RecursionError CPython would raise natively.
+ */
+function describeCrash(message: string): string {
+  if (/Maximum call stack size exceeded/i.test(message)) {
+    return 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)';
+  }
+  return `the Python interpreter failed: ${message}`;
 }
