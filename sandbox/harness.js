@@ -25,6 +25,7 @@
   'use strict';
 
   const G = globalThis;
+  const now = prelude.now;
   const frame = prelude.frame;
   const frameHeader = prelude.header;
   const ReflectApply = Reflect.apply;
@@ -65,7 +66,6 @@
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve;
   const RealDate = Date;
-  const realNow = Date.now;
   const RangeErrorCtor = RangeError;
   const globalEval = eval;
   const identifierPattern = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -73,7 +73,6 @@
   const StringSlice = String.prototype.slice;
   const StringIndexOf = String.prototype.indexOf;
 
-  const now = () => ReflectApply(realNow, RealDate, []);
 
   // ---- determinism: seeded Math.random and a frozen clock -----------------
 

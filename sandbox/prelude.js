@@ -11,6 +11,15 @@
 
   const MathImul = Math.imul;
   const ObjectFreeze = Object.freeze;
+  const ReflectApply = Reflect.apply;
+  const DateCtor = Date;
+  const DateNow = Date.now;
+
+  // The real clock in ms, captured before anything (a fixed clock for the
+  // candidate, a candidate's own code) can replace Date.
+  function now() {
+    return ReflectApply(DateNow, DateCtor, []);
+  }
 
   // ---- result framing --------------------------------------------------------
   //
@@ -52,5 +61,5 @@
     return (t ^ (t >>> 14)) >>> 0;
   }
 
-  return ObjectFreeze({ frame, header, randomStep, randomBits });
+  return ObjectFreeze({ now, frame, header, randomStep, randomBits });
 })()

@@ -25,6 +25,7 @@
   'use strict';
 
   const G = globalThis;
+  const now = prelude.now;
   const frame = prelude.frame;
   const randomStep = prelude.randomStep;
   const randomBits = prelude.randomBits;
@@ -38,7 +39,6 @@
   const RangeErrorCtor = RangeError;
   const PromiseResolve = Promise.resolve.bind(Promise);
   const PromiseReject = Promise.reject.bind(Promise);
-  const DateNow = Date.now;
   const MathMin = Math.min;
   const Uint8ArrayCtor = Uint8Array;
   const ArrayBufferCtor = ArrayBuffer;
@@ -46,7 +46,6 @@
   const ArrayPush = Array.prototype.push;
   const ArrayJoin = Array.prototype.join;
   const StringCharCodeAt = String.prototype.charCodeAt;
-  const now = () => ReflectApply(DateNow, Date, []);
 
   // Globals of the bare context: everything else is removed after boot.
   const baselineGlobals = new Set(ObjectGetOwnPropertyNames(G));
@@ -97,7 +96,7 @@
   const clockOrigin = now();
   G.performance = { now: () => now() - clockOrigin };
 
-  // Bytes of an ArrayBuffer or a view, as the text codecs read them.
+  // The bytes of an ArrayBuffer or a view (a WebAssembly source, below).
   function asBytes(input) {
     if (input === undefined) return new Uint8ArrayCtor(0);
     if (input instanceof ArrayBufferCtor || input instanceof SharedArrayBufferCtor) return new Uint8ArrayCtor(input);
