@@ -7,8 +7,11 @@
  *   smaller calls only to say which test hit a limit.
  * - A call interrupted at its time limit: the tests it finished are read
  *   back, and the one that was running gets `timeout` only if it had the
- *   call to itself from the start and the candidate's (see `ownTimeout`).
- *   Otherwise it runs again as the first test of a new call.
+ *   call to itself from the start and the timeout was the candidate's (see
+ *   `ownTimeout`). Otherwise it runs again as the first test of a new call;
+ *   when the time went to other processes, alone, in a fresh sandbox (what
+ *   its interrupted run left there, a half-built structure or a pending
+ *   promise chain, must not count against it), with a stretched wall clock.
  * - The sandbox ran out of heap: which test of a batch did it is unknown,
  *   so the rest are replayed one per call in fresh sandboxes.
  * - Anything that ends the candidate early fills the tests left.
@@ -30,7 +33,9 @@ const OVERLOAD_RETRIES = 2;
 /**
  * A test run again after a timeout that was not its own runs alone, with
  * this many times the wall-clock limit, so that it gets its CPU on a busy
- * machine; it passes only if it used no more CPU than the limit.
+ * machine. If it uses more CPU than the limit it gets `timeout`, however
+ * the call ends: on a machine with a core to spare the limit would have
+ * stopped it first.
  */
 const WALL_STRETCH = 4;
 
@@ -100,14 +105,14 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
       stretched = false;
       const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
       const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
+      if (alone && call.kind !== 'crashed' && call.cpuMs > timeoutMs) {
+        outcomes.push(timedOut);
+        session.discard();
+        usable = false;
+        continue;
+      }
       switch (call.kind) {
         case 'finished': {
-          if (alone && call.cpuMs > timeoutMs) {
-            outcomes.push(timedOut);
-            session.discard();
-            usable = false;
-            break;
-          }
           const parsed = parseFrames(call.text, session.describeCrash);
           if (parsed.kind === 'missing-entry') {
             session.end();
@@ -144,7 +149,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
           // The test that was running when time ran out had the whole budget
           // only if it was the first of this call.
           if (done === 0 && ownTimeout(call.cpuMs, call.idle)) outcomes.push(timedOut);
-          if (call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
+          if (stretched || call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
             session.discard();
             usable = false;
           }

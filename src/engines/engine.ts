@@ -47,8 +47,8 @@ export type CallResult =
    * that never settles), so the time was the candidate's whatever the CPU did.
    */
   | { kind: 'timeout'; cpuMs: number; idle: boolean }
-  /** The sandbox reached its heap limit and is gone. */
-  | { kind: 'memory' }
+  /** The sandbox reached its heap limit and is gone. `cpuMs`: this process's CPU time during the call. */
+  | { kind: 'memory'; cpuMs: number }
   | { kind: 'crashed'; message: string };
 
 /**

@@ -16,8 +16,9 @@ const T = 1000;
  * Each test is one word: `v<digits>` returns that value; `hang` runs past
  * any limit with the CPU busy; `stalled` has its wall clock run out with
  * the CPU elsewhere unless it runs alone with a stretched clock; `greedy`
- * uses 1.5 T of CPU; `oom` exhausts the sandbox's heap; `crash` breaks the
- * sandbox (a `c` frame).
+ * uses 1.5 T of CPU; `oom` exhausts the sandbox's heap; `leak` has its wall
+ * clock run out with the CPU elsewhere, and given more time exhausts the
+ * heap after 1.5 T of CPU; `crash` breaks the sandbox (a `c` frame).
  */
 class ScriptedSession implements Session {
   readonly calls: Array<{ tests: string[]; wallMs: number }> = [];
@@ -48,7 +49,8 @@ class ScriptedSession implements Session {
       const word = JSON.parse(text) as string;
       if (word === 'hang') return { kind: 'timeout', cpuMs: wallMs, idle: false };
       if (word === 'stalled' && wallMs <= T) return { kind: 'timeout', cpuMs: 10, idle: false };
-      if (word === 'oom') return { kind: 'memory' };
+      if (word === 'oom') return { kind: 'memory', cpuMs };
+      if (word === 'leak') return wallMs <= T ? { kind: 'timeout', cpuMs: 10, idle: false } : { kind: 'memory', cpuMs: 1.5 * T };
       if (word === 'crash') return { kind: 'finished', text: this.done + frame('c', 'boom'), cpuMs };
       if (word === 'greedy') cpuMs += 1.5 * T;
       this.done += frame('r', word === 'stalled' || word === 'greedy' ? '0' : word.slice(1));
@@ -114,7 +116,7 @@ describe('the batch driver', () => {
     }
   });
 
-  it('runs a test whose time went to other processes again, alone, with a stretched wall clock', async () => {
+  it('runs a test whose time went to other processes again, alone, in a fresh sandbox, with a stretched wall clock', async () => {
     const session = new ScriptedSession(true);
     const out = await runBatches(session, job('stalled', 'v2'));
     expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['0', '2']);
@@ -123,6 +125,14 @@ describe('the batch driver', () => {
       { tests: ['stalled'], wallMs: 4 * T },
       { tests: ['v2'], wallMs: T },
     ]);
+    expect(session.loads).toEqual([T, T]);
+  });
+
+  it('gives timeout to a test run again that used more CPU than the limit before it ran out of memory', async () => {
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, job('leak', 'v2'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout', '2']);
+    expect(session.calls.map((c) => c.wallMs)).toEqual([T, 4 * T, T]);
   });
 
   it('gives timeout to a test that used more CPU than the limit on a stretched clock', async () => {

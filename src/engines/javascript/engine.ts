@@ -300,7 +300,7 @@ function cpuClock(): () => number {
 }
 
 function failedCall(isolate: ivm.Isolate, e: unknown, cpuMs: number): CallResult {
-  if (isolate.isDisposed) return { kind: 'memory' };
+  if (isolate.isDisposed) return { kind: 'memory', cpuMs };
   if (isTimeout(e)) return { kind: 'timeout', cpuMs, idle: false };
   return { kind: 'crashed', message: errorText(e) };
 }

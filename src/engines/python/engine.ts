@@ -177,13 +177,18 @@ export class PythonEngine {
     const interpreter = this.interpreter;
     if (interpreter === null) return { kind: 'crashed', message: 'the interpreter was already disposed' };
     const budgetMs = Math.max(1, Math.floor(job.limits.timeoutMs / 2));
+    const cpuStart = process.cpuUsage();
     const result = await interpreter.runTests(tests, budgetMs, wallMs);
     switch (result.kind) {
       case 'ok':
         return { kind: 'finished', text: result.text, cpuMs: result.cpuMs };
       case 'timeout':
         return { kind: 'timeout', cpuMs: result.cpuMs, idle: false };
-      default:
+      case 'memory': {
+        const used = process.cpuUsage(cpuStart);
+        return { kind: 'memory', cpuMs: (used.user + used.system) / 1000 };
+      }
+      case 'crashed':
         return result;
     }
   }
