@@ -106,6 +106,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
       const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
       const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
       if (alone && call.kind !== 'crashed' && call.cpuMs > timeoutMs) {
+        // More CPU than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
         outcomes.push(timedOut);
         session.discard();
         usable = false;
@@ -149,6 +150,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
           // The test that was running when time ran out had the whole budget
           // only if it was the first of this call.
           if (done === 0 && ownTimeout(call.cpuMs, call.idle)) outcomes.push(timedOut);
+          // A test run again because of the machine runs in a fresh sandbox.
           if (stretched || call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
             session.discard();
             usable = false;
