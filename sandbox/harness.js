@@ -11,18 +11,23 @@
 // - No expected output ever enters this context: the harness only reports
 //   what the candidate returned; the host compares.
 //
-// The script evaluates to `install(seed)`, which returns [run, progress, settle].
-// Results are a single framed string (see `frame`) so that nothing but one
-// string crosses back to the host.
+// This file is a function of the prelude's object (sandbox/prelude.js); the
+// host joins the two into one script, which evaluates to `install(seed,
+// epochMs)`, which returns [run, progress, settle]. Results are one framed
+// string (the prelude's `frame`) so that nothing but one string crosses back
+// to the host.
 //
 // The host calls `run` synchronously: for a candidate that returns plain
 // values that is the whole run, without the thread hop of an asynchronous
 // call. When a candidate returns a thenable, `run` answers "A" and the rest
 // of the run continues as a promise that the host awaits through `settle`.
-(function () {
+(function (prelude) {
   'use strict';
 
   const G = globalThis;
+  const now = prelude.now;
+  const frame = prelude.frame;
+  const frameHeader = prelude.header;
   const ReflectApply = Reflect.apply;
   const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
   const ObjectKeys = Object.keys;
@@ -38,7 +43,6 @@
   const NumberCtor = Number;
   const BigIntCtor = BigInt;
   const BigIntToString = BigInt.prototype.toString;
-  const MathImul = Math.imul;
   const SetCtor = Set;
   const MapCtor = Map;
   const SetHas = Set.prototype.has;
@@ -62,7 +66,6 @@
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve;
   const RealDate = Date;
-  const realNow = Date.now;
   const RangeErrorCtor = RangeError;
   const globalEval = eval;
   const identifierPattern = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -70,19 +73,16 @@
   const StringSlice = String.prototype.slice;
   const StringIndexOf = String.prototype.indexOf;
 
-  const now = () => ReflectApply(realNow, RealDate, []);
 
   // ---- determinism: seeded Math.random and a frozen clock -----------------
 
   function makeRandom(seed) {
-    // mulberry32: small, fast, and good enough to make runs reproducible.
+    const randomStep = prelude.randomStep;
+    const randomBits = prelude.randomBits;
     let state = seed >>> 0;
     return function random() {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = MathImul(t ^ (t >>> 15), t | 1);
-      t ^= t + MathImul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      state = randomStep(state);
+      return randomBits(state) / 4294967296;
     };
   }
 
@@ -364,15 +364,7 @@
     }
   }
 
-  // ---- result framing ------------------------------------------------------
-  // Each test: <kind><duration>,<length>,<payload>
-  //   r = returned (payload: wire JSON)   t = threw (payload: message)
-  //   u = unserializable (message)        m = memory (message)
-  // A whole run may instead be a single E<message>: the entry point is missing.
-
-  function frame(kind, durationMs, payload) {
-    return kind + durationMs + ',' + payload.length + ',' + payload;
-  }
+  // ---- results, framed (see the prelude) -------------------------------------
 
   function outcomeOf(value, started) {
     const duration = now() - started;
@@ -508,7 +500,7 @@
       const tests =
         ReflectApply(StringIndexOf, testsJson, ['"$evalrun"']) < 0 ? JSONParse(testsJson) : JSONParse(testsJson, reviveWire);
       const n = tests.length;
-      header = 'P' + resolved[2].length + ',' + resolved[2];
+      header = frameHeader(resolved[2]);
       for (let i = 0; i < n; i++) {
         const started = now();
         let value;
@@ -577,4 +569,4 @@
 
     return [run, progress, settle];
   };
-})();
+})

@@ -28,7 +28,7 @@ const compiled = (...path: string[]): string => join(root, 'dist', 'src', ...pat
  */
 const LAZY_WORKER_PARTS: Record<string, string> = {
   [compiled('problems', 'load.js')]: WORKER_BUNDLES.loader,
-  [compiled('sandbox-host', 'python-bridge.js')]: WORKER_BUNDLES.python,
+  [compiled('engines', 'python', 'bridge.js')]: WORKER_BUNDLES.python,
 };
 
 const lazyWorkerParts: Plugin = {
@@ -55,7 +55,7 @@ await build({
   entryPoints: {
     [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js'),
     [stem(WORKER_BUNDLES.loader)]: compiled('problems', 'load.js'),
-    [stem(WORKER_BUNDLES.python)]: compiled('sandbox-host', 'python-bridge.js'),
+    [stem(WORKER_BUNDLES.python)]: compiled('engines', 'python', 'bridge.js'),
   },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,

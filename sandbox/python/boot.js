@@ -6,7 +6,8 @@
 // - files come from `__evalrunInput`, handed in by the host as buffers; there
 //   is no file system, network or host callback behind `readbuffer`;
 // - the context has no TextEncoder/TextDecoder/crypto/performance, so small
-//   local versions are provided;
+//   local versions are provided (the text codecs in text-codecs.js, which
+//   the host runs first);
 // - async WebAssembly.compile/instantiate may never settle inside an isolate,
 //   so they are replaced by wrappers around the synchronous constructors;
 // - WebAssembly memory is not counted by the isolate's heap limit, so
@@ -14,14 +15,20 @@
 // - after boot every global this script or Pyodide's loader added is
 //   removed, together with every way to build new WebAssembly objects.
 //
-// The script evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
+// This file is a function of the prelude's object (sandbox/prelude.js: the
+// frame writer, the seeded generator); the host joins the two into one
+// script. It evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
 // which the host calls once. Everything the host later calls is a function
 // of the object that boot stores in `__evalrunApi` (the host takes references
 // and deletes the global at once).
-(function () {
+(function (prelude) {
   'use strict';
 
   const G = globalThis;
+  const now = prelude.now;
+  const frame = prelude.frame;
+  const randomStep = prelude.randomStep;
+  const randomBits = prelude.randomBits;
   const ReflectApply = Reflect.apply;
   const ObjectDefineProperty = Object.defineProperty;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -33,19 +40,14 @@
   const TypeErrorCtor = TypeError;
   const PromiseResolve = Promise.resolve.bind(Promise);
   const PromiseReject = Promise.reject.bind(Promise);
-  const DateNow = Date.now;
-  const fromCharCode = String.fromCharCode;
   const MathMin = Math.min;
   const Uint8ArrayCtor = Uint8Array;
   const Int32ArrayCtor = Int32Array;
-  const Uint16ArrayCtor = Uint16Array;
   const ArrayBufferCtor = ArrayBuffer;
   const SharedArrayBufferCtor = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   const ArrayPush = Array.prototype.push;
   const ArrayJoin = Array.prototype.join;
   const StringCharCodeAt = String.prototype.charCodeAt;
-  const TypedArraySubarray = Uint8Array.prototype.subarray;
-  const now = () => ReflectApply(DateNow, Date, []);
 
   // Globals of the bare context: everything else is removed after boot.
   const baselineGlobals = new Set(ObjectGetOwnPropertyNames(G));
@@ -83,11 +85,8 @@
   // the random module's first seed, tempfile names) is reproducible.
   let randomState = input.seed >>> 0;
   function nextRandom() {
-    randomState = (randomState + 0x6d2b79f5) >>> 0;
-    let t = randomState;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+    randomState = randomStep(randomState);
+    return randomBits(randomState);
   }
   G.crypto = {
     getRandomValues(view) {
@@ -99,154 +98,12 @@
   const clockOrigin = now();
   G.performance = { now: () => now() - clockOrigin };
 
-  // ---- TextEncoder / TextDecoder -------------------------------------------
-
-  const CHUNK = 8192;
-  function unitsToString(units, length) {
-    let out = '';
-    for (let i = 0; i < length; i += CHUNK) {
-      out += ReflectApply(fromCharCode, null, ReflectApply(TypedArraySubarray, units, [i, MathMin(length, i + CHUNK)]));
-    }
-    return out;
-  }
+  // The bytes of an ArrayBuffer or a view (a WebAssembly source, below).
   function asBytes(input) {
     if (input === undefined) return new Uint8ArrayCtor(0);
     if (input instanceof ArrayBufferCtor || input instanceof SharedArrayBufferCtor) return new Uint8ArrayCtor(input);
     return new Uint8ArrayCtor(input.buffer, input.byteOffset, input.byteLength);
   }
-  function decodeUtf8(bytes, fatal, ignoreBOM) {
-    const n = bytes.length;
-    const units = new Uint16ArrayCtor(n + 1);
-    let u = 0;
-    let i = !ignoreBOM && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    while (i < n) {
-      const b0 = bytes[i];
-      if (b0 < 0x80) {
-        units[u++] = b0;
-        i++;
-        continue;
-      }
-      let need = 0;
-      let cp = 0;
-      let min = 0;
-      if (b0 >= 0xc2 && b0 <= 0xdf) {
-        need = 1;
-        cp = b0 & 0x1f;
-        min = 0x80;
-      } else if (b0 >= 0xe0 && b0 <= 0xef) {
-        need = 2;
-        cp = b0 & 0x0f;
-        min = 0x800;
-      } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-        need = 3;
-        cp = b0 & 0x07;
-        min = 0x10000;
-      }
-      let j = 1;
-      if (need > 0) {
-        for (; j <= need; j++) {
-          if (i + j >= n || (bytes[i + j] & 0xc0) !== 0x80) break;
-          cp = (cp << 6) | (bytes[i + j] & 0x3f);
-        }
-      }
-      if (need === 0 || j <= need || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        if (fatal) throw new TypeErrorCtor('The encoded data was not valid for encoding utf-8');
-        units[u++] = 0xfffd;
-        i += need === 0 ? 1 : j;
-        continue;
-      }
-      i += need + 1;
-      if (cp >= 0x10000) {
-        cp -= 0x10000;
-        units[u++] = 0xd800 | (cp >> 10);
-        units[u++] = 0xdc00 | (cp & 0x3ff);
-      } else {
-        units[u++] = cp;
-      }
-    }
-    return unitsToString(units, u);
-  }
-  function decodeUtf16le(bytes, ignoreBOM) {
-    const count = bytes.length >> 1;
-    const units = new Uint16ArrayCtor(count);
-    for (let k = 0; k < count; k++) units[k] = bytes[2 * k] | (bytes[2 * k + 1] << 8);
-    const start = !ignoreBOM && count > 0 && units[0] === 0xfeff ? 1 : 0;
-    return unitsToString(ReflectApply(TypedArraySubarray, units, [start, count]), count - start);
-  }
-  function decodeLatin1(bytes) {
-    return unitsToString(bytes, bytes.length);
-  }
-  class TextDecoder {
-    constructor(label = 'utf-8', options = {}) {
-      const name = StringCtor(label).toLowerCase();
-      if (name === 'utf-8' || name === 'utf8' || name === 'unicode-1-1-utf-8') this.encoding = 'utf-8';
-      else if (name === 'utf-16le' || name === 'utf-16') this.encoding = 'utf-16le';
-      else if (name === 'latin1' || name === 'iso-8859-1' || name === 'ascii' || name === 'us-ascii') this.encoding = 'latin1';
-      else throw new RangeErrorCtor('evalrun: unsupported encoding ' + name);
-      this.fatal = !!(options && options.fatal);
-      this.ignoreBOM = !!(options && options.ignoreBOM);
-    }
-    decode(input) {
-      const bytes = asBytes(input);
-      if (this.encoding === 'utf-8') return decodeUtf8(bytes, this.fatal, this.ignoreBOM);
-      if (this.encoding === 'utf-16le') return decodeUtf16le(bytes, this.ignoreBOM);
-      return decodeLatin1(bytes);
-    }
-  }
-  // Writes UTF-8 for as many whole characters as fit; returns what it used.
-  function encodeInto(str, dest) {
-    const s = StringCtor(str);
-    const n = s.length;
-    const cap = dest.length;
-    let read = 0;
-    let written = 0;
-    while (read < n) {
-      let cp = ReflectApply(StringCharCodeAt, s, [read]);
-      let units = 1;
-      if (cp >= 0xd800 && cp <= 0xdbff && read + 1 < n) {
-        const lo = ReflectApply(StringCharCodeAt, s, [read + 1]);
-        if (lo >= 0xdc00 && lo <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          units = 2;
-        }
-      }
-      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
-      const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-      if (written + size > cap) break;
-      if (size === 1) dest[written++] = cp;
-      else if (size === 2) {
-        dest[written++] = 0xc0 | (cp >> 6);
-        dest[written++] = 0x80 | (cp & 0x3f);
-      } else if (size === 3) {
-        dest[written++] = 0xe0 | (cp >> 12);
-        dest[written++] = 0x80 | ((cp >> 6) & 0x3f);
-        dest[written++] = 0x80 | (cp & 0x3f);
-      } else {
-        dest[written++] = 0xf0 | (cp >> 18);
-        dest[written++] = 0x80 | ((cp >> 12) & 0x3f);
-        dest[written++] = 0x80 | ((cp >> 6) & 0x3f);
-        dest[written++] = 0x80 | (cp & 0x3f);
-      }
-      read += units;
-    }
-    return { read, written };
-  }
-  class TextEncoder {
-    get encoding() {
-      return 'utf-8';
-    }
-    encode(str = '') {
-      const s = StringCtor(str);
-      const buffer = new Uint8ArrayCtor(s.length * 3);
-      const { written } = encodeInto(s, buffer);
-      return buffer.slice(0, written);
-    }
-    encodeInto(str, dest) {
-      return encodeInto(str, dest);
-    }
-  }
-  G.TextDecoder = TextDecoder;
-  G.TextEncoder = TextEncoder;
 
   // ---- WebAssembly ---------------------------------------------------------
 
@@ -746,10 +603,6 @@
     let progress = [];
     let dead = '';
 
-    function frame(kind, durationMs, payload) {
-      return kind + durationMs + ',' + payload.length + ',' + payload;
-    }
-
     // A JS exception out of a Python call means the interpreter itself
     // failed (fatal error, stack exhaustion in wasm, trap, a refused call
     // into the sealed bridge).
@@ -925,4 +778,4 @@
     FS.currentPath = base.currentPath;
     FS.nextInode = base.nextInode;
   }
-})();
+})

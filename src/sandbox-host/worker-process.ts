@@ -8,20 +8,18 @@ import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bo
 import type { GradeJob, GradeReply, Verdict } from './grade-protocol.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
 import { DEFAULTS } from '../defaults.js';
-import { JsEngine } from './js-engine.js';
+import { Engines } from '../engines/registry.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
 import { WorkerIo } from './worker-io.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 
-const engine = new JsEngine();
+/** JavaScript's engine is cheap to start, so it is ready before the first job; others start with their first job. */
+const engines = new Engines(['javascript']);
 const io = new WorkerIo();
 
-async function runEngine(job: GradeJob): Promise<CandidateOutcome> {
-  if (job.language === 'javascript') return engine.run(job);
-  pythonUsed = true;
-  const { runPython } = await import('./python-bridge.js');
-  return runPython(job);
+function runEngine(job: GradeJob): Promise<CandidateOutcome> {
+  return engines.run(job);
 }
 
 async function grade(id: number, job: GradeJob): Promise<GradeReply> {
@@ -108,17 +106,11 @@ let lastMemoryMb: number = DEFAULTS.memoryMb;
  */
 async function warmWhenIdle(): Promise<void> {
   if (io.hasRequest()) return;
-  try {
-    engine.warm(lastMemoryMb);
-    // The Python interpreter the last job used is restored now rather than
-    // when the next Python job arrives.
-    if (pythonUsed) await (await import('./python-bridge.js')).warmPython();
-  } catch {
-    // The next job meets the same failure and reports it with its candidate.
-  }
+  // The Python interpreter the last job used is restored now rather than
+  // when the next Python job arrives.
+  await engines.warm(lastMemoryMb);
 }
 
-let pythonUsed = false;
 
 function parseRequest(text: string): ToWorker | null {
   try {
@@ -153,7 +145,7 @@ async function serve(): Promise<void> {
 
 serve().then(
   () => {
-    engine.dispose();
+    engines.dispose();
     process.exit(0);
   },
   (e: unknown) => {

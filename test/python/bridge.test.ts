@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PythonEngineOptions } from '../../src/python/engine.js';
-import { PythonBridge, wasmCapMb, type PythonSandbox } from '../../src/sandbox-host/python-bridge.js';
+import type { PythonEngineOptions } from '../../src/engines/python/engine.js';
+import { PythonBridge, wasmCapMb, type PythonSandbox } from '../../src/engines/python/bridge.js';
 import type { CandidateJob, CandidateOutcome } from '../../src/sandbox-host/protocol.js';
 import { pyJob } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
 import { pyJob, testsOf } from './helpers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
 
 let engine: PythonEngine;

@@ -6,7 +6,7 @@
  * (a real WebAssembly side module built from C, see its build.sh).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
 import { pyJob, returned, testsOf } from './helpers.js';
 import { EXTENSION_FILE, extensionBytes, extensionPackages } from './wheel.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
 import { gradeWithRecovery } from '../../src/grading/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/sandbox-host/pool.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Interpreter, makeSnapshot } from '../../src/python/boot.js';
-import { PythonEngine } from '../../src/python/engine.js';
-import { loadPyodideFiles } from '../../src/python/pyodide-files.js';
+import { Interpreter, makeSnapshot } from '../../src/engines/python/boot.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
+import { loadPyodideFiles } from '../../src/engines/python/pyodide-files.js';
 import { pyJob, returned } from './helpers.js';
 
 /**

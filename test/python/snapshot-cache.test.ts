@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSy
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
-import { loadPyodideFiles } from '../../src/python/pyodide-files.js';
-import { readOrMakeSnapshot, readSnapshot, snapshotPath, writeSnapshot } from '../../src/python/snapshot-cache.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
+import { loadPyodideFiles } from '../../src/engines/python/pyodide-files.js';
+import { readOrMakeSnapshot, readSnapshot, snapshotPath, writeSnapshot } from '../../src/engines/python/snapshot-cache.js';
 import { pyJob, returned } from './helpers.js';
 
 const dirs: string[] = [];
@@ -93,7 +93,7 @@ describe('several processes and one cache folder', () => {
   it('processes starting together make the snapshot once and all run Python', async () => {
     const dir = tempDir();
     const script = `
-      import { PythonEngine } from ${JSON.stringify(join(DIST, 'python', 'engine.js'))};
+      import { PythonEngine } from ${JSON.stringify(join(DIST, 'engines', 'python', 'engine.js'))};
       const engine = await PythonEngine.create({ memoryMb: 128, cacheDir: ${JSON.stringify(dir)} });
       const job = { language: 'python', code: 'def f(a, b):\\n    return a * b\\n', functionName: 'f', arity: 2,
         tests: ['[6, 7]'], limits: { memoryMb: 128, timeoutMs: 5000, seed: 1 } };
@@ -142,7 +142,7 @@ describe('several processes and one cache folder', () => {
     const dir = tempDir();
     const path = join(dir, 'pyodide-1-race.snapshot');
     const writer = (fill: number): string => `
-      import { writeSnapshot } from ${JSON.stringify(join(DIST, 'python', 'snapshot-cache.js'))};
+      import { writeSnapshot } from ${JSON.stringify(join(DIST, 'engines', 'python', 'snapshot-cache.js'))};
       const payload = new Uint8Array(8 * 1024 * 1024).fill(${fill});
       for (let i = 0; i < 25; i++) writeSnapshot(${JSON.stringify(path)}, payload);
     `;

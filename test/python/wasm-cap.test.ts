@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/python/engine.js';
-import { PythonBridge } from '../../src/sandbox-host/python-bridge.js';
+import { PythonEngine } from '../../src/engines/python/engine.js';
+import { PythonBridge } from '../../src/engines/python/bridge.js';
 import { pyJob, returned } from './helpers.js';
 
 /**

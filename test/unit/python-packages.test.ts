@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readPythonPackages, wheelKind } from '../../src/python/packages.js';
+import { readPythonPackages, wheelKind } from '../../src/engines/python/packages.js';
 import { EXTENSION_FILE, EXTENSION_FIXTURES, extensionBytes, zip } from '../python/wheel.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

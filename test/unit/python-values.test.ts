@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkJsonStructure, type LongInteger } from '../../src/problems/json-structure.js';
 import { restoreLongIntegers } from '../../src/problems/load.js';
-import { wheelKind } from '../../src/python/packages.js';
+import { wheelKind } from '../../src/engines/python/packages.js';
 import { judge } from '../../src/sandbox-host/judge.js';
 import { compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
 import { decodeValue } from '../../src/values/decode.js';

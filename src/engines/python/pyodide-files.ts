@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../../package-root.js';
+import { withPrelude } from '../prelude.js';
 
 /**
  * Everything a Python interpreter is built from, read once per process:
  * Pyodide's scripts (rewritten into plain scripts for an isolate), its
  * compiled WebAssembly module, the standard library, and evalrun's own boot
- * script and harness. Nothing is ever fetched: all of it ships in the
+ * script (with the text codecs and the shared prelude) and harness. Nothing is ever fetched: all of it ships in the
  * `pyodide` npm package or in evalrun's `sandbox/python/` folder.
  */
 export interface PyodideFiles {
@@ -56,7 +57,10 @@ export function loadPyodideFiles(): PyodideFiles {
   if (buildId === undefined) throw new Error(`evalrun: cannot find BUILD_ID in pyodide ${version}`);
 
   const sandboxDir = join(packageRoot(), 'sandbox', 'python');
-  const bootScript = readFileSync(join(sandboxDir, 'boot.js'), 'utf8');
+  // One script: the text codecs, then boot.js with the prelude every
+  // language's in-isolate code shares. All of it is in the snapshot key.
+  const bootScript =
+    readFileSync(join(sandboxDir, 'text-codecs.js'), 'utf8') + '\n' + withPrelude(readFileSync(join(sandboxDir, 'boot.js'), 'utf8'));
   const harnessSource = readFileSync(join(sandboxDir, 'harness.py'), 'utf8');
   const packagesSource = readFileSync(join(sandboxDir, 'packages.py'), 'utf8');
   const wasmBytes = readFileSync(join(dir, 'pyodide.asm.wasm'));

@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 /**
  * The on-disk cache of Pyodide memory snapshots. A snapshot is made once

@@ -1,14 +1,16 @@
 /**
- * Python candidates in a sandbox worker process. The worker imports this
- * module only when a Python job arrives, so a JavaScript-only run never
- * loads Pyodide (about 300 MB of RSS per interpreter).
+ * Python's engine as a sandbox worker sees it (the registry's entry for
+ * Python). The registry imports this module only when a Python job
+ * arrives, so a JavaScript-only run never loads Pyodide (about 300 MB of
+ * RSS per interpreter).
  *
  * One engine per worker: booting an interpreter from the snapshot costs a
  * quarter of a second, so the engine keeps its interpreter and restores it
  * to its post-boot state before each candidate (see engine.ts).
  */
-import { PythonEngine, type PythonEngineOptions } from '../python/engine.js';
-import type { CandidateJob, CandidateOutcome } from './protocol.js';
+import { PythonEngine, type PythonEngineOptions } from './engine.js';
+import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import type { Engine } from '../engine.js';
 
 /** What the bridge needs of an engine; PythonEngine in production. */
 export interface PythonSandbox {
@@ -39,7 +41,7 @@ export function wasmCapMb(memoryMb: number): number {
 /** Attempts per candidate when the engine itself fails (not the candidate). */
 const ATTEMPTS = 2;
 
-export class PythonBridge {
+export class PythonBridge implements Engine {
   private engine: PythonSandbox | null = null;
   private engineMemoryMb = 0;
   private enginePackages = '[]';
@@ -141,15 +143,7 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-let shared: PythonBridge | null = null;
-
-/** The worker's entry point for Python jobs (see worker-process.ts). */
-export function runPython(job: CandidateJob): Promise<CandidateOutcome> {
-  shared ??= new PythonBridge();
-  return shared.run(job);
-}
-
-/** Restores the worker's interpreter while it waits (nothing when no Python job ran yet). */
-export function warmPython(): Promise<void> {
-  return shared?.warm() ?? Promise.resolve();
+/** The registry's way to start Python's engine (registry.ts). */
+export function createEngine(): Engine {
+  return new PythonBridge();
 }

@@ -1,0 +1,189 @@
+/**
+ * The control loop every engine shares: how a candidate's tests go into a
+ * sandbox and how the run recovers when a limit interrupts it. Languages
+ * differ only in their `Session` (engine.ts).
+ *
+ * - All the tests go into the sandbox in one call; the loop falls back to
+ *   smaller calls only to say which test hit a limit.
+ * - A call interrupted at its time limit: the tests it finished are read
+ *   back, and the one that was running gets `timeout` only if it had the
+ *   call to itself from the start and the timeout was the candidate's (see
+ *   `ownTimeout`). Otherwise it runs again as the first test of a new call;
+ *   when the time went to other processes, alone, in a fresh sandbox (what
+ *   its interrupted run left there, a half-built structure or a pending
+ *   promise chain, must not count against it), with a stretched wall clock.
+ * - The sandbox ran out of heap: which test of a batch did it is unknown,
+ *   so the rest are replayed one per call in fresh sandboxes.
+ * - Anything that ends the candidate early fills the tests left.
+ */
+import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-host/protocol.js';
+import type { Session } from './engine.js';
+import { parseFrames } from './frames.js';
+
+/**
+ * A timeout is the candidate's only when its call kept this process's CPU
+ * busy for at least this share of the limit. isolated-vm's limit is
+ * wall-clock time, and a machine with no core to spare (or a process
+ * stopped for a while) lets the wall clock run out while the candidate
+ * hardly ran: such a test runs again, at most OVERLOAD_RETRIES times per
+ * candidate, after which the limit stands.
+ */
+const CPU_SHARE_FOR_TIMEOUT = 0.75;
+const OVERLOAD_RETRIES = 2;
+/**
+ * A test run again after a timeout that was not its own runs alone, with
+ * this many times the wall-clock limit, so that it gets its CPU on a busy
+ * machine. If it uses more CPU than the limit it gets `timeout`, however
+ * the call ends: on a machine with a core to spare the limit would have
+ * stopped it first.
+ */
+const WALL_STRETCH = 4;
+
+export const MEMORY_MESSAGE = 'exceeded the memory limit';
+
+/** Runs every test of `job` through `session`; one outcome per test, in order. */
+export async function runBatches(session: Session, job: CandidateJob): Promise<CandidateOutcome> {
+  const n = job.tests.length;
+  const timeoutMs = job.limits.timeoutMs;
+  const timedOut: TestOutcome = { kind: 'timeout', durationMs: timeoutMs };
+  const outcomes: TestOutcome[] = [];
+  let entryPoint = '';
+  /** After a memory error in a batch: every later call runs one test. */
+  let oneAtATime = false;
+  /** The top-level code has run to the end once (so a later load is a reload). */
+  let loaded = false;
+  let retries = 0;
+  /** After a timeout that was the machine's: the next load or call runs alone, with a stretched wall clock. */
+  let stretched = false;
+  /** Whether an interrupted call was the candidate's: it used its share of CPU, it sat idle, or the retries are spent. */
+  const ownTimeout = (cpuMs: number, idle: boolean): boolean => {
+    if (idle || cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || retries >= OVERLOAD_RETRIES) return true;
+    retries++;
+    stretched = true;
+    return false;
+  };
+
+  // A candidate with no test is still loaded, so that code that cannot run says so.
+  while (outcomes.length < n || !loaded) {
+    const stretchLoad = stretched && !loaded;
+    if (stretchLoad) stretched = false;
+    const load = await session.load(job, stretchLoad ? timeoutMs * WALL_STRETCH : timeoutMs);
+    if (load.kind === 'timeout') {
+      session.discard();
+      if (ownTimeout(load.cpuMs, false)) {
+        fill(outcomes, n, timedOut);
+        break;
+      }
+      continue;
+    }
+    if (load.kind === 'load-error') {
+      if (outcomes.length === 0) {
+        session.end();
+        return { kind: 'load-error', message: load.message };
+      }
+      fill(outcomes, n, { kind: 'threw', message: load.message, durationMs: 0 });
+      break;
+    }
+    if (load.kind === 'failed') {
+      if (load.lost) session.discard();
+      fill(outcomes, n, load.outcome);
+      break;
+    }
+    if (stretchLoad && load.cpuMs > timeoutMs) {
+      // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
+      session.discard();
+      fill(outcomes, n, timedOut);
+      break;
+    }
+    loaded = true;
+    if (load.entryPoint !== '') entryPoint = load.entryPoint;
+
+    let usable = true;
+    while (usable && outcomes.length < n) {
+      const from = outcomes.length;
+      const alone = stretched;
+      stretched = false;
+      const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
+      const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
+      if (alone && call.kind !== 'crashed' && call.cpuMs > timeoutMs) {
+        // More CPU than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
+        outcomes.push(timedOut);
+        session.discard();
+        usable = false;
+        continue;
+      }
+      switch (call.kind) {
+        case 'finished': {
+          const parsed = parseFrames(call.text, session.describeCrash);
+          if (parsed.kind === 'missing-entry') {
+            session.end();
+            return { kind: 'load-error', message: parsed.message };
+          }
+          if (parsed.kind === 'malformed') {
+            fill(outcomes, n, { kind: 'threw', message: 'the sandbox returned malformed results', durationMs: 0 });
+            session.discard();
+            usable = false;
+            break;
+          }
+          if (parsed.entryPoint !== '') entryPoint = parsed.entryPoint;
+          const taken = append(outcomes, parsed.tests, slice.length);
+          if (parsed.lost && taken === parsed.tests.length) {
+            session.discard();
+            usable = false;
+          } else if (taken === 0) {
+            // Not one test answered: only a broken harness does that, and asking again would never end.
+            fill(outcomes, n, { kind: 'threw', message: 'the sandbox returned no result', durationMs: 0 });
+            session.discard();
+            usable = false;
+          }
+          break;
+        }
+        case 'timeout': {
+          const text = session.progress();
+          const parsed = text === null ? null : parseFrames(text, session.describeCrash);
+          let done = 0;
+          if (parsed?.kind === 'tests') {
+            if (parsed.entryPoint !== '') entryPoint = parsed.entryPoint;
+            // A test whose frame says the sandbox failed did not finish.
+            done = append(outcomes, parsed.lost ? parsed.tests.slice(0, -1) : parsed.tests, slice.length);
+          }
+          // The test that was running when time ran out had the whole budget
+          // only if it was the first of this call.
+          if (done === 0 && ownTimeout(call.cpuMs, call.idle)) outcomes.push(timedOut);
+          // A test run again because of the machine runs in a fresh sandbox.
+          if (stretched || call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
+            session.discard();
+            usable = false;
+          }
+          break;
+        }
+        case 'memory':
+          session.discard();
+          usable = false;
+          if (slice.length === 1) outcomes.push({ kind: 'memory', message: MEMORY_MESSAGE });
+          oneAtATime = true;
+          break;
+        case 'crashed':
+          session.discard();
+          usable = false;
+          outcomes.push({ kind: 'threw', message: `sandbox failure: ${call.message}`, durationMs: 0 });
+          break;
+      }
+    }
+    if (n === 0) break;
+  }
+
+  session.end();
+  return { kind: 'ran', tests: outcomes, entryPoint };
+}
+
+/** Appends at most `max` of `tests` (no spread: 100k+ tests overflow the stack); how many it took. */
+function append(outcomes: TestOutcome[], tests: readonly TestOutcome[], max: number): number {
+  const count = Math.min(tests.length, max);
+  for (let i = 0; i < count; i++) outcomes.push(tests[i]!);
+  return count;
+}
+
+function fill(outcomes: TestOutcome[], n: number, outcome: TestOutcome): void {
+  while (outcomes.length < n) outcomes.push(outcome);
+}

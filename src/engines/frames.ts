@@ -1,0 +1,81 @@
+import type { TestOutcome } from '../sandbox-host/protocol.js';
+
+/**
+ * The results of a call into a sandbox, as every language's in-isolate code
+ * writes them (sandbox/prelude.js, `frame`, describes the format): an
+ * optional `P` header naming the entry point, then one frame per test; or a
+ * lone `E<message>` when there is no entry point to call.
+ */
+export type ParsedFrames =
+  | {
+      kind: 'tests';
+      /** '' when the text has no header (the engine learnt the entry point elsewhere). */
+      entryPoint: string;
+      tests: TestOutcome[];
+      /**
+       * The last test's frame says the sandbox itself failed during it (`c`)
+       * or ran out of memory where the code could not catch it (`M`): its
+       * state must not be used again. Parsing stops after such a frame.
+       */
+      lost: boolean;
+    }
+  | { kind: 'missing-entry'; message: string }
+  | { kind: 'malformed' };
+
+/**
+ * Parses framed results. The text is produced inside the sandbox, so every
+ * length, number and kind is checked; a bad frame makes the whole text
+ * `malformed`. `describeCrash` turns a `c` frame's payload into the
+ * message the test gets (each language says what failed in its own words).
+ */
+export function parseFrames(text: string, describeCrash: (payload: string) => string): ParsedFrames {
+  if (text.startsWith('E')) return { kind: 'missing-entry', message: text.slice(1) };
+  let pos = 0;
+  let entryPoint = '';
+  if (text.startsWith('P')) {
+    const comma = text.indexOf(',', 1);
+    const length = comma < 0 ? NaN : Number(text.slice(1, comma));
+    if (!Number.isInteger(length) || length < 0 || comma + 1 + length > text.length) return MALFORMED;
+    entryPoint = text.slice(comma + 1, comma + 1 + length);
+    pos = comma + 1 + length;
+  }
+  const tests: TestOutcome[] = [];
+  while (pos < text.length) {
+    const kind = text[pos];
+    const c1 = text.indexOf(',', pos + 1);
+    const c2 = c1 < 0 ? -1 : text.indexOf(',', c1 + 1);
+    if (c1 < 0 || c2 < 0) return MALFORMED;
+    const durationMs = Number(text.slice(pos + 1, c1));
+    const length = Number(text.slice(c1 + 1, c2));
+    if (!Number.isFinite(durationMs) || durationMs < 0 || !Number.isInteger(length) || length < 0 || c2 + 1 + length > text.length) {
+      return MALFORMED;
+    }
+    const payload = text.slice(c2 + 1, c2 + 1 + length);
+    pos = c2 + 1 + length;
+    switch (kind) {
+      case 'r':
+        tests.push({ kind: 'returned', json: payload, durationMs });
+        break;
+      case 't':
+        tests.push({ kind: 'threw', message: payload, durationMs });
+        break;
+      case 'u':
+        tests.push({ kind: 'unserializable', message: payload, durationMs });
+        break;
+      case 'm':
+        tests.push({ kind: 'memory', message: payload });
+        break;
+      case 'M':
+        tests.push({ kind: 'memory', message: payload });
+        return { kind: 'tests', entryPoint, tests, lost: true };
+      case 'c':
+        tests.push({ kind: 'threw', message: describeCrash(payload), durationMs });
+        return { kind: 'tests', entryPoint, tests, lost: true };
+      default:
+        return MALFORMED;
+    }
+  }
+  return { kind: 'tests', entryPoint, tests, lost: false };
+}
+
+const MALFORMED: ParsedFrames = { kind: 'malformed' };

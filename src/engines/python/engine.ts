@@ -1,0 +1,263 @@
+import ivm from 'isolated-vm';
+import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import { MEMORY_MESSAGE, runBatches } from '../batch-driver.js';
+import type { CallResult, LoadResult, Session } from '../engine.js';
+import { Interpreter, makeSnapshot, type BootOptions, type CallResult as InterpreterResult } from './boot.js';
+import { readPythonPackages } from './packages.js';
+import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
+import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
+
+
+export interface PythonEngineOptions {
+  /** Heap limit of the isolate (JavaScript objects), in MB; at least 64. */
+  memoryMb: number;
+  /** Cap of the interpreter's WebAssembly memory (where Python's objects live), in MB. Default 256. */
+  wasmMemoryMb?: number;
+  /** Where the memory snapshot is cached. Default: node_modules/.cache/evalrun. */
+  cacheDir?: string;
+  /** --python-packages folders, importable by candidates. */
+  packages?: readonly string[];
+}
+
+const DEFAULT_WASM_MEMORY_MB = 256;
+/**
+ * Pyodide's own JavaScript runtime needs about 64 MB of isolate heap to boot
+ * (32 MB does not), and the copy of the interpreter's memory that every
+ * restore starts from (about 30 MB) is an ArrayBuffer counted in that heap
+ * too. Candidates' Python objects live in WebAssembly memory, capped
+ * separately, so a smaller requested heap is raised to this.
+ */
+const MIN_ISOLATE_MB = 128;
+/**
+ * An interpreter whose memory grew more than this past its boot size is
+ * replaced instead of restored: a restore zeroes all memory past the boot
+ * size, which would cost every later candidate that much.
+ */
+const REGROW_SLACK_MB = 32;
+/** Time for a restore (a copy of the interpreter's memory); only a broken isolate takes longer. */
+const RESET_TIMEOUT_MS = 10_000;
+const MB = 1024 * 1024;
+
+/** Process-wide: every engine of a process boots from the same snapshot copy. */
+interface LoadedSnapshot {
+  copy: ivm.ExternalCopy<ArrayBuffer>;
+  origin: SnapshotOrigin;
+}
+const snapshots = new Map<string, Promise<LoadedSnapshot>>();
+
+function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Promise<LoadedSnapshot> {
+  const path = snapshotPath(cacheDir, files.version, files.snapshotKey);
+  const known = snapshots.get(path);
+  if (known !== undefined && !fresh) return known;
+  const made = (async (): Promise<LoadedSnapshot> => {
+    const make = (): Promise<Uint8Array> => makeSnapshot(files);
+    const { bytes, origin } = fresh
+      ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const }
+      : await readOrMakeSnapshot(path, make);
+    const buffer = new ArrayBuffer(bytes.byteLength);
+    new Uint8Array(buffer).set(bytes);
+    return { copy: new ivm.ExternalCopy(buffer), origin };
+  })();
+  snapshots.set(path, made);
+  made.catch(() => snapshots.delete(path));
+  return made;
+}
+
+/**
+ * Runs Python candidates: CPython compiled to WebAssembly (Pyodide), booted
+ * from a memory snapshot inside an isolated-vm isolate. One engine holds
+ * one interpreter at a time. Every candidate starts from the same state:
+ * before each one but the first, the interpreter's memory and the state
+ * its imports keep are written back as they were after boot (boot.js,
+ * `restore`). When that cannot be exact (the candidate wrote a file, hit a
+ * limit, crashed the interpreter, or grew its memory too far) the
+ * interpreter is replaced by a new one booted from the snapshot instead.
+ *
+ * The tests run through the shared batch driver; between tests the harness
+ * hands back control after half the limit, so a slow-but-legal batch
+ * continues in the same interpreter and only a test that runs past the
+ * limit is interrupted. After an interrupt the interpreter may be corrupt,
+ * so it is replaced.
+ */
+export class PythonEngine {
+  private interpreter: Interpreter | null;
+  /** The interpreter has run candidate code since it was booted or restored. */
+  private used = false;
+  /** The last interpreter was thrown away after a limit or failure. */
+  private discarded = false;
+  private lastVerdict = 'clean';
+
+  private constructor(
+    private readonly files: PyodideFiles,
+    private snapshot: ivm.ExternalCopy<ArrayBuffer>,
+    private readonly boot: BootOptions,
+    interpreter: Interpreter,
+    /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
+    readonly snapshotOrigin: SnapshotOrigin,
+  ) {
+    this.interpreter = interpreter;
+  }
+
+  static async create(options: PythonEngineOptions): Promise<PythonEngine> {
+    const files = loadPyodideFiles();
+    const cacheDir = options.cacheDir ?? defaultCacheDir();
+    const boot: BootOptions = {
+      isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
+      wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
+      regrowSlackBytes: REGROW_SLACK_MB * MB,
+    };
+    if (options.packages !== undefined && options.packages.length > 0) boot.packages = readPythonPackages(options.packages);
+    let snapshot = await loadSnapshot(files, cacheDir, false);
+    let interpreter: Interpreter;
+    try {
+      interpreter = await Interpreter.boot(files, snapshot.copy, boot);
+    } catch (e) {
+      // A cached snapshot that passes its checksum yet does not boot was
+      // written by something else than this build: make a new one, once.
+      if (snapshot.origin === 'made') throw e;
+      snapshot = await loadSnapshot(files, cacheDir, true);
+      interpreter = await Interpreter.boot(files, snapshot.copy, boot);
+    }
+    return new PythonEngine(files, snapshot.copy, boot, interpreter, snapshot.origin);
+  }
+
+  /**
+   * How the interpreter was last made ready for a candidate: "clean" when
+   * it was restored (or had just booted), else why it had to be replaced.
+   */
+  get lastReset(): string {
+    return this.lastVerdict;
+  }
+
+  /** Restores the interpreter now if a candidate used it (a worker calls this while it waits). */
+  async warm(): Promise<void> {
+    await this.freshInterpreter();
+  }
+
+  /** Size of the current interpreter's WebAssembly memory, in bytes (0 when there is none). */
+  memoryBytes(): number {
+    return this.interpreter?.memoryBytes() ?? 0;
+  }
+
+  dispose(): void {
+    this.discard();
+  }
+
+  /**
+   * Runs every test of one candidate. Never throws for anything the candidate does.
+   * `job.limits.timeoutMs` bounds each test (wall clock); `job.limits.memoryMb`
+   * is how far the candidate may grow the interpreter's WebAssembly memory past
+   * its size when the candidate starts, within `wasmMemoryMb` overall.
+   */
+  async run(job: CandidateJob): Promise<CandidateOutcome> {
+    if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
+    return runBatches(this.session, job);
+  }
+
+  /** This engine's part of the batch driver's work: one interpreter, replaced whenever the driver discards it. */
+  private readonly session: Session = {
+    survivesTimeout: false,
+    load: (job, wallMs) => this.load(job, wallMs),
+    call: (job, tests, wallMs) => this.runTests(job, tests, wallMs),
+    progress: () => this.interpreter?.progress() ?? null,
+    discard: () => this.discard(),
+    end: () => undefined,
+    describeCrash,
+  };
+
+  /** A clean interpreter with the candidate's module code run and its entry point resolved. */
+  private async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
+    const interpreter = await this.freshInterpreter();
+    this.used = true;
+    const result = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, wallMs);
+    return readPrepare(result);
+  }
+
+  private async runTests(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+    const interpreter = this.interpreter;
+    if (interpreter === null) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    const budgetMs = Math.max(1, Math.floor(job.limits.timeoutMs / 2));
+    const cpuStart = process.cpuUsage();
+    const result = await interpreter.runTests(tests, budgetMs, wallMs);
+    switch (result.kind) {
+      case 'ok':
+        return { kind: 'finished', text: result.text, cpuMs: result.cpuMs };
+      case 'timeout':
+        return { kind: 'timeout', cpuMs: result.cpuMs, idle: false };
+      case 'memory': {
+        const used = process.cpuUsage(cpuStart);
+        return { kind: 'memory', cpuMs: (used.user + used.system) / 1000 };
+      }
+      case 'crashed':
+        return result;
+    }
+  }
+
+  /**
+   * An interpreter in the state it booted to: the current one, restored if
+   * a candidate used it, or a new one when there is none or the restore
+   * says it cannot be exact.
+   */
+  private async freshInterpreter(): Promise<Interpreter> {
+    const current = this.interpreter;
+    if (current !== null && current.alive) {
+      if (!this.used) return current;
+      const verdict = await current.reset(RESET_TIMEOUT_MS);
+      this.lastVerdict = verdict.kind === 'ok' ? verdict.text : `restoring the interpreter failed (${verdict.kind})`;
+      if (this.lastVerdict === 'clean') {
+        this.used = false;
+        return current;
+      }
+    } else if (current !== null || this.discarded) {
+      this.lastVerdict = 'the interpreter was replaced after a limit or failure';
+    }
+    this.discarded = false;
+    this.discard();
+    this.interpreter = await Interpreter.boot(this.files, this.snapshot, this.boot);
+    this.used = false;
+    return this.interpreter;
+  }
+
+  private discard(): void {
+    if (this.interpreter !== null) {
+      this.interpreter.dispose();
+      this.discarded = true;
+    }
+    this.interpreter = null;
+  }
+}
+
+/** Reads prepare's answer: the entry point, a load error, or how loading failed. */
+function readPrepare(result: InterpreterResult): LoadResult {
+  switch (result.kind) {
+    case 'timeout':
+      return { kind: 'timeout', cpuMs: result.cpuMs };
+    case 'memory':
+      return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
+    case 'crashed':
+      return { kind: 'failed', outcome: { kind: 'threw', message: `sandbox failure: ${result.message}`, durationMs: 0 }, lost: true };
+    case 'ok':
+      break;
+  }
+  const text = result.text;
+  if (text.startsWith('ok ')) return { kind: 'loaded', entryPoint: text.slice(3), cpuMs: result.cpuMs };
+  if (text.startsWith('load-error ')) return { kind: 'load-error', message: text.slice('load-error '.length) };
+  // `m`: Python raised MemoryError and the interpreter is fine; `M`: the cap was hit where Python could not.
+  if (text.startsWith('m') || text.startsWith('M')) {
+    return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code: ${text.slice(1)}` }, lost: text.startsWith('M') };
+  }
+  const message = text.startsWith('c') ? describeCrash(text.slice(1)) : 'the Python sandbox answered nonsense';
+  return { kind: 'failed', outcome: { kind: 'threw', message, durationMs: 0 }, lost: true };
+}
+
+/**
+ * A JavaScript stack overflow inside the interpreter is Python recursing
+ * past what the WebAssembly stack holds (the recursion limit was raised):
+ * it is reported as the RecursionError CPython would raise natively.
+ */
+function describeCrash(message: string): string {
+  if (/Maximum call stack size exceeded/i.test(message)) {
+    return 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)';
+  }
+  return `the Python interpreter failed: ${message}`;
+}
