@@ -48,6 +48,7 @@
   const ArrayPush = Array.prototype.push;
   const ArrayJoin = Array.prototype.join;
   const StringCharCodeAt = String.prototype.charCodeAt;
+  const TypedArraySubarray = Uint8Array.prototype.subarray;
 
   // Globals of the bare context: everything else is removed after boot.
   const baselineGlobals = new Set(ObjectGetOwnPropertyNames(G));
