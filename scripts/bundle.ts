@@ -20,14 +20,12 @@ const outdir = join(root, BUNDLE_DIR);
 const compiled = (...path: string[]): string => join(root, 'dist', 'src', ...path);
 
 /**
- * CommonJS cannot be split into chunks, so the parts of the worker that it
- * imports only when it needs them (the problem loader, with TypeBox; the
- * Python engine) are bundled as programs of their own and required when
- * first imported: a worker that never reads a file or runs Python does not
- * even parse them.
+ * CommonJS cannot be split into chunks, so the part of the worker that it
+ * imports only when it needs it (the Python engine) is bundled as a program
+ * of its own and required when first imported: a worker that never runs
+ * Python does not even parse it.
  */
 const LAZY_WORKER_PARTS: Record<string, string> = {
-  [compiled('problems', 'load.js')]: WORKER_BUNDLES.loader,
   [compiled('engines', 'python', 'bridge.js')]: WORKER_BUNDLES.python,
 };
 
@@ -54,7 +52,6 @@ await build({
 await build({
   entryPoints: {
     [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js'),
-    [stem(WORKER_BUNDLES.loader)]: compiled('problems', 'load.js'),
     [stem(WORKER_BUNDLES.python)]: compiled('engines', 'python', 'bridge.js'),
   },
   outdir,

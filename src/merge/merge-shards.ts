@@ -26,6 +26,7 @@ import { RunLog } from '../runlog/run-log.js';
 import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
 import { MergeRefused, readResults, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
+import { DEFAULTS } from '../defaults.js';
 
 export { MergeRefused };
 
@@ -109,7 +110,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
     problems: first.problems,
     tagsByProblem: tags,
     skipped: first.skipped,
-    passAtK: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [1],
+    passAtK: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [...DEFAULTS.passAtK],
   });
   return { outcome: { ...outcome, head: { ...outcome.head, merge } }, warnings, close: () => store.log.close() };
 }

@@ -19,6 +19,7 @@
  * deterministic whatever order the candidates finished in.
  */
 import { passAtKTable } from './pass-at-k.js';
+import { DEFAULTS } from '../defaults.js';
 
 export interface RowMetrics {
   candidates: number;
@@ -63,7 +64,7 @@ export interface Aggregates {
 export interface AggregateOptions {
   /** Tags of each problem; problems not in the map have no tags. */
   tagsByProblem?: ReadonlyMap<string, readonly string[]>;
-  /** The k values of pass@k; default [1]. */
+  /** The k values of pass@k; default DEFAULTS.passAtK. */
   ks?: readonly number[];
 }
 
@@ -86,7 +87,7 @@ export function aggregateResults(
   options: AggregateOptions = {},
 ): Aggregates {
   const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
-  const ks = options.ks ?? [1];
+  const ks = options.ks ?? DEFAULTS.passAtK;
   return {
     models: [...groupBy(candidates, (c) => [c.model_id])]
       .sort(byKey)

@@ -9,7 +9,7 @@ import { WORKER_STDIO, WorkerLink } from './worker-link.js';
 export const BUNDLE_DIR = join('dist', 'bundle');
 
 /** The worker's bundles in BUNDLE_DIR: the program, and the parts it requires only when it first needs them. */
-export const WORKER_BUNDLES = { main: 'worker.cjs', loader: 'worker-loader.cjs', python: 'worker-python.cjs' } as const;
+export const WORKER_BUNDLES = { main: 'worker.cjs', python: 'worker-python.cjs' } as const;
 
 let script: string | null = null;
 
