@@ -715,14 +715,14 @@
     return 'ready';
   }
 
-  // The memory as runs of whole pages, [start, end, 1 if any byte is not
-  // zero else 0] flattened, neighbours of the same kind merged.
+  // The memory (a whole number of WebAssembly pages) as runs of pages,
+  // [start, end, 1 if any byte is not zero else 0] flattened, neighbours of
+  // the same kind merged.
   function memoryRuns(bytes) {
-    const RUN_PAGE = 65536;
     const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
     const runs = [];
-    for (let page = 0; page < bytes.length; page += RUN_PAGE) {
-      const end = page + RUN_PAGE < bytes.length ? page + RUN_PAGE : bytes.length;
+    for (let page = 0; page < bytes.length; page += WASM_PAGE) {
+      const end = page + WASM_PAGE;
       let data = 0;
       for (let w = page >> 2; w < end >> 2; w++) {
         if (words[w] !== 0) {
@@ -730,7 +730,6 @@
           break;
         }
       }
-      for (let b = end & ~3; b < end && data === 0; b++) if (bytes[b] !== 0) data = 1;
       const n = runs.length;
       if (n > 0 && runs[n - 1] === data && runs[n - 2] === page) runs[n - 2] = end;
       else ReflectApply(ArrayPush, runs, [page, end, data]);
