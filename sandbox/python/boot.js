@@ -533,6 +533,7 @@
         G.console = quietConsole;
         if (config.makeSnapshot) {
           pyodide.runPython(config.preload);
+          defineHarness(pyodide, config.harnessSource);
           return pyodide.makeMemorySnapshot();
         }
         return install(pyodide, config);
@@ -583,11 +584,37 @@
     space.destroy();
   }
 
+  // The harness is compiled and run once, when the snapshot is made, as a
+  // module every interpreter booted from the snapshot already holds; the
+  // collector freezes what exists by then, so each boot's lockdown walks
+  // only what the boot itself made.
+  const HARNESS_MODULE = '__evalrun_harness__';
+
+  function defineHarness(pyodide, source) {
+    const space = pyodide.globals.get('dict')();
+    const namespace = pyodide.runPython(
+      "import sys, types\nharness = types.ModuleType('" + HARNESS_MODULE + "')\nsys.modules[harness.__name__] = harness\nharness.__dict__",
+      { globals: space },
+    );
+    pyodide.runPython(source, { globals: namespace, filename: '<evalrun-harness>' });
+    namespace.destroy();
+    pyodide.runPython('import gc\ngc.collect()\ngc.freeze()', { globals: space });
+    space.destroy();
+  }
+
+  // The harness's namespace, taken out of sys.modules: from here on only
+  // this script holds it.
+  function takeHarness(pyodide) {
+    const space = pyodide.globals.get('dict')();
+    const namespace = pyodide.runPython("import sys\nsys.modules.pop('" + HARNESS_MODULE + "').__dict__", { globals: space });
+    space.destroy();
+    return namespace;
+  }
+
   function install(pyodide, config) {
     if (config.packages !== undefined) mountPackages(pyodide, config.packages, config.packagesSource);
     const Module = pyodide._module;
-    const harnessGlobals = pyodide.globals.get('dict')();
-    pyodide.runPython(config.harnessSource, { globals: harnessGlobals, filename: '<evalrun-harness>' });
+    const harnessGlobals = takeHarness(pyodide);
     const py = {
       prepare: harnessGlobals.get('prepare'),
       runTest: harnessGlobals.get('run_test'),

@@ -1,6 +1,8 @@
-# evalrun's Python harness. It runs once per interpreter, in a private
-# namespace (not a module in sys.modules), before any candidate. The
-# JavaScript half in boot.js calls three functions:
+# evalrun's Python harness. It runs once, as the module __evalrun_harness__,
+# when the interpreter's memory snapshot is made; every interpreter booted
+# from the snapshot takes it out of sys.modules before any candidate runs,
+# so no candidate can import it. The JavaScript half in boot.js calls three
+# functions:
 #
 #   lockdown()                      once, after boot, before the state every
 #                                   candidate starts from is recorded

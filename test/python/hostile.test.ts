@@ -372,6 +372,20 @@ describe("the harness's state is out of reach", () => {
       expected: { kind: 'returned', json: '0' },
     },
     {
+      name: "the harness's module (in the snapshot) is gone from sys.modules and cannot be imported",
+      code: [
+        'import sys',
+        'def f():',
+        '    left = [m for m in sys.modules if "evalrun" in m]',
+        '    try:',
+        '        import __evalrun_harness__',
+        '        return ["imported", left]',
+        '    except ImportError as e:',
+        '        return [type(e).__name__, left]',
+      ].join('\n'),
+      expected: { kind: 'returned', json: '["ModuleNotFoundError",[]]' },
+    },
+    {
       name: 'logging still works (it needs no frames)',
       code: 'import logging\ndef f():\n    logging.warning("careful")\n    return 1\n',
       expected: { kind: 'returned', json: '1' },

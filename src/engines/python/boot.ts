@@ -137,6 +137,7 @@ export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
     const result = await runBoot(isolate, context, {
       makeSnapshot: true,
       preload: SNAPSHOT_PRELOAD,
+      harnessSource: files.harnessSource,
       lockText: files.lockText,
       memoryCapBytes: cap,
     });
@@ -168,7 +169,6 @@ export class Interpreter {
       const ready = await runBoot(isolate, context, {
         makeSnapshot: false,
         lockText: files.lockText,
-        harnessSource: files.harnessSource,
         memoryCapBytes: options.wasmMemoryCapBytes,
         regrowSlackBytes: options.regrowSlackBytes,
         ...packagesConfig(files, options.packages),

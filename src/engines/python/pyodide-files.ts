@@ -71,6 +71,7 @@ export function loadPyodideFiles(): PyodideFiles {
     .update(asmTemplate)
     .update(loaderScript)
     .update(bootScript)
+    .update(harnessSource)
     .update(SNAPSHOT_PRELOAD)
     .update(stdlib)
     .digest('hex');
