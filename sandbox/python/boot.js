@@ -703,10 +703,9 @@
     // and then the interpreter is replaced instead.
     fileSystem = pyodide.FS;
     const stackPointer = Module.___stack_pointer;
-    const baseMemory = new Uint8ArrayCtor(Module.HEAPU8.length);
-    baseMemory.set(Module.HEAPU8);
-    const baseSize = baseMemory.length;
-    const baseRuns = memoryRuns(baseMemory);
+    const baseSize = Module.HEAPU8.length;
+    const baseRuns = memoryRuns(Module.HEAPU8);
+    const baseData = copyDataRuns(Module.HEAPU8, baseRuns);
     const baseStackPointer = stackPointer.value;
     const baseRandom = randomState;
     const baseFiles = captureFiles(fileSystem);
@@ -725,7 +724,8 @@
       for (let i = 0; i < baseRuns.length; i += 3) {
         const start = baseRuns[i];
         const end = baseRuns[i + 1];
-        if (baseRuns[i + 2] === 1) heap.set(ReflectApply(TypedArraySubarray, baseMemory, [start, end]), start);
+        const at = baseRuns[i + 2];
+        if (at >= 0) heap.set(ReflectApply(TypedArraySubarray, baseData, [at, at + end - start]), start);
         else heap.fill(0, start, end);
       }
       if (size > baseSize) heap.fill(0, baseSize);
@@ -762,6 +762,26 @@
       else ReflectApply(ArrayPush, runs, [page, end, data]);
     }
     return runs;
+  }
+
+  // Copies the runs that hold data, one after another, into a buffer of
+  // their own, and turns each run's third field into where its bytes start
+  // in that buffer (-1 for a zero run). Zero runs take no room.
+  function copyDataRuns(bytes, runs) {
+    let total = 0;
+    for (let i = 0; i < runs.length; i += 3) if (runs[i + 2] === 1) total += runs[i + 1] - runs[i];
+    const data = new Uint8ArrayCtor(total);
+    let at = 0;
+    for (let i = 0; i < runs.length; i += 3) {
+      if (runs[i + 2] !== 1) {
+        runs[i + 2] = -1;
+        continue;
+      }
+      data.set(ReflectApply(TypedArraySubarray, bytes, [runs[i], runs[i + 1]]), at);
+      runs[i + 2] = at;
+      at += runs[i + 1] - runs[i];
+    }
+    return data;
   }
 
   function copyProps(from) {

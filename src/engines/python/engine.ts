@@ -23,8 +23,8 @@ const DEFAULT_WASM_MEMORY_MB = 256;
 /**
  * Pyodide's own JavaScript runtime needs about 64 MB of isolate heap to boot
  * (32 MB does not), and the copy of the interpreter's memory that every
- * restore starts from (about 30 MB) is an ArrayBuffer counted in that heap
- * too. Candidates' Python objects live in WebAssembly memory, capped
+ * restore starts from (the pages that held data at boot) is an ArrayBuffer
+ * counted in that heap too. Candidates' Python objects live in WebAssembly memory, capped
  * separately, so a smaller requested heap is raised to this.
  */
 const MIN_ISOLATE_MB = 128;
