@@ -531,6 +531,11 @@
     return loadPyodide(options).then(
       (pyodide) => {
         G.console = quietConsole;
+        // The snapshot's buffer is shared with the other interpreters of
+        // this process (boot.ts): nothing here keeps a reference to it.
+        const pyodideConfig = pyodide._api !== undefined ? pyodide._api.config : undefined;
+        if (pyodideConfig !== undefined) delete pyodideConfig._loadSnapshot;
+        delete options._loadSnapshot;
         if (config.makeSnapshot) {
           pyodide.runPython(config.preload);
           defineHarness(pyodide, config.harnessSource);

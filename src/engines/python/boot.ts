@@ -83,7 +83,7 @@ async function prepareIsolate(
   files: PyodideFiles,
   isolateMemoryMb: number,
   wasmMemoryCapBytes: number,
-  snapshot: ivm.ExternalCopy<ArrayBuffer> | null,
+  snapshot: ivm.ExternalCopy<SharedArrayBuffer> | null,
 ): Promise<{ isolate: ivm.Isolate; context: ivm.Context }> {
   const isolate = new ivm.Isolate({ memoryLimit: isolateMemoryMb });
   try {
@@ -163,7 +163,7 @@ export class Interpreter {
     private readonly refs: HarnessRefs,
   ) {}
 
-  static async boot(files: PyodideFiles, snapshot: ivm.ExternalCopy<ArrayBuffer>, options: BootOptions): Promise<Interpreter> {
+  static async boot(files: PyodideFiles, snapshot: ivm.ExternalCopy<SharedArrayBuffer>, options: BootOptions): Promise<Interpreter> {
     const { isolate, context } = await prepareIsolate(files, options.isolateMemoryMb, options.wasmMemoryCapBytes, snapshot);
     try {
       const ready = await runBoot(isolate, context, {

@@ -38,9 +38,14 @@ const REGROW_SLACK_MB = 32;
 const RESET_TIMEOUT_MS = 10_000;
 const MB = 1024 * 1024;
 
-/** Process-wide: every engine of a process boots from the same snapshot copy. */
+/**
+ * Process-wide: every engine of a process boots from the same snapshot,
+ * held in a SharedArrayBuffer so that handing it to an isolate copies
+ * nothing (boot.js copies it once, into the interpreter's memory, and
+ * drops it).
+ */
 interface LoadedSnapshot {
-  copy: ivm.ExternalCopy<ArrayBuffer>;
+  copy: ivm.ExternalCopy<SharedArrayBuffer>;
   origin: SnapshotOrigin;
 }
 const snapshots = new Map<string, Promise<LoadedSnapshot>>();
@@ -54,9 +59,9 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
     const { bytes, origin } = fresh
       ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const }
       : await readOrMakeSnapshot(path, make);
-    const buffer = new ArrayBuffer(bytes.byteLength);
-    new Uint8Array(buffer).set(bytes);
-    return { copy: new ivm.ExternalCopy(buffer), origin };
+    const shared = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(shared).set(bytes);
+    return { copy: new ivm.ExternalCopy(shared), origin };
   })();
   snapshots.set(path, made);
   made.catch(() => snapshots.delete(path));
@@ -89,7 +94,7 @@ export class PythonEngine {
 
   private constructor(
     private readonly files: PyodideFiles,
-    private snapshot: ivm.ExternalCopy<ArrayBuffer>,
+    private snapshot: ivm.ExternalCopy<SharedArrayBuffer>,
     private readonly boot: BootOptions,
     interpreter: Interpreter,
     /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
