@@ -8,18 +8,17 @@ import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
  * The host hands files in as copies before boot and keeps References to
  * the harness's functions; nothing of the host (no Reference, no ivm module,
  * no callback) is ever put into the isolate, so code inside has no way out.
- * Every call is bounded twice: by isolated-vm's `timeout` (stops running
- * JavaScript and WebAssembly) and by a host timer that disposes the isolate
- * if the call still has not settled.
+ * The boot is bounded by isolated-vm's `timeout` and by a host timer that
+ * disposes the isolate if it still has not settled; calls for a candidate
+ * are synchronous and bounded by the `timeout` (see `call`).
  */
 
 export type CallResult =
   /** `cpuMs`: the CPU time the isolate used in the call. */
   | { kind: 'ok'; text: string; cpuMs: number }
   /**
-   * The call ran past its wall-clock limit and was interrupted (by the
-   * isolate's timeout, or by the host timer when that did not fire); the
-   * interpreter may be corrupt. `cpuMs` is the CPU time the isolate used in
+   * The call ran past its wall-clock limit and was interrupted by the
+   * isolate's timeout; the interpreter may be corrupt. `cpuMs` is the CPU time the isolate used in
    * the call: far below the limit, the time went to other processes.
    */
   | { kind: 'timeout'; cpuMs: number }
@@ -250,45 +249,39 @@ export class Interpreter {
     this.context.release();
   }
 
-  private async call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
+  /**
+   * One synchronous call into the isolate: this thread waits for it, as it
+   * has nothing else to do meanwhile, and a synchronous call costs a
+   * fraction of an asynchronous one (no hand-over between threads). The
+   * call is bounded by isolated-vm's `timeout`; should that ever fail to
+   * stop it, the supervisor's ceiling for the job replaces this worker and
+   * sends the job again (grading/recovery.ts).
+   */
+  private call(ref: ivm.Reference<(...args: never[]) => unknown>, args: unknown[], timeoutMs: number): Promise<CallResult> {
     const isolate = this.isolate;
-    if (isolate.isDisposed) return { kind: 'crashed', message: 'the interpreter was already disposed' };
+    if (isolate.isDisposed) return Promise.resolve({ kind: 'crashed', message: 'the interpreter was already disposed' });
     // CPU time of this process, not isolated-vm's `cpuTime`, which counts
     // the time the isolate is entered, whether it runs or waits for a core.
     // While a call runs, this process does nothing else but the isolate.
     const cpuStart = process.cpuUsage();
-    let cpuAtExpiry: NodeJS.CpuUsage | null = null;
     const cpuMs = (): number => {
       const used = process.cpuUsage(cpuStart);
-      const at = cpuAtExpiry ?? used;
-      return (at.user + at.system) / 1000;
+      return (used.user + used.system) / 1000;
     };
-    const running = ref
-      .apply(undefined, args as never[], {
+    let result: CallResult;
+    try {
+      const value = ref.applySync(undefined, args as never[], {
         timeout: timeoutMs,
         arguments: { copy: true },
         result: { copy: true },
-      })
-      .then(
-        (value): CallResult =>
-          typeof value === 'string' ? { kind: 'ok', text: value, cpuMs: cpuMs() } : { kind: 'crashed', message: 'the harness returned no text' },
-        (e: unknown): CallResult => {
-          if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
-          if (isolate.isDisposed) return { kind: 'memory' };
-          if (e instanceof Error && /timed out/i.test(e.message)) return { kind: 'timeout', cpuMs: cpuMs() };
-          return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
-        },
-      );
-    try {
-      return await withHostTimer(isolate, running, timeoutMs + HOST_GRACE_MS, () => {
-        cpuAtExpiry = process.cpuUsage(cpuStart);
       });
+      result = typeof value === 'string' ? { kind: 'ok', text: value, cpuMs: cpuMs() } : { kind: 'crashed', message: 'the harness returned no text' };
     } catch (e) {
-      // The host timer expired: a call past its limit whose interrupt came
-      // too late (an overloaded machine delays the isolate's own timer).
-      if (cpuAtExpiry !== null) return { kind: 'timeout', cpuMs: cpuMs() };
-      return { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
+      if (isolate.isDisposed) result = { kind: 'memory' };
+      else if (e instanceof Error && /timed out/i.test(e.message)) result = { kind: 'timeout', cpuMs: cpuMs() };
+      else result = { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
     }
+    return Promise.resolve(result);
   }
 }
 
@@ -296,14 +289,11 @@ export class Interpreter {
  * Resolves like `promise`, unless it has not settled after `ms`: then the
  * isolate is disposed (which makes a pending call reject at once).
  */
-async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number, onExpire?: () => void): Promise<T> {
+async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      if (!isolate.isDisposed) {
-        onExpire?.();
-        isolate.dispose();
-      }
+      if (!isolate.isDisposed) isolate.dispose();
       reject(new Error(`evalrun: the interpreter did not answer within ${ms} ms`));
     }, ms);
   });
