@@ -10,7 +10,7 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { CLI_BUNDLE, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
@@ -40,13 +40,40 @@ const lazyWorkerParts: Plugin = {
   },
 };
 
+/**
+ * A language descriptor (src/engines/<language>/language.ts) is read by both
+ * programs and makes two kinds of `import()`: `./prepare.js`, the code
+ * preparation only the supervisor runs, and its engine, which only a worker
+ * runs. Each program leaves the other's part out: the import resolves to a
+ * stub that fails loudly, should it ever be called in the wrong process.
+ */
+function leaveOutOfDescriptors(part: 'prepare' | 'engine'): Plugin {
+  const descriptor = /[\\/]engines[\\/][^\\/]+[\\/]language\.js$/;
+  return {
+    name: `leave-out-descriptor-${part}`,
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
+        if (args.kind !== 'dynamic-import' || !descriptor.test(args.importer)) return undefined;
+        const isPrepare = args.path === './prepare.js';
+        if (isPrepare !== (part === 'prepare')) return undefined;
+        return { path: relative(root, join(args.resolveDir, args.path)), namespace: 'left-out' };
+      });
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`evalrun: ${args.path} is not part of this program`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 rmSync(outdir, { recursive: true, force: true });
 // One file: the modules behind the CLI's lazy imports are in it, but
-// initialised only when imported.
+// initialised only when imported; engines are not (the supervisor never runs one).
 await build({
   entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors('engine')],
   sourcemap: true,
 });
 await build({
@@ -56,7 +83,7 @@ await build({
   },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
-  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts],
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts, leaveOutOfDescriptors('prepare')],
   sourcemap: true,
 });
 console.log(`wrote ${outdir}`);
