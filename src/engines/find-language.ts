@@ -7,23 +7,26 @@ import type { Equality } from '../values/compare.js';
 import type { LanguageDescriptor } from './descriptor.js';
 import { LANGUAGES, type DialectName, type Language } from './languages.js';
 
+/** Any of the descriptors in the list. */
+export type KnownLanguage = LanguageDescriptor<Language, DialectName>;
+
 /** Every descriptor, in the list's order, as their common type. */
-export function allLanguages(): readonly LanguageDescriptor[] {
+export function allLanguages(): readonly KnownLanguage[] {
   return LANGUAGES;
 }
 
 /** The names of every language evalrun runs. */
 export function languageNames(): Language[] {
-  return allLanguages().map((l) => l.name as Language);
+  return allLanguages().map((l) => l.name);
 }
 
 /** The descriptor of the language named `name`, if evalrun runs it. */
-export function languageNamed(name: string): LanguageDescriptor | undefined {
+export function languageNamed(name: string): KnownLanguage | undefined {
   return allLanguages().find((l) => l.name === name);
 }
 
 /** The language a dialect (or language) name belongs to. */
-export function languageOfDialect(dialect: DialectName): LanguageDescriptor {
+export function languageOfDialect(dialect: DialectName): KnownLanguage {
   const found = allLanguages().find((l) => l.dialects.some((d) => d.name === dialect));
   if (found === undefined) throw new Error(`evalrun: no language has the dialect ${dialect}`);
   return found;

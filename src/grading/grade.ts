@@ -10,8 +10,7 @@ import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SandboxLimits } from '../sandbox-host/protocol.js';
-import type { LanguageDescriptor } from '../engines/descriptor.js';
-import { equalityOf, languageOfDialect } from '../engines/find-language.js';
+import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import { detectLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
@@ -33,13 +32,13 @@ export interface GradeOptions {
 
 /** The code as it will run, or why it cannot run. */
 type Runnable =
-  | { ok: true; language: LanguageDescriptor; sourceLanguage: string; code: string; topLevelNames: string[] }
+  | { ok: true; language: KnownLanguage; sourceLanguage: string; code: string; topLevelNames: string[] }
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
 async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
   const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   const language = languageOfDialect(dialect);
-  if (!options.languages.includes(language.name as Language)) {
+  if (!options.languages.includes(language.name)) {
     return { ok: false, language: dialect, status: 'unsupported', message: `unsupported language: ${dialect}` };
   }
   const prepared = language.prepare === undefined ? { ok: true as const, code, topLevelNames: [] } : await language.prepare(code, dialect);
@@ -69,7 +68,7 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
   const language = runnable.language;
   const returnType = spec.problem.returnType;
   const job: GradeJob = {
-    language: language.name as Language,
+    language: language.name,
     code: runnable.code,
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
@@ -144,7 +143,7 @@ interface EncodedSuite {
  */
 const encodedSuites = new WeakMap<PreparedSuite, Map<string, EncodedSuite>>();
 
-function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: LanguageDescriptor): EncodedSuite {
+function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: KnownLanguage): EncodedSuite {
   let forms = encodedSuites.get(suite);
   if (forms === undefined) {
     forms = new Map();
@@ -171,7 +170,7 @@ function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: 
  * the JavaScript forms give the values their natural forms (the type does
  * not matter to them).
  */
-function encodeArgs(args: Value[], type: TypeNode, language: LanguageDescriptor): string {
+function encodeArgs(args: Value[], type: TypeNode, language: KnownLanguage): string {
   return encodeWire(args, { form: language.wire.args, type });
 }
 

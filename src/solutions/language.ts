@@ -14,8 +14,8 @@
  * own annotations (`def f(a: int) -> int:`) never count for TypeScript,
  * since Python code never gets as far as JavaScript's dialects.
  */
-import type { LanguageDescriptor, Signal } from '../engines/descriptor.js';
-import { allLanguages } from '../engines/find-language.js';
+import type { Signal } from '../engines/descriptor.js';
+import { allLanguages, type KnownLanguage } from '../engines/find-language.js';
 import type { DialectName } from '../engines/languages.js';
 
 /** A language or dialect as a solution is written in it (`typescript` runs as JavaScript). */
@@ -34,7 +34,7 @@ function aliasTable(): Map<string, SolutionLanguage> {
     aliases = new Map();
     for (const language of allLanguages()) {
       for (const dialect of language.dialects) {
-        for (const name of [dialect.name, ...dialect.aliases]) aliases.set(name.toLowerCase(), dialect.name as SolutionLanguage);
+        for (const name of [dialect.name, ...dialect.aliases]) aliases.set(name.toLowerCase(), dialect.name);
       }
     }
   }
@@ -55,7 +55,7 @@ export function sourceExtensions(): ReadonlyMap<string, SolutionLanguage> {
     extensions = new Map();
     for (const language of allLanguages()) {
       for (const dialect of language.dialects) {
-        for (const ext of dialect.extensions) extensions.set(ext.toLowerCase(), dialect.name as SolutionLanguage);
+        for (const ext of dialect.extensions) extensions.set(ext.toLowerCase(), dialect.name);
       }
     }
   }
@@ -70,7 +70,7 @@ export function detectLanguage(code: string, hints: LanguageHints): SolutionLang
   const explicit = normalizeLanguageName(hints.declared) ?? normalizeLanguageName(hints.fenceLanguage);
   if (explicit !== null) return explicit;
   const text = code.replace(/\r\n?/g, '\n');
-  let best: LanguageDescriptor | undefined;
+  let best: KnownLanguage | undefined;
   let bestScore = -1;
   for (const language of allLanguages()) {
     const s = score(text, language.signals);
@@ -82,5 +82,5 @@ export function detectLanguage(code: string, hints: LanguageHints): SolutionLang
   if (best === undefined) throw new Error('evalrun: no languages');
   const [own, ...others] = best.dialects;
   const dialect = others.find((d) => d.signals?.some((p) => p.test(text)) === true) ?? own;
-  return dialect.name as SolutionLanguage;
+  return dialect.name;
 }
