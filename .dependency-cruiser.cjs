@@ -76,11 +76,34 @@ module.exports = {
       to: { path: '^src/engines/[^/]+/', pathNot: '^src/engines/$1/' },
     },
     {
-      name: 'shared-engine-parts-know-no-language',
-      comment: 'The engine interface, batch driver and frames serve every language; only the registry names them.',
+      name: 'only-descriptors-leave-a-language-folder',
+      comment: 'Outside its folder, a language is known by its descriptor (language.ts) alone; its engine is loaded through the descriptor.',
       severity: 'error',
-      from: { path: '^src/engines/[^/]+[.]ts$', pathNot: '^src/engines/registry[.]ts$' },
+      from: { path: '^src/', pathNot: '^src/engines/[^/]+/' },
+      to: { path: '^src/engines/[^/]+/', pathNot: '^src/engines/[^/]+/language[.]ts$' },
+    },
+    {
+      name: 'shared-engine-parts-know-no-language',
+      comment: 'The engine interface, batch driver, frames and registry serve every language; only the list of languages names them.',
+      severity: 'error',
+      from: { path: '^src/engines/[^/]+[.]ts$', pathNot: '^src/engines/languages[.]ts$' },
       to: { path: '^src/engines/[^/]+/' },
+    },
+    {
+      name: 'supervisor-reads-descriptors-not-engines',
+      comment: 'The supervisor never runs code: of engines/ it reads the descriptors, their list and its look-ups, never an engine (only the worker program reaches the registry).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/engines/|^src/sandbox-host/worker-process[.]ts$' },
+      to: { path: '^src/engines/', pathNot: '^src/engines/(descriptor|languages|find-language)[.]ts$|^src/engines/[^/]+/language[.]ts$' },
+    },
+    {
+      name: 'descriptors-stay-light',
+      comment:
+        'A descriptor is read by the supervisor: it loads its engine only lazily (import() in loadEngine) and imports none of the engine machinery or the sandbox side ' +
+        '(npm packages are not cruised: test/unit/add-a-language.test.ts checks that reading every descriptor loads no isolated-vm).',
+      severity: 'error',
+      from: { path: '^src/engines/[^/]+/language[.]ts$' },
+      to: { path: '^src/engines/(engine|batch-driver|frames|prelude|registry)[.]ts$|^src/sandbox-host/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

@@ -18,8 +18,8 @@ import { loadProblems } from '../src/problems/load.js';
 import type { PreparedProblem } from '../src/problems/prepared.js';
 import { selfCheckCandidates, type CandidateCode } from '../src/grading/candidate.js';
 import { detectLanguage } from '../src/solutions/language.js';
-import { topLevelFunctionNames } from '../src/solutions/top-level-names.js';
-import { prepareJavaScript } from '../src/solutions/transpile.js';
+import { topLevelFunctionNames } from '../src/engines/javascript/top-level-names.js';
+import { prepareJavaScript } from '../src/engines/javascript/transpile.js';
 import { compareValues, DEFAULT_TOLERANCE } from '../src/values/compare.js';
 import type { Value } from '../src/values/type-node.js';
 import {

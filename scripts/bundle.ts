@@ -10,7 +10,8 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { languageNamed } from '../src/engines/find-language.js';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { CLI_BUNDLE, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
@@ -19,46 +20,79 @@ const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
 const compiled = (...path: string[]): string => join(root, 'dist', 'src', ...path);
 
+/** A language's descriptor module, compiled: its folder names the language. */
+const DESCRIPTOR = /[\\/]engines[\\/]([^\\/]+)[\\/]language\.js$/;
+
 /**
- * CommonJS cannot be split into chunks, so the part of the worker that it
- * imports only when it needs it (the Python engine) is bundled as a program
- * of its own and required when first imported: a worker that never runs
- * Python does not even parse it.
+ * CommonJS cannot be split into chunks, so the engine of a language that a
+ * worker starts only with its first job (its descriptor is not `eager`:
+ * Python) is bundled as a program of its own, `worker-<language>.cjs`, and
+ * required when first imported: a worker that never runs Python does not
+ * even parse it. Eager engines are part of the worker's own bundle. The
+ * engines found here are bundled once the worker is.
  */
-const LAZY_WORKER_PARTS: Record<string, string> = {
-  [compiled('engines', 'python', 'bridge.js')]: WORKER_BUNDLES.python,
-};
+const lazyEngines = new Map<string, string>();
 
 const lazyWorkerParts: Plugin = {
   name: 'lazy-worker-parts',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
-      if (args.kind !== 'dynamic-import') return undefined;
-      const bundle = LAZY_WORKER_PARTS[join(args.resolveDir, args.path)];
-      return bundle === undefined ? undefined : { path: `./${bundle}`, external: true };
+      const language = DESCRIPTOR.exec(args.importer)?.[1];
+      if (args.kind !== 'dynamic-import' || language === undefined || args.path === './prepare.js') return undefined;
+      if (languageNamed(language)?.eager !== false) return undefined;
+      const bundle = `worker-${language}.cjs`;
+      lazyEngines.set(stem(bundle), join(args.resolveDir, args.path));
+      return { path: `./${bundle}`, external: true };
     });
   },
 };
 
+/**
+ * A language descriptor (src/engines/<language>/language.ts) is read by both
+ * programs and makes two kinds of `import()`: `./prepare.js`, the code
+ * preparation only the supervisor runs, and its engine, which only a worker
+ * runs. Each program leaves the other's part out: the import resolves to a
+ * stub that fails loudly, should it ever be called in the wrong process.
+ */
+function leaveOutOfDescriptors(part: 'prepare' | 'engine'): Plugin {
+  return {
+    name: `leave-out-descriptor-${part}`,
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
+        if (args.kind !== 'dynamic-import' || !DESCRIPTOR.test(args.importer)) return undefined;
+        const isPrepare = args.path === './prepare.js';
+        if (isPrepare !== (part === 'prepare')) return undefined;
+        return { path: relative(root, join(args.resolveDir, args.path)), namespace: 'left-out' };
+      });
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`evalrun: ${args.path} is not part of this program`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 rmSync(outdir, { recursive: true, force: true });
 // One file: the modules behind the CLI's lazy imports are in it, but
-// initialised only when imported.
+// initialised only when imported; engines are not (the supervisor never runs one).
 await build({
   entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors('engine')],
   sourcemap: true,
 });
+const workerPlugins = [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts, leaveOutOfDescriptors('prepare')];
 await build({
-  entryPoints: {
-    [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js'),
-    [stem(WORKER_BUNDLES.python)]: compiled('engines', 'python', 'bridge.js'),
-  },
+  entryPoints: { [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
-  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts],
+  plugins: workerPlugins,
   sourcemap: true,
 });
+if (lazyEngines.size > 0) {
+  await build({ entryPoints: Object.fromEntries(lazyEngines), outdir, ...NODE_CJS_BUNDLE_OPTIONS, plugins: workerPlugins, sourcemap: true });
+}
 console.log(`wrote ${outdir}`);
 
 function stem(file: string): string {

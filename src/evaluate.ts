@@ -6,7 +6,8 @@ import type { Reporter } from './report/reporter.js';
 import type { Scorecard } from './report/scorecard.js';
 import { newRunFiles } from './runner/run-files.js';
 import { runEvaluation, type RunOptions } from './runner/run.js';
-import type { Language } from './sandbox-host/protocol.js';
+import { languageNames } from './engines/find-language.js';
+import type { Language } from './engines/languages.js';
 
 /** What `evaluate` grades and how: the CLI's flags, as an object. Only `problems` is required. */
 export interface EvaluateOptions {
@@ -85,7 +86,7 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs),
     tolerance: typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { ...tolerance },
     seed: options.seed ?? DEFAULTS.seed,
-    languages: new Set<Language>(['javascript', 'python']),
+    languages: new Set<Language>(languageNames()),
     passAtK: [...new Set((options.passAtK ?? DEFAULTS.passAtK).map((k) => positive('passAtK', k)))].sort((a, b) => a - b),
     extractCode: options.extractCode ?? true,
     strictTypes: options.strictTypes ?? false,

@@ -14,7 +14,8 @@ import { newRunFiles, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
 import type { ShardSpec } from '../runner/shard.js';
-import type { Language } from '../sandbox-host/protocol.js';
+import { languageNames } from '../engines/find-language.js';
+import type { Language } from '../engines/languages.js';
 import type { CliOptions } from './args.js';
 import { EXIT } from './exit-codes.js';
 
@@ -187,7 +188,7 @@ function runOptions(cli: CliOptions): RunOptions {
     timeoutMs: cli.timeoutMs,
     tolerance: cli.floatTolerance,
     seed: cli.seed,
-    languages: new Set<Language>(['javascript', 'python']),
+    languages: new Set<Language>(languageNames()),
     passAtK: cli.passAtK,
     extractCode: cli.extractCode,
     shard: cli.shard,

@@ -1,41 +1,45 @@
 /**
- * Which engine runs which language. Each language is one folder of
- * src/engines/ whose module named here exports `createEngine()`; it is
- * imported the first time a job in that language arrives, so a worker
- * loads only the languages it runs (Python's Pyodide is large).
+ * A worker's engines. Each language's engine comes from its descriptor
+ * (languages.ts): a cheap one (`eager`) starts before the first job, the
+ * others with the first job in their language, so that a worker loads only
+ * the languages it runs (Python's Pyodide is large).
  */
-import type { CandidateJob, CandidateOutcome, Language } from '../sandbox-host/protocol.js';
+import { DEFAULTS } from '../defaults.js';
+import type { CandidateJob, CandidateOutcome } from '../sandbox-host/protocol.js';
 import type { Engine } from './engine.js';
-
-const LANGUAGES: Record<Language, () => Promise<{ createEngine(): Engine }>> = {
-  javascript: () => import('./javascript/engine.js'),
-  python: () => import('./python/bridge.js'),
-};
+import { allLanguages, languageNamed } from './find-language.js';
 
 /** A worker's engines, one per language, each started when first needed. */
 export class Engines {
-  private readonly started = new Map<Language, Engine>();
-  private readonly starting = new Map<Language, Promise<Engine>>();
+  private readonly started = new Map<string, Engine>();
+  private readonly starting = new Map<string, Promise<Engine>>();
+  /**
+   * The heap limit the last job in each language asked for: what its engine
+   * prepares the next sandbox with. Before any job, the CLI's default.
+   */
+  private readonly memoryMb = new Map<string, number>();
 
   /**
    * @param eager languages whose engines `warm` starts before any job asks
-   *   for them (so that the first candidate does not pay for the start).
+   *   for them (so that the first candidate does not pay for the start):
+   *   those whose descriptors say so.
    */
-  constructor(private readonly eager: readonly Language[] = []) {}
+  constructor(private readonly eager: readonly string[] = allLanguages().filter((l) => l.eager).map((l) => l.name)) {}
 
   async run(job: CandidateJob): Promise<CandidateOutcome> {
+    this.memoryMb.set(job.language, job.limits.memoryMb);
     const engine = this.started.get(job.language) ?? (await this.start(job.language));
     return engine.run(job);
   }
 
   /** Gets every started (or eager) engine ready for its next candidate; a failure is left for that candidate to meet. */
-  async warm(memoryMb: number): Promise<void> {
+  async warm(): Promise<void> {
     for (const language of this.eager) {
       if (!this.started.has(language)) await this.start(language).catch(() => undefined);
     }
-    for (const engine of this.started.values()) {
+    for (const [language, engine] of this.started) {
       try {
-        await engine.warm(memoryMb);
+        await engine.warm(this.memoryMb.get(language) ?? DEFAULTS.memoryMb);
       } catch {
         // The next job in that language meets the same failure and reports it with its candidate.
       }
@@ -47,12 +51,12 @@ export class Engines {
     this.started.clear();
   }
 
-  private start(language: Language): Promise<Engine> {
+  private start(language: string): Promise<Engine> {
     let starting = this.starting.get(language);
     if (starting === undefined) {
-      const load = LANGUAGES[language];
-      if (load === undefined) return Promise.reject(new Error(`evalrun: no engine runs ${String(language)}`));
-      starting = load().then((module) => {
+      const descriptor = languageNamed(language);
+      if (descriptor === undefined) return Promise.reject(new Error(`evalrun: no engine runs ${language}`));
+      starting = descriptor.loadEngine().then((module) => {
         const engine = module.createEngine();
         this.started.set(language, engine);
         return engine;

@@ -1,18 +1,19 @@
 /**
  * Grading in the supervisor: a candidate's code becomes its one grade job
- * (language detected, TypeScript stripped, arguments and expected values
- * as wire text), and the worker's verdicts become its results, one per
- * suite. The job itself goes through recovery.ts.
+ * (language detected, the code prepared, arguments and expected values as
+ * wire text, the equality rule: each as the language's descriptor says,
+ * engines/descriptor.ts), and the worker's verdicts become its results, one
+ * per suite. The job itself goes through recovery.ts.
  */
 import type { PreparedProblem, PreparedSuite, PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
-import type { Language, SandboxLimits } from '../sandbox-host/protocol.js';
+import type { SandboxLimits } from '../sandbox-host/protocol.js';
+import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
+import type { Language } from '../engines/languages.js';
 import { detectLanguage } from '../solutions/language.js';
-import { topLevelFunctionNames } from '../solutions/top-level-names.js';
-import { prepareJavaScript } from '../solutions/transpile.js';
-import type { Equality, Tolerance } from '../values/compare.js';
+import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
@@ -23,41 +24,27 @@ export interface GradeOptions {
   tolerance: Tolerance;
   /** Languages the sandbox can run; others are reported as unsupported. An array: options travel to workers as JSON. */
   languages: readonly Language[];
-  /** --strict-types: bool, int and float are distinct for Python candidates (JavaScript keeps its own rules). */
+  /** --strict-types: bool, int and float are distinct for Python candidates (each language's descriptor names its rule). */
   strictTypes?: boolean;
-  /** Folders of wheels or packages Python candidates may import. */
+  /** Folders of wheels or packages Python candidates may import (languages whose descriptor `usesPackages`). */
   pythonPackages?: readonly string[];
-}
-
-/** The number equality a candidate in `language` is judged by. */
-function equalityFor(language: Language, strictTypes: boolean): Equality {
-  if (language === 'javascript') return 'javascript';
-  return strictTypes ? 'strict' : 'python';
 }
 
 /** The code as it will run, or why it cannot run. */
 type Runnable =
-  | { ok: true; language: Language; sourceLanguage: string; code: string; topLevelNames: string[] }
+  | { ok: true; language: KnownLanguage; sourceLanguage: string; code: string; topLevelNames: string[] }
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
 async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
-  const language = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
-  if (language === 'python') {
-    if (!options.languages.includes('python')) {
-      return { ok: false, language, status: 'unsupported', message: 'unsupported language: python' };
-    }
-    return { ok: true, language: 'python', sourceLanguage: 'python', code, topLevelNames: [] };
+  const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
+  const language = languageOfDialect(dialect);
+  if (!options.languages.includes(language.name)) {
+    return { ok: false, language: dialect, status: 'unsupported', message: `unsupported language: ${dialect}` };
   }
-  const prepared = await prepareJavaScript(code, language);
-  if (!prepared.ok) return { ok: false, language, status: 'load-error', message: prepared.error };
-  return {
-    ok: true,
-    language: 'javascript',
-    // Reported as written: TypeScript runs as JavaScript after its types are stripped.
-    sourceLanguage: language,
-    code: prepared.code,
-    topLevelNames: topLevelFunctionNames(prepared.code),
-  };
+  const prepared = language.prepare === undefined ? { ok: true as const, code, topLevelNames: [] } : await language.prepare(code, dialect);
+  if (!prepared.ok) return { ok: false, language: dialect, status: 'load-error', message: prepared.error };
+  // Reported as written: TypeScript runs as JavaScript after its types are stripped.
+  return { ok: true, language, sourceLanguage: dialect, code: prepared.code, topLevelNames: prepared.topLevelNames };
 }
 
 /**
@@ -78,22 +65,22 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
   if (tests.length === 0) {
     return splitBySuite(spec, runnable.sourceLanguage, null, [], null, queued);
   }
-  const python = runnable.language === 'python';
+  const language = runnable.language;
   const returnType = spec.problem.returnType;
   const job: GradeJob = {
-    language: runnable.language,
+    language: language.name,
     code: runnable.code,
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
-    tests: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).args),
-    expected: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, python).expected),
+    tests: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, language).args),
+    expected: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, language).expected),
     returnType,
     tolerance: options.tolerance,
-    equality: equalityFor(runnable.language, options.strictTypes === true),
+    equality: equalityOf(language, options.strictTypes === true),
     limits: options.limits,
   };
-  if (python && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
+  if (language.usesPackages && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
   const reply = await gradeWithRecovery(pool, job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
@@ -154,31 +141,37 @@ interface EncodedSuite {
  * Each suite is encoded once per language while its problem is held: the
  * submissions of one problem (pass@k samples, several models) share it.
  */
-const encodedSuites = new WeakMap<PreparedSuite, { javascript?: EncodedSuite; python?: EncodedSuite }>();
+const encodedSuites = new WeakMap<PreparedSuite, Map<string, EncodedSuite>>();
 
-function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, python: boolean): EncodedSuite {
+function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: KnownLanguage): EncodedSuite {
   let forms = encodedSuites.get(suite);
   if (forms === undefined) {
-    forms = {};
+    forms = new Map();
     encodedSuites.set(suite, forms);
   }
-  const form = python ? 'python' : 'javascript';
-  return (forms[form] ??= {
-    args: suite.tests.map((t) => encodeArgs(t.args, problem.parameterTypes, python)),
-    // In the form the harness writes a returned value, so that a candidate
-    // returning exactly the expected value passes on its text alone.
-    expected: suite.tests.map((t) => encodeWire(t.expected, python ? { form: 'python', type: problem.returnType } : { form: 'javascript-result' })),
-  });
+  let encoded = forms.get(language.name);
+  if (encoded === undefined) {
+    const argsType: TypeNode = { kind: 'tuple', items: [...problem.parameterTypes] };
+    encoded = {
+      args: suite.tests.map((t) => encodeArgs(t.args, argsType, language)),
+      // In the form the harness writes a returned value, so that a candidate
+      // returning exactly the expected value passes on its text alone.
+      expected: suite.tests.map((t) => encodeWire(t.expected, { form: language.wire.results, type: problem.returnType })),
+    };
+    forms.set(language.name, encoded);
+  }
+  return encoded;
 }
 
 /**
- * The arguments as one array. The decoded values carry their Python kinds
- * (tags); for Python the parameter types also make integral numbers where
- * a float is declared floats. JavaScript gets its natural forms.
+ * The arguments as one array, in the language's wire form. The decoded
+ * values carry their Python kinds (tags); the python form also makes
+ * integral numbers where the parameter types declare a float floats, and
+ * the JavaScript forms give the values their natural forms (the type does
+ * not matter to them).
  */
-function encodeArgs(args: Value[], types: readonly TypeNode[], python: boolean): string {
-  if (!python) return encodeWire(args, { form: 'javascript' });
-  return encodeWire(args, { form: 'python', type: { kind: 'tuple', items: [...types] } });
+function encodeArgs(args: Value[], type: TypeNode, language: KnownLanguage): string {
+  return encodeWire(args, { form: language.wire.args, type });
 }
 
 function splitBySuite(

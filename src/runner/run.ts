@@ -6,7 +6,8 @@ import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome
 import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
 import { WorkerPool } from '../sandbox-host/pool.js';
-import type { Language } from '../sandbox-host/protocol.js';
+import { allLanguages, equalityOf } from '../engines/find-language.js';
+import type { Language } from '../engines/languages.js';
 import { discoverSubmissions } from '../solutions/discover.js';
 import type { Tolerance } from '../values/compare.js';
 import {
@@ -77,7 +78,7 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     strict_types: options.strictTypes === true,
     python_packages: [...(options.pythonPackages ?? [])],
     // How numbers were judged, per language (see docs/VALUES.md).
-    equality: { python: options.strictTypes === true ? 'strict' : 'python', javascript: 'javascript' },
+    equality: Object.fromEntries(allLanguages().map((l) => [l.name, equalityOf(l, options.strictTypes === true)])),
   };
 }
 

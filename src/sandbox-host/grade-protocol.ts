@@ -1,3 +1,4 @@
+import type { Language } from '../engines/languages.js';
 import type { Equality, Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
 import type { CandidateJob } from './protocol.js';
@@ -8,6 +9,7 @@ import type { CandidateJob } from './protocol.js';
  * spread over every core; they never enter the isolate.
  */
 export interface GradeJob extends CandidateJob {
+  language: Language;
   /**
    * The wire text of each test's expected value (`encodeWire`, no set tags).
    * Text, not values: a returned value whose wire text is the same passes
@@ -17,7 +19,7 @@ export interface GradeJob extends CandidateJob {
   expected: string[];
   returnType: TypeNode;
   tolerance: Tolerance;
-  /** How numbers meet: Python's `==` for Python candidates, strict with --strict-types, JavaScript's rules. */
+  /** How numbers meet: the rule the language's descriptor names (Python's `==`, strict with --strict-types, JavaScript's rules). */
   equality: Equality;
   /**
    * Set when the job comes again after its worker died of running out of

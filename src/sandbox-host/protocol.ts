@@ -5,8 +5,6 @@
  * crosses an isolate boundary.
  */
 
-export type Language = 'javascript' | 'python';
-
 export interface SandboxLimits {
   /** Heap limit of the isolate, in MB. */
   memoryMb: number;
@@ -17,7 +15,12 @@ export interface SandboxLimits {
 }
 
 export interface CandidateJob {
-  language: Language;
+  /**
+   * The name of the language the code is in (a `Language` of
+   * engines/languages.ts: a grade job says which). A plain string here, so
+   * that what engines see does not depend on the list of languages.
+   */
+  language: string;
   /** Code as it will run (already unwrapped/transpiled). */
   code: string;
   /** Name to call; engines may apply further entry-point rules. */

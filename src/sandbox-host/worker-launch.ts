@@ -8,8 +8,11 @@ import { WORKER_STDIO, WorkerLink } from './worker-link.js';
 /** Where `npm run build` writes the bundled CLI and worker (scripts/bundle.ts). */
 export const BUNDLE_DIR = join('dist', 'bundle');
 
-/** The worker's bundles in BUNDLE_DIR: the program, and the parts it requires only when it first needs them. */
-export const WORKER_BUNDLES = { main: 'worker.cjs', python: 'worker-python.cjs' } as const;
+/**
+ * The worker's bundle in BUNDLE_DIR. Beside it, the engines it requires only
+ * when it first needs them: `worker-<language>.cjs` (scripts/bundle.ts).
+ */
+export const WORKER_BUNDLES = { main: 'worker.cjs' } as const;
 
 let script: string | null = null;
 

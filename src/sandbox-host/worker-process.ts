@@ -7,15 +7,14 @@
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import type { GradeJob, GradeReply, Verdict } from './grade-protocol.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
-import { DEFAULTS } from '../defaults.js';
 import { Engines } from '../engines/registry.js';
 import { judge } from './judge.js';
 import type { CandidateOutcome } from './protocol.js';
 import { WorkerIo } from './worker-io.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 
-/** JavaScript's engine is cheap to start, so it is ready before the first job; others start with their first job. */
-const engines = new Engines(['javascript']);
+/** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
+const engines = new Engines();
 const io = new WorkerIo();
 
 function runEngine(job: GradeJob): Promise<CandidateOutcome> {
@@ -23,7 +22,6 @@ function runEngine(job: GradeJob): Promise<CandidateOutcome> {
 }
 
 async function grade(id: number, job: GradeJob): Promise<GradeReply> {
-  if (job.language === 'javascript') lastMemoryMb = job.limits.memoryMb;
   return job.oneByOne === undefined ? gradeBatch(job) : gradeOneByOne(id, job, job.oneByOne.settled);
 }
 
@@ -33,7 +31,7 @@ async function gradeBatch(job: GradeJob): Promise<GradeReply> {
   const outcome = await runEngine(job);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
   const verdicts = outcome.tests.map((test, i) =>
-    bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality ?? 'javascript')),
+    bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality)),
   );
   return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
 }
@@ -93,12 +91,6 @@ function boundWire(text: string): string {
 }
 
 /**
- * Heap limit of the isolate prepared before any job has said which limit it
- * wants: the CLI's default. A job with another limit replaces it once.
- */
-let lastMemoryMb: number = DEFAULTS.memoryMb;
-
-/**
  * Between requests the worker would only wait for the supervisor, which is
  * busy recording the reply it just got: prepare the next context then, so
  * that creating it is not part of the next job. Skipped when a request has
@@ -108,7 +100,7 @@ async function warmWhenIdle(): Promise<void> {
   if (io.hasRequest()) return;
   // The Python interpreter the last job used is restored now rather than
   // when the next Python job arrives.
-  await engines.warm(lastMemoryMb);
+  await engines.warm();
 }
 
 

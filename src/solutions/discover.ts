@@ -5,8 +5,9 @@
  *    `<model>/<problem>/<prompt>.json` holding `{problem_identifier,
  *    model_identifier, prompt_identifier, solution_code, feedback}`).
  *    Fields win; a missing id falls back to the path (rules below).
- * 2. Source files, `*.js|.mjs|.cjs|.ts|.mts|.cts|.py`, one solution each; the
- *    extension is the declared language.
+ * 2. Source files, one solution each, with an extension a language's
+ *    descriptor names (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`, `.py`);
+ *    the extension is the declared language.
  * 3. JSON Lines, `*.jsonl`, one solution object per line (`file:line` sources).
  *
  * Field names (first present wins; ids may be strings or integers; a
@@ -52,7 +53,7 @@
  */
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { normalizeLanguageName, type SolutionLanguage } from './language.js';
+import { normalizeLanguageName, sourceExtensions, type SolutionLanguage } from './language.js';
 
 export interface Submission {
   problemId: string;
@@ -78,12 +79,6 @@ export interface DiscoveredSubmissions {
   /** Every regular file the walk found, in walk order: where it is, and its path inside `dir` with `/` separators. */
   files: Array<{ path: string; relative: string }>;
 }
-
-const SOURCE_EXTENSIONS: Record<string, SolutionLanguage> = {
-  '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
-  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
-  '.py': 'python',
-};
 
 const FIELDS = {
   problem: ['problem_identifier', 'problem_id', 'task_id', 'problem'],
@@ -195,9 +190,9 @@ function byCodeUnits(a: string, b: string): number {
 async function readSolutionFile(file: FoundFile, ctx: DiscoveryContext): Promise<Outcome[]> {
   const name = file.parts[file.parts.length - 1] as string;
   const ext = path.extname(name).toLowerCase();
-  const sourceLanguage = SOURCE_EXTENSIONS[ext];
+  const sourceLanguage = sourceExtensions().get(ext);
   if (ext !== '.json' && ext !== '.jsonl' && sourceLanguage === undefined) {
-    return [skip(file.source, `not a solution file (expected .json, .jsonl, ${Object.keys(SOURCE_EXTENSIONS).join(', ')})`)];
+    return [skip(file.source, `not a solution file (expected .json, .jsonl, ${[...sourceExtensions().keys()].join(', ')})`)];
   }
   let text: string;
   try {

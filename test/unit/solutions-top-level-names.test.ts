@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { topLevelFunctionNames } from '../../src/solutions/top-level-names.js';
-import { prepareJavaScript } from '../../src/solutions/transpile.js';
+import { topLevelFunctionNames } from '../../src/engines/javascript/top-level-names.js';
+import { prepareJavaScript } from '../../src/engines/javascript/transpile.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => readFile(path.join(here, '../fixtures/solutions-code', name), 'utf8');

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { extractCode } from '../../src/solutions/extract-code.js';
-import { prepareJavaScript } from '../../src/solutions/transpile.js';
+import { prepareJavaScript } from '../../src/engines/javascript/transpile.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => readFile(path.join(here, '../fixtures/solutions-code', name), 'utf8');
