@@ -51,7 +51,17 @@ const MAY_DIFFER = new Set(['concurrency', 'problems', 'solutions', 'shard']);
 
 export function mergeShards(options: MergeOptions): MergeResult {
   if (options.inputs.length === 0) throw new MergeRefused('no shards given');
-  const shards = options.inputs.map(readShard).sort((a, b) => a.record.index - b.record.index);
+  const shards: ShardInput[] = [];
+  try {
+    for (const input of options.inputs) shards.push(readShard(input));
+    shards.sort((a, b) => a.record.index - b.record.index);
+    return mergeRead(shards, options);
+  } finally {
+    for (const shard of shards) shard.close();
+  }
+}
+
+function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
   checkCompatible(shards);
   const first = shards[0]!;
   const count = first.record.count;

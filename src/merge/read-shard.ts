@@ -4,10 +4,10 @@
  * are is kept; they are read again, one candidate at a time, when the
  * merged log is written.
  *
- * A run log counts the candidates that have a complete line, as `--resume`
- * does (a line cut short by a kill is ignored, and a later line for the same
- * candidate wins), so a shard that was interrupted and resumed reads as the
- * whole shard. A scorecard lists results in its plan order; its `shard`
+ * A run log is read through runlog/ as `--resume` and `evalrun report` read
+ * it: the candidates that have a complete line count (a line cut short by a
+ * kill is ignored, and a later line for the same candidate wins), so a
+ * shard that was interrupted and resumed reads as the whole shard. A scorecard lists results in its plan order; its `shard`
  * block gives each listed candidate's rank in the whole run's plan, and the
  * consecutive results with one `source` are one candidate's (a self-check
  * reports a solution once per suite).
@@ -16,7 +16,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { candidateKey } from '../grading/candidate.js';
-import { readLines, type RunHeader } from '../runlog/run-log.js';
+import { readLines, RunLog } from '../runlog/run-log.js';
 import { decodeRanks, type ShardRecord } from '../runner/shard-plan.js';
 
 /** A shard that cannot be merged: a message naming the file and what is wrong. */
@@ -24,8 +24,8 @@ export class MergeRefused extends Error {}
 
 /** Where one candidate's results are in a shard's file. */
 export type ResultsAt =
-  /** A run log line, `{"type":"candidate","key":...,"results":[...]}`. */
-  | { kind: 'log-line'; offset: number; length: number }
+  /** A candidate of a run log, read back through the log. */
+  | { kind: 'log'; log: RunLog; key: string }
   /** Consecutive scorecard lines, one result each (with a trailing comma but the last). */
   | { kind: 'card-lines'; lines: Array<{ offset: number; length: number }> }
   /** Results of a scorecard not written in evalrun's own layout, parsed whole. */
@@ -53,6 +53,8 @@ export interface ShardInput {
   planned: number;
   /** Those it finished, in its plan order. */
   candidates: ShardCandidate[];
+  /** Lets go of the run log (a scorecard holds nothing open). */
+  close(): void;
 }
 
 export function readShard(file: string): ShardInput {
@@ -66,12 +68,7 @@ export function readShard(file: string): ShardInput {
     const size = fstatSync(fd).size;
     if (size === 0) throw new MergeRefused(`${file}: empty file, not a run log or scorecard`);
     // A run log's header line starts so; anything else is read as a scorecard.
-    if (readBytes(file, fd, 0, Math.min(size, LOG_START.length)) === LOG_START) {
-      const lines = readLines(fd, size);
-      const first = lines.next();
-      if (first.done === true) throw new MergeRefused(`${file}: a run log without a complete header line`);
-      return readLog(file, first.value.text, lines);
-    }
+    if (readBytes(file, fd, 0, Math.min(size, LOG_START.length)) === LOG_START) return readLog(file);
     return readScorecard(file, fd, size);
   } finally {
     closeSync(fd);
@@ -81,10 +78,7 @@ export function readShard(file: string): ShardInput {
 /** One candidate's results, read back from where `readShard` found them. */
 export function readResults(file: string, fd: number, at: ResultsAt): CandidateResult[] {
   if (at.kind === 'parsed') return at.results;
-  if (at.kind === 'log-line') {
-    const line = parseExactJson(readBytes(file, fd, at.offset, at.length)) as { results: CandidateResult[] };
-    return line.results;
-  }
+  if (at.kind === 'log') return at.log.results(at.key);
   return at.lines.map((l) => parseResultLine(file, readBytes(file, fd, l.offset, l.length)));
 }
 
@@ -99,40 +93,44 @@ function readBytes(file: string, fd: number, offset: number, length: number): st
   return buffer.toString('utf8');
 }
 
-function readLog(file: string, headerText: string, lines: Generator<{ offset: number; length: number; text: string }>): ShardInput {
-  const header = JSON.parse(headerText) as RunHeader;
-  const shard = header.shard;
-  if (shard === undefined) throw notSharded(file, 'run log');
-  const rankOf = new Map(shard.planned.map(([rank, key]) => [key, rank] as const));
-  const found = new Map<string, ShardCandidate>();
-  for (const { offset, length, text } of lines) {
-    if (!text.startsWith('{"type":"candidate"')) continue;
-    let key: unknown;
-    try {
-      key = (JSON.parse(text) as { key?: unknown }).key;
-    } catch {
-      continue; // cut short by a kill; --resume graded it again further down
-    }
-    if (typeof key !== 'string') continue;
-    const rank = rankOf.get(key);
-    if (rank === undefined) throw new MergeRefused(`${file}: holds a candidate its shard did not plan (${key})`);
-    found.set(key, { rank, key, at: { kind: 'log-line', offset, length } });
+function readLog(file: string): ShardInput {
+  let read: ReturnType<typeof RunLog.read>;
+  try {
+    read = RunLog.read(file, () => undefined);
+  } catch (e) {
+    throw new MergeRefused(e instanceof Error ? e.message : String(e));
   }
-  const { planned: plan, problems, skipped_submissions: skipped, ...record } = shard;
-  return {
-    file,
-    kind: 'log',
-    mode: header.mode,
-    options: header.options,
-    startedAt: header.started_at,
-    finishedAt: null,
-    record,
-    problems,
-    skipped,
-    planned: plan.length,
-    // In plan order, whatever order they finished in.
-    candidates: plan.flatMap(([, key]) => found.get(key) ?? []),
-  };
+  const { log, header, logged } = read;
+  try {
+    const shard = header.shard;
+    if (shard === undefined) throw notSharded(file, 'run log');
+    const rankOf = new Map(shard.planned.map(([rank, key]) => [key, rank] as const));
+    const found = new Map<string, ShardCandidate>();
+    for (const key of logged) {
+      const rank = rankOf.get(key);
+      if (rank === undefined) throw new MergeRefused(`${file}: holds a candidate its shard did not plan (${key})`);
+      found.set(key, { rank, key, at: { kind: 'log', log, key } });
+    }
+    const { planned: plan, problems, skipped_submissions: skipped, ...record } = shard;
+    return {
+      file,
+      kind: 'log',
+      mode: header.mode,
+      options: header.options,
+      startedAt: header.started_at,
+      finishedAt: null,
+      record,
+      problems,
+      skipped,
+      planned: plan.length,
+      // In plan order, whatever order they finished in.
+      candidates: plan.flatMap(([, key]) => found.get(key) ?? []),
+      close: () => log.close(),
+    };
+  } catch (e) {
+    log.close();
+    throw e;
+  }
 }
 
 const LOG_START = '{"type":"run"';
@@ -203,6 +201,7 @@ function readScorecard(file: string, fd: number, size: number): ShardInput {
     skipped: head.skipped_submissions,
     planned: record.loads[record.index - 1]?.candidates ?? 0,
     candidates,
+    close: () => undefined,
   };
 }
 
