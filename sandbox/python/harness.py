@@ -1,7 +1,7 @@
 # evalrun's Python harness. It runs once, as the module __evalrun_harness__,
 # when the interpreter's memory snapshot is made; every interpreter booted
 # from the snapshot takes it out of sys.modules before any candidate runs,
-# so no candidate can import it. The JavaScript half in boot.js calls three
+# so no candidate can import it. The JavaScript half, harness.js, calls three
 # functions:
 #
 #   lockdown()                      once, after boot, before the state every
@@ -9,7 +9,7 @@
 #   prepare(code, function_name, seed) -> "ok <entry>" | "load-error <msg>" | "m<msg>"
 #   run_test(args_wire_json)        -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
 #
-# There is no clean-up step: before every candidate boot.js writes back the
+# There is no clean-up step: before every candidate harness.js writes back the
 # interpreter's whole memory as it was after lockdown(), so nothing a
 # candidate changes (modules, caches, hooks, this harness's own state) is
 # there for the next one.

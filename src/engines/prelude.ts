@@ -7,12 +7,14 @@ let prelude: string | null = null;
 /**
  * Joins an in-isolate script with the prelude every language's in-isolate
  * code shares (sandbox/prelude.js: the frame writer, the seeded generator).
- * `source` is a function expression, `(function (prelude) { ... })`; the
- * result is one script that calls it with the prelude's object, so that
- * the prelude is evaluated in the same context, before any candidate code,
- * and the script's completion value is the function's.
+ * `source` is a function expression, `(function (prelude, ...parts) { ... })`;
+ * the result is one script that calls it with the prelude's object and then
+ * `parts`, each a function expression passed as it is (for `source` to
+ * call), so that everything is evaluated in the same context, before any
+ * candidate code, and the script's completion value is the function's.
  */
-export function withPrelude(source: string): string {
+export function withPrelude(source: string, ...parts: string[]): string {
   prelude ??= readFileSync(join(packageRoot(), 'sandbox', 'prelude.js'), 'utf8');
-  return `(${source.trim()}\n)(${prelude.trim()}\n);\n`;
+  const args = [prelude, ...parts].map((text) => `${text.trim()}\n`).join(', ');
+  return `(${source.trim()}\n)(${args});\n`;
 }

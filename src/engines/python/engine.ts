@@ -73,7 +73,7 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
  * from a memory snapshot inside an isolated-vm isolate. One engine holds
  * one interpreter at a time. Every candidate starts from the same state:
  * before each one but the first, the interpreter's memory and the state
- * its imports keep are written back as they were after boot (boot.js,
+ * its imports keep are written back as they were after boot (harness.js,
  * `restore`). When that cannot be exact (the candidate wrote a file, hit a
  * limit, crashed the interpreter, or grew its memory too far) the
  * interpreter is replaced by a new one booted from the snapshot instead.

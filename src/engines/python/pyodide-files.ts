@@ -58,11 +58,12 @@ export function loadPyodideFiles(): PyodideFiles {
 
   const sandboxDir = join(packageRoot(), 'sandbox', 'python');
   // One script: the text codecs, then boot.js with the prelude every
-  // language's in-isolate code shares. All of it is in the snapshot key.
-  const bootScript =
-    readFileSync(join(sandboxDir, 'text-codecs.js'), 'utf8') + '\n' + withPrelude(readFileSync(join(sandboxDir, 'boot.js'), 'utf8'));
-  const harnessSource = readFileSync(join(sandboxDir, 'harness.py'), 'utf8');
-  const packagesSource = readFileSync(join(sandboxDir, 'packages.py'), 'utf8');
+  // language's in-isolate code shares and the harness's JavaScript half.
+  // All of it is in the snapshot key.
+  const sandboxFile = (name: string): string => readFileSync(join(sandboxDir, name), 'utf8');
+  const bootScript = sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'));
+  const harnessSource = sandboxFile('harness.py');
+  const packagesSource = sandboxFile('packages.py');
   const wasmBytes = readFileSync(join(dir, 'pyodide.asm.wasm'));
   const stdlib = new Uint8Array(readFileSync(join(dir, 'python_stdlib.zip')));
 

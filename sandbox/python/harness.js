@@ -1,0 +1,302 @@
+// The JavaScript half of evalrun's Python harness (harness.py is the
+// other): it puts the harness into a snapshot, installs it in an
+// interpreter booted from one, records the state every candidate starts
+// from, and holds the functions the host calls (prepare, runTests,
+// progress, reset, memoryBytes) and the restore behind `reset`.
+//
+// The host joins this file to boot.js: it is a function of the prelude's
+// object and of boot.js's `shell`, the one way to the state boot.js keeps
+// for the interpreter's imports and WebAssembly (the memory cap, the state
+// and bridge marks, the random generator, sealing). boot.js calls it once,
+// before Pyodide loads, so everything bound here is still pristine.
+(function (prelude, shell) {
+  'use strict';
+
+  const now = prelude.now;
+  const frame = prelude.frame;
+  const ReflectApply = Reflect.apply;
+  const ObjectKeys = Object.keys;
+  const StringCtor = String;
+  const StringSlice = String.prototype.slice;
+  const MathMin = Math.min;
+  const Uint8ArrayCtor = Uint8Array;
+  const Int32ArrayCtor = Int32Array;
+  const ArrayPush = Array.prototype.push;
+  const ArrayJoin = Array.prototype.join;
+  const TypedArraySubarray = Uint8Array.prototype.subarray;
+  const ArrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const WASM_PAGE = 65536;
+
+  // --python-packages: the files the host handed in, written read-only into
+  // the in-memory file system, and put on the import path by packages.py.
+  function mountPackages(pyodide, packages, source) {
+    shell.approveLibraries(packages.sharedLibraries);
+    const FS = pyodide.FS;
+    const folders = new Set();
+    for (const file of packages.files) {
+      const slash = file.path.lastIndexOf('/');
+      const folder = file.path.slice(0, slash);
+      FS.mkdirTree(folder);
+      FS.writeFile(file.path, file.bytes);
+      FS.chmod(file.path, 0o444);
+      for (let at = folder; at.length > 1; at = at.slice(0, at.lastIndexOf('/'))) folders.add(at);
+    }
+    for (const path of packages.paths) {
+      if (!path.endsWith('.whl')) {
+        FS.mkdirTree(path);
+        folders.add(path);
+      }
+    }
+    for (const folder of folders) FS.chmod(folder, 0o555);
+    const space = pyodide.globals.get('dict')();
+    pyodide.runPython(source, { globals: space, filename: '<evalrun-packages>' });
+    const install = space.get('install');
+    install(pyodide.toPy(packages.paths), pyodide.toPy(packages.platformWheels));
+    install.destroy();
+    space.destroy();
+  }
+
+  // The harness is compiled and run once, when the snapshot is made, as a
+  // module every interpreter booted from the snapshot already holds; the
+  // collector freezes what exists by then, so each boot's lockdown walks
+  // only what the boot itself made.
+  const HARNESS_MODULE = '__evalrun_harness__';
+
+  function defineHarness(pyodide, source) {
+    const space = pyodide.globals.get('dict')();
+    const namespace = pyodide.runPython(
+      "import sys, types\nharness = types.ModuleType('" + HARNESS_MODULE + "')\nsys.modules[harness.__name__] = harness\nharness.__dict__",
+      { globals: space },
+    );
+    pyodide.runPython(source, { globals: namespace, filename: '<evalrun-harness>' });
+    namespace.destroy();
+    pyodide.runPython('import gc\ngc.collect()\ngc.freeze()', { globals: space });
+    space.destroy();
+  }
+
+  // The harness's namespace, taken out of sys.modules: from here on only
+  // this script holds it.
+  function takeHarness(pyodide) {
+    const space = pyodide.globals.get('dict')();
+    const namespace = pyodide.runPython("import sys\nsys.modules.pop('" + HARNESS_MODULE + "').__dict__", { globals: space });
+    space.destroy();
+    return namespace;
+  }
+
+  function install(pyodide, config) {
+    if (config.packages !== undefined) mountPackages(pyodide, config.packages, config.packagesSource);
+    const Module = pyodide._module;
+    const harnessGlobals = takeHarness(pyodide);
+    const py = {
+      prepare: harnessGlobals.get('prepare'),
+      runTest: harnessGlobals.get('run_test'),
+    };
+    const lockdown = harnessGlobals.get('lockdown');
+    // Python may no longer import the JS bridge modules; see harness.py.
+    pyodide.unregisterJsModule('js');
+    pyodide.unregisterJsModule('pyodide_js');
+    lockdown();
+    lockdown.destroy();
+    harnessGlobals.destroy();
+
+    const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
+    let progress = [];
+    let dead = '';
+
+    // A JS exception out of a Python call means the interpreter itself
+    // failed (fatal error, stack exhaustion in wasm, trap, a refused call
+    // into the sealed bridge).
+    function pythonFailure(e) {
+      const refused = shell.bridgeRefused();
+      dead = refused !== '' ? 'the JavaScript bridge is sealed (Python called ' + refused + ')' : shell.describe(e);
+      // A stack overflow is Python recursing deeper than the WebAssembly
+      // stack allows, whatever else happened on the way.
+      if (/Maximum call stack size exceeded/.test(dead)) return 'c';
+      return shell.memoryCapHit() && refused === '' ? 'M' : 'c';
+    }
+
+    const api = {
+      // Executes the candidate's module code; returns "ok <entry>", "load-error <msg>" or "m"/"c" + message.
+      prepare(code, functionName, seed, memoryMb) {
+        if (dead !== '') return 'c' + dead;
+        const allowance = memoryMb * 1024 * 1024;
+        shell.setMemoryCap(MathMin(config.memoryCapBytes, HEAP_NOW() + allowance));
+        try {
+          return StringCtor(py.prepare(code, functionName, seed));
+        } catch (e) {
+          const kind = pythonFailure(e);
+          return kind + dead;
+        }
+      },
+      // Runs tests in order until all are done or `budgetMs` has passed.
+      runTests(tests, budgetMs) {
+        progress = [];
+        if (dead !== '') return frame('c', 0, dead);
+        const start = now();
+        for (let i = 0; i < tests.length; i++) {
+          const t0 = now();
+          let out;
+          try {
+            out = StringCtor(py.runTest(tests[i]));
+          } catch (e) {
+            const kind = pythonFailure(e);
+            ReflectApply(ArrayPush, progress, [frame(kind, now() - t0, dead)]);
+            break;
+          }
+          ReflectApply(ArrayPush, progress, [frame(out[0], now() - t0, ReflectApply(StringSlice, out, [1]))]);
+          if (now() - start >= budgetMs) break;
+        }
+        return ReflectApply(ArrayJoin, progress, ['']);
+      },
+      progress() {
+        return ReflectApply(ArrayJoin, progress, ['']);
+      },
+      // Puts the interpreter back exactly as it was after boot (see below);
+      // "clean" when it did, else why it could not and must be replaced.
+      reset() {
+        return restore();
+      },
+      memoryBytes() {
+        return HEAP_NOW();
+      },
+    };
+    shell.cleanGlobals();
+    shell.sealWebAssembly();
+
+    // ---- the state every candidate starts from ------------------------------
+    //
+    // Taken once, here, when the harness is installed and locked down and
+    // no candidate has run: the whole WebAssembly memory (every Python
+    // object, module, cache, hook and setting lives there), the stack
+    // pointer, and what the imports keep on this side (the open-file table,
+    // the file system's name cache, the working directory, the random
+    // generator). `restore` writes all of it back before the next
+    // candidate; the imports' wrappers in boot.js name what it cannot write
+    // back, and then the interpreter is replaced instead.
+    const fileSystem = pyodide.FS;
+    const stackPointer = Module.___stack_pointer;
+    const baseSize = Module.HEAPU8.length;
+    const baseRuns = memoryRuns(Module.HEAPU8);
+    const baseData = copyDataRuns(Module.HEAPU8, baseRuns);
+    const baseStackPointer = stackPointer.value;
+    const baseRandom = shell.randomState();
+    const baseFiles = captureFiles(fileSystem);
+
+    function restore() {
+      if (dead !== '') return 'the interpreter failed: ' + dead;
+      const touched = shell.stateTouched();
+      if (touched !== '') return 'the candidate called ' + touched + ', which keeps state outside the interpreter memory';
+      const heap = Module.HEAPU8;
+      const size = heap.length;
+      if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
+      // Every byte goes back: runs that held data at boot are copied, the
+      // zero runs (the unused stack, free heap) are cleared, which costs a
+      // fraction of copying zeros. Memory past the boot size was grown by
+      // earlier candidates: zero, as when first grown (the allocator relies
+      // on that).
+      for (let i = 0; i < baseRuns.length; i += 3) {
+        const start = baseRuns[i];
+        const end = baseRuns[i + 1];
+        const at = baseRuns[i + 2];
+        if (at >= 0) heap.set(ReflectApply(TypedArraySubarray, baseData, [at, at + end - start]), start);
+        else heap.fill(0, start, end);
+      }
+      if (size > baseSize) heap.fill(0, baseSize);
+      stackPointer.value = baseStackPointer;
+      restoreFiles(fileSystem, baseFiles);
+      shell.setRandomState(baseRandom);
+      shell.clearMemoryCapHit();
+      progress = [];
+      return 'clean';
+    }
+
+    shell.seal(fileSystem);
+    return api;
+  }
+
+  // The memory (a whole number of WebAssembly pages) as runs of pages,
+  // [start, end, 1 if any byte is not zero else 0] flattened, neighbours of
+  // the same kind merged.
+  function memoryRuns(bytes) {
+    const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+    const runs = [];
+    for (let page = 0; page < bytes.length; page += WASM_PAGE) {
+      const end = page + WASM_PAGE;
+      let data = 0;
+      for (let w = page >> 2; w < end >> 2; w++) {
+        if (words[w] !== 0) {
+          data = 1;
+          break;
+        }
+      }
+      const n = runs.length;
+      if (n > 0 && runs[n - 1] === data && runs[n - 2] === page) runs[n - 2] = end;
+      else ReflectApply(ArrayPush, runs, [page, end, data]);
+    }
+    return runs;
+  }
+
+  // Copies the runs that hold data, one after another, into a buffer of
+  // their own, and turns each run's third field into where its bytes start
+  // in that buffer (-1 for a zero run). Zero runs take no room.
+  function copyDataRuns(bytes, runs) {
+    let total = 0;
+    for (let i = 0; i < runs.length; i += 3) if (runs[i + 2] === 1) total += runs[i + 1] - runs[i];
+    const data = new Uint8ArrayCtor(total);
+    let at = 0;
+    for (let i = 0; i < runs.length; i += 3) {
+      if (runs[i + 2] !== 1) {
+        runs[i + 2] = -1;
+        continue;
+      }
+      data.set(ReflectApply(TypedArraySubarray, bytes, [runs[i], runs[i + 1]]), at);
+      runs[i + 2] = at;
+      at += runs[i + 1] - runs[i];
+    }
+    return data;
+  }
+
+  function copyProps(from) {
+    const out = {};
+    for (const key of ObjectKeys(from)) out[key] = from[key];
+    return out;
+  }
+
+  function putProps(into, saved) {
+    for (const key of ObjectKeys(into)) if (!(key in saved)) delete into[key];
+    for (const key of ObjectKeys(saved)) into[key] = saved[key];
+  }
+
+  function captureFiles(FS) {
+    const streams = FS.streams.slice();
+    return {
+      streams,
+      props: streams.map((s) => (s ? { own: copyProps(s), shared: s.shared ? copyProps(s.shared) : null } : null)),
+      nameTable: FS.nameTable.slice(),
+      currentPath: FS.currentPath,
+      nextInode: FS.nextInode,
+    };
+  }
+
+  // Streams a candidate opened are dropped (only reads were allowed), the
+  // ones open at boot get back their position and flags, and the name cache
+  // its buckets.
+  function restoreFiles(FS, base) {
+    const live = FS.streams;
+    live.length = base.streams.length;
+    for (let fd = 0; fd < base.streams.length; fd++) {
+      const stream = base.streams[fd];
+      live[fd] = stream;
+      const saved = base.props[fd];
+      if (!stream || saved === null) continue;
+      putProps(stream, saved.own);
+      if (saved.shared !== null) putProps(stream.shared, saved.shared);
+    }
+    const table = FS.nameTable;
+    for (let i = 0; i < base.nameTable.length; i++) if (table[i] !== base.nameTable[i]) table[i] = base.nameTable[i];
+    FS.currentPath = base.currentPath;
+    FS.nextInode = base.nextInode;
+  }
+
+  return { defineHarness, install };
+})
