@@ -17,7 +17,6 @@
  * not finish, make the merge incomplete: it says which, and marks the
  * scorecard `"complete": false`.
  */
-import { closeSync, openSync } from 'node:fs';
 import type { RunOutcome } from '../report/reporter.js';
 import type { MergeRecord } from '../report/scorecard.js';
 import { outcomeOf } from '../runner/outcome.js';
@@ -25,7 +24,7 @@ import { Tally } from '../runner/tally.js';
 import { RunLog } from '../runlog/run-log.js';
 import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
-import { MergeRefused, readResults, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
+import { MergeRefused, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
 import { DEFAULTS } from '../defaults.js';
 
 export { MergeRefused };
@@ -94,14 +93,7 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
     store.log.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
-    const fds = shards.map((s) => openSync(s.file, 'r'));
-    try {
-      for (const { candidate, shard } of candidates) {
-        store.record(candidate.key, readResults(shards[shard]!.file, fds[shard]!, candidate.at));
-      }
-    } finally {
-      for (const fd of fds) closeSync(fd);
-    }
+    for (const { candidate, shard } of candidates) store.record(candidate.key, shards[shard]!.results(candidate.at));
     store.log.noteEnd(end);
   } catch (e) {
     store.log.close();

@@ -25,7 +25,7 @@ export class MergeRefused extends Error {}
 /** Where one candidate's results are in a shard's file. */
 export type ResultsAt =
   /** A candidate of a run log, read back through the log. */
-  | { kind: 'log'; log: RunLog; key: string }
+  | { kind: 'log'; key: string }
   /** Consecutive scorecard lines, one result each (with a trailing comma but the last). */
   | { kind: 'card-lines'; lines: Array<{ offset: number; length: number }> }
   /** Results of a scorecard not written in evalrun's own layout, parsed whole. */
@@ -53,7 +53,9 @@ export interface ShardInput {
   planned: number;
   /** Those it finished, in its plan order. */
   candidates: ShardCandidate[];
-  /** Lets go of the run log (a scorecard holds nothing open). */
+  /** One candidate's results, read back from where they were found. */
+  results(at: ResultsAt): CandidateResult[];
+  /** Lets go of the file. */
   close(): void;
 }
 
@@ -64,22 +66,19 @@ export function readShard(file: string): ShardInput {
   } catch (e) {
     throw new MergeRefused(`${file}: cannot read it (${e instanceof Error ? e.message : String(e)})`);
   }
+  // A scorecard's results are read from this descriptor when the merge writes them; a log reads through its RunLog.
+  let keep = false;
   try {
     const size = fstatSync(fd).size;
     if (size === 0) throw new MergeRefused(`${file}: empty file, not a run log or scorecard`);
     // A run log's header line starts so; anything else is read as a scorecard.
     if (readBytes(file, fd, 0, Math.min(size, LOG_START.length)) === LOG_START) return readLog(file);
-    return readScorecard(file, fd, size);
+    const shard = readScorecard(file, fd, size);
+    keep = true;
+    return shard;
   } finally {
-    closeSync(fd);
+    if (!keep) closeSync(fd);
   }
-}
-
-/** One candidate's results, read back from where `readShard` found them. */
-export function readResults(file: string, fd: number, at: ResultsAt): CandidateResult[] {
-  if (at.kind === 'parsed') return at.results;
-  if (at.kind === 'log') return at.log.results(at.key);
-  return at.lines.map((l) => parseResultLine(file, readBytes(file, fd, l.offset, l.length)));
 }
 
 function readBytes(file: string, fd: number, offset: number, length: number): string {
@@ -109,7 +108,7 @@ function readLog(file: string): ShardInput {
     for (const key of logged) {
       const rank = rankOf.get(key);
       if (rank === undefined) throw new MergeRefused(`${file}: holds a candidate its shard did not plan (${key})`);
-      found.set(key, { rank, key, at: { kind: 'log', log, key } });
+      found.set(key, { rank, key, at: { kind: 'log', key } });
     }
     const { planned: plan, problems, skipped_submissions: skipped, ...record } = shard;
     return {
@@ -125,6 +124,7 @@ function readLog(file: string): ShardInput {
       planned: plan.length,
       // In plan order, whatever order they finished in.
       candidates: plan.flatMap(([, key]) => found.get(key) ?? []),
+      results: (at) => (at.kind === 'log' ? log.results(at.key) : []),
       close: () => log.close(),
     };
   } catch (e) {
@@ -201,7 +201,12 @@ function readScorecard(file: string, fd: number, size: number): ShardInput {
     skipped: head.skipped_submissions,
     planned: record.loads[record.index - 1]?.candidates ?? 0,
     candidates,
-    close: () => undefined,
+    results: (at) => {
+      if (at.kind === 'parsed') return at.results;
+      if (at.kind === 'card-lines') return at.lines.map((l) => parseResultLine(file, readBytes(file, fd, l.offset, l.length)));
+      return [];
+    },
+    close: () => closeSync(fd),
   };
 }
 
