@@ -45,7 +45,12 @@ async function readBounded(file: string, maxBytes: number): Promise<Bytes> {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size - total, 64 * 1024), MIB) + 1);
+      // What stat said is left, plus a byte that finds the end; past that
+      // (the end itself, a file that grew, a /proc file that reports no
+      // size) small steps, so that a thousand small files do not cost a
+      // thousand large buffers.
+      const expected = info.size - total;
+      const chunk = Buffer.allocUnsafe(Math.min(expected > 0 ? expected : 4096, MIB) + 1);
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;

@@ -33,10 +33,26 @@ export interface WorkerHandle {
   link: WorkerLink;
 }
 
+/**
+ * Node's flags for a worker process.
+ *
+ * - `--no-node-snapshot`: isolated-vm needs it on Node 20 and later.
+ * - `--wasm-tiering-budget`: how much WebAssembly code a function runs in
+ *   V8's baseline compiler (Liftoff) before it is compiled again with the
+ *   optimizing one (TurboFan). At V8's default, grading small Python
+ *   candidates sends hundreds of Pyodide's functions to TurboFan, whose
+ *   compile time is more CPU than the worker then spends on candidates
+ *   (a Python candidate's own time is mostly the restore, a copy outside
+ *   WebAssembly). A thousand times the default keeps that compile for the
+ *   functions that run for a long time, such as the interpreter's loop in
+ *   a candidate that computes for seconds. docs/PERFORMANCE.md has the
+ *   measurements.
+ */
+const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tiering-budget=1800000000'];
+
 /** Starts one sandbox worker process. */
 export function launchWorker(): WorkerHandle {
-  // isolated-vm needs --no-node-snapshot on Node 20+; it is the reason isolates live in these processes.
-  const child = spawn(process.execPath, ['--no-node-snapshot', workerScript()], {
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, workerScript()], {
     stdio: [...WORKER_STDIO],
   });
   return { child, link: new WorkerLink(child) };

@@ -59,13 +59,20 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
     const { bytes, origin } = fresh
       ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const }
       : await readOrMakeSnapshot(path, make);
-    const shared = new SharedArrayBuffer(bytes.byteLength);
-    new Uint8Array(shared).set(bytes);
-    return { copy: new ivm.ExternalCopy(shared), origin };
+    return { copy: new ivm.ExternalCopy(sharedBuffer(bytes)), origin };
   })();
   snapshots.set(path, made);
   made.catch(() => snapshots.delete(path));
   return made;
+}
+
+/** The bytes in a SharedArrayBuffer of their own: as read from the cache already, else copied once. */
+function sharedBuffer(bytes: Uint8Array): SharedArrayBuffer {
+  const buffer = bytes.buffer;
+  if (buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) return buffer;
+  const shared = new SharedArrayBuffer(bytes.byteLength);
+  new Uint8Array(shared).set(bytes);
+  return shared;
 }
 
 /**

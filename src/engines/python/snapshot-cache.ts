@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,20 +35,44 @@ export function snapshotPath(cacheDir: string, version: string, key: string): st
   return join(cacheDir, `${PREFIX}${version}-${key.slice(0, 24)}${SUFFIX}`);
 }
 
-/** The cached payload, or null when there is none or it fails its check. */
+/**
+ * The cached payload, or null when there is none or it fails its check.
+ * The payload is read straight into a SharedArrayBuffer: every interpreter
+ * of the process boots from that one buffer without a copy (engine.ts).
+ */
 export function readSnapshot(path: string): Uint8Array | null {
-  let file: Buffer;
+  let fd: number;
   try {
-    file = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch {
     return null;
   }
-  const head = MAGIC.length + DIGEST_BYTES;
-  if (file.length <= head || !file.subarray(0, MAGIC.length).equals(MAGIC)) return null;
-  const payload = file.subarray(head);
-  const digest = createHash('sha256').update(payload).digest();
-  if (!digest.equals(file.subarray(MAGIC.length, head))) return null;
-  return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  try {
+    const head = MAGIC.length + DIGEST_BYTES;
+    const size = fstatSync(fd).size;
+    if (size <= head) return null;
+    const header = Buffer.alloc(head);
+    if (readFully(fd, header, 0) !== head || !header.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+    const payload = new Uint8Array(new SharedArrayBuffer(size - head));
+    if (readFully(fd, payload, head) !== payload.byteLength) return null;
+    const digest = createHash('sha256').update(payload).digest();
+    return digest.equals(header.subarray(MAGIC.length)) ? payload : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads into all of `into` from `position` on; fewer bytes only at the end of the file. */
+function readFully(fd: number, into: Uint8Array, position: number): number {
+  let done = 0;
+  while (done < into.byteLength) {
+    const n = readSync(fd, into, done, into.byteLength - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
 }
 
 /** Writes atomically (temporary file, then rename) and drops stale snapshots. */
