@@ -42,6 +42,10 @@
   const PromiseReject = Promise.reject.bind(Promise);
   const Uint8ArrayCtor = Uint8Array;
   const Int32ArrayCtor = Int32Array;
+  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+  const TypedArraySet = TypedArrayPrototype.set;
+  const TypedArrayFill = TypedArrayPrototype.fill;
+  const TypedArraySubarray = TypedArrayPrototype.subarray;
   const ArrayBufferCtor = ArrayBuffer;
   const SharedArrayBufferCtor = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   const ArrayPush = Array.prototype.push;
@@ -60,6 +64,8 @@
   delete G.__evalrunStdlib;
   delete G.__evalrunSnapshot;
   const pyodideWasm = input.wasm;
+  /** The interpreter's WebAssembly memory, once Pyodide has instantiated its module. */
+  let pyodideMemory = null;
   let memoryCapBytes = input.memoryCapBytes;
   let memoryCapHit = false;
 
@@ -148,7 +154,9 @@
       if (source instanceof WasmModule) return PromiseResolve(new WasmInstance(source, imports));
       const module = toModule(source);
       if (module === pyodideWasm && imports && imports.env) watchImports(imports.env);
-      return PromiseResolve({ module, instance: new WasmInstance(module, imports) });
+      const instance = new WasmInstance(module, imports);
+      if (module === pyodideWasm) pyodideMemory = instance.exports.memory;
+      return PromiseResolve({ module, instance });
     } catch (e) {
       return PromiseReject(e);
     }
@@ -485,6 +493,74 @@
     }
   }
 
+  // ---- pages never written -------------------------------------------------
+  //
+  // The operating system backs a page of a new WebAssembly memory only when
+  // it is first written; until then reading it costs no memory traffic. So
+  // the snapshot is written page by page, skipping pages of zeros, and a
+  // restore checks each page that was zero at boot and clears only those
+  // that are not (harness.js). The stack and the free heap, most of which a
+  // candidate never reaches, then cost a restore almost nothing, where
+  // clearing them wrote them in full every time.
+
+  // A WebAssembly function z(start, end) of the interpreter's memory: 1 when
+  // a byte in [start, end) is not zero, else 0 (both multiples of 64; four
+  // 16-byte loads per step, or-ed together, `v128.any_true`). Built by hand;
+  // its text form is in docs/ISOLATION.md.
+  const NON_ZERO_WASM = [
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+    0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, // type: (i32, i32) -> i32
+    0x02, 0x08, 0x01, 0x01, 0x6d, 0x01, 0x6d, 0x02, 0x00, 0x01, // import "m" "m": memory, at least 1 page
+    0x03, 0x02, 0x01, 0x00, // one function of that type
+    0x07, 0x05, 0x01, 0x01, 0x7a, 0x00, 0x00, // export it as "z"
+    0x0a, 0x43, 0x01, 0x41, 0x00, // code: one body, no locals
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    0x20, 0x00, 0x20, 0x01, 0x4f, 0x0d, 0x01, // if start >= end, leave the block
+    0x20, 0x00, 0xfd, 0x00, 0x04, 0x00, 0x20, 0x00, 0xfd, 0x00, 0x04, 0x10, 0xfd, 0x50, // load [0,16) | [16,32)
+    0x20, 0x00, 0xfd, 0x00, 0x04, 0x20, 0x20, 0x00, 0xfd, 0x00, 0x04, 0x30, 0xfd, 0x50, // load [32,48) | [48,64)
+    0xfd, 0x50, 0xfd, 0x53, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b, // or both; any bit set: return 1
+    0x20, 0x00, 0x41, 0xc0, 0x00, 0x6a, 0x21, 0x00, 0x0c, 0x00, // start += 64, loop again
+    0x0b, 0x0b, 0x41, 0x00, 0x0b, // end loop, end block, return 0
+  ];
+  let nonZeroScan = null;
+
+  function nonZero(start, end) {
+    if (nonZeroScan === null) {
+      const module = new WasmModule(new Uint8ArrayCtor(NON_ZERO_WASM));
+      nonZeroScan = new WasmInstance(module, { m: { m: pyodideMemory } }).exports.z;
+    }
+    return nonZeroScan(start, end) !== 0;
+  }
+
+  /** Zeroes the pages of [start, end) that hold anything (whole WebAssembly pages). */
+  function clearWrittenPages(heap, start, end) {
+    for (let page = start; page < end; page += WASM_PAGE) {
+      if (nonZero(page, page + WASM_PAGE)) ReflectApply(TypedArrayFill, heap, [0, page, page + WASM_PAGE]);
+    }
+  }
+
+  // Pyodide's restoreSnapshot calls this instead of `HEAP8.set(bytes)`.
+  G.__evalrunWriteMemory = function writeMemory(heap, bytes) {
+    delete G.__evalrunWriteMemory;
+    if (bytes.length > heap.length || bytes.length % WASM_PAGE !== 0 || pyodideMemory === null) {
+      ReflectApply(TypedArraySet, heap, [bytes]);
+      return;
+    }
+    const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+    for (let page = 0; page < bytes.length; page += WASM_PAGE) {
+      const end = page + WASM_PAGE;
+      let data = false;
+      for (let w = page >> 2; w < end >> 2; w++) {
+        if (words[w] !== 0) {
+          data = true;
+          break;
+        }
+      }
+      if (data) ReflectApply(TypedArraySet, heap, [ReflectApply(TypedArraySubarray, bytes, [page, end]), page]);
+      else if (nonZero(page, end)) ReflectApply(TypedArrayFill, heap, [0, page, end]);
+    }
+  };
+
   // ---- boot ----------------------------------------------------------------
 
   function cleanGlobals() {
@@ -510,6 +586,7 @@
     clearMemoryCapHit() {
       memoryCapHit = false;
     },
+    clearWrittenPages,
     stateTouched: () => stateTouched,
     bridgeRefused: () => bridgeRefused,
     randomState: () => randomState,

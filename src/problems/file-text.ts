@@ -56,6 +56,8 @@ async function readBounded(file: string, maxBytes: number): Promise<Bytes> {
       total += bytesRead;
       if (total > maxBytes) return { ok: false, message: tooLarge(total, maxBytes, true) };
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      // A regular file reads short only at its end.
+      if (bytesRead < chunk.length) break;
     }
     return { ok: true, bytes: chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total) };
   } catch (error) {

@@ -198,6 +198,29 @@ describe('one interpreter, restored before every candidate', () => {
     expect(engine.lastReset).toBe('clean');
   });
 
+  it('puts back every byte of the memory, also stack and free heap the candidate wrote and memory it grew', async () => {
+    await engine.run(pyJob('def f():\n    return 1\n', [[]]));
+    await engine.warm();
+    const restored = engine.memoryDigest();
+    expect(restored).toMatch(/^[0-9a-f]+$/);
+    const code = [
+      'import json',
+      'def f(depth, mb):',
+      '    nested = []',
+      '    for _ in range(depth):',
+      '        nested = [nested]',
+      '    text = json.dumps(nested) + repr(nested)',  // C recursion, deep into the stack
+      '    blocks = [bytearray(b"x" * 1024 * 1024) for _ in range(mb)]',  // past the free heap, growing the memory
+      '    return len(text) + sum(len(b) for b in blocks)',
+    ].join('\n');
+    const out = await engine.run(pyJob(code, [[900, 20]]));
+    expect(returned(out)).toEqual([901 * 4 + 20 * 1024 * 1024]);
+    expect(engine.memoryDigest()).not.toBe(restored);
+    await engine.warm();
+    expect(engine.lastReset).toBe('clean');
+    expect(engine.memoryDigest()).toBe(restored);
+  });
+
   it('a changed module is back to its original before the next candidate', async () => {
     await engine.run(pyJob('import math\nmath.pi = 3\ndef f():\n    return math.pi\n', [[]]));
     expect(returned(await engine.run(pyJob('import math\ndef f():\n    return math.pi\n', [[]])))).toEqual([Math.PI]);

@@ -153,6 +153,7 @@ interface HarnessRefs {
   progress: ivm.Reference<() => string>;
   reset: ivm.Reference<() => string>;
   memoryBytes: ivm.Reference<() => number>;
+  memoryDigest: ivm.Reference<() => string>;
 }
 
 export class Interpreter {
@@ -183,6 +184,7 @@ export class Interpreter {
         progress: await ref('progress'),
         reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
+        memoryDigest: await ref('memoryDigest'),
       };
       api.release();
       return new Interpreter(isolate, context, refs);
@@ -235,6 +237,13 @@ export class Interpreter {
     } catch {
       return 0;
     }
+  }
+
+  /** A digest of the interpreter's whole memory (for tests of the restore); null when it is gone. */
+  memoryDigest(): string | null {
+    if (!this.alive) return null;
+    const digest = this.refs.memoryDigest.applySync(undefined, [], { timeout: 10_000 });
+    return typeof digest === 'string' ? digest : null;
   }
 
   /** Heap statistics of the isolate (JavaScript side only). */

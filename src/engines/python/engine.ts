@@ -151,6 +151,15 @@ export class PythonEngine {
     return this.interpreter?.memoryBytes() ?? 0;
   }
 
+  /**
+   * A digest of every byte of the current interpreter's memory, null when
+   * there is none. Tests compare it before a candidate and after the
+   * restore that follows; grading never calls it.
+   */
+  memoryDigest(): string | null {
+    return this.interpreter?.memoryDigest() ?? null;
+  }
+
   dispose(): void {
     this.discard();
   }

@@ -119,6 +119,9 @@ function rewriteAsm(source: string): string {
   // capped in boot.js as well, this only stops it from asking for more.
   text = replaceOnce(text, 'var getHeapMax=()=>4294901760;', `var getHeapMax=()=>${HEAP_MAX_MARK};`);
   text = replaceOnce(text, 'export default _createPyodideModule;', 'globalThis.__evalrunCreatePyodideModule=_createPyodideModule;');
+  // The snapshot goes into memory page by page, pages of zeros left
+  // unwritten (boot.js, "pages never written").
+  text = replaceOnce(text, 'return Module.HEAP8.set(t),l', 'return __evalrunWriteMemory(Module.HEAP8,t),l');
   return asPrivateScript(text);
 }
 
