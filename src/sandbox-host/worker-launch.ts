@@ -37,12 +37,12 @@ export interface WorkerHandle {
  * Node's flags for a worker process.
  *
  * - `--no-node-snapshot`: isolated-vm needs it on Node 20 and later.
- * - `--wasm-tiering-budget`: how much WebAssembly code a function runs in
- *   V8's baseline compiler (Liftoff) before it is compiled again with the
- *   optimizing one (TurboFan). At V8's default, grading small Python
+ * - `--wasm-tiering-budget`: how much WebAssembly code a function runs as
+ *   V8's baseline code (Liftoff) before it is compiled again with the
+ *   optimizing compiler (TurboFan). At V8's default, grading small Python
  *   candidates sends hundreds of Pyodide's functions to TurboFan, whose
- *   compile time is more CPU than the worker then spends on candidates
- *   (a Python candidate's own time is mostly the restore, a copy outside
+ *   compile time is CPU the candidates never win back (a small Python
+ *   candidate's own time is mostly the restore, a copy outside
  *   WebAssembly). A thousand times the default keeps that compile for the
  *   functions that run for a long time, such as the interpreter's loop in
  *   a candidate that computes for seconds. docs/PERFORMANCE.md has the
