@@ -586,6 +586,7 @@
     clearMemoryCapHit() {
       memoryCapHit = false;
     },
+    nonZero,
     clearWrittenPages,
     stateTouched: () => stateTouched,
     bridgeRefused: () => bridgeRefused,

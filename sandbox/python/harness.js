@@ -224,17 +224,10 @@
   // [start, end, 1 if any byte is not zero else 0] flattened, neighbours of
   // the same kind merged.
   function memoryRuns(bytes) {
-    const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
     const runs = [];
     for (let page = 0; page < bytes.length; page += WASM_PAGE) {
       const end = page + WASM_PAGE;
-      let data = 0;
-      for (let w = page >> 2; w < end >> 2; w++) {
-        if (words[w] !== 0) {
-          data = 1;
-          break;
-        }
-      }
+      const data = shell.nonZero(page, end) ? 1 : 0;
       const n = runs.length;
       if (n > 0 && runs[n - 1] === data && runs[n - 2] === page) runs[n - 2] = end;
       else ReflectApply(ArrayPush, runs, [page, end, data]);
