@@ -45,10 +45,10 @@ async function readBounded(file: string, maxBytes: number): Promise<Bytes> {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      // What stat said is left, plus a byte that finds the end; past that
-      // (the end itself, a file that grew, a /proc file that reports no
-      // size) small steps, so that a thousand small files do not cost a
-      // thousand large buffers.
+      // What stat said is left, plus a byte that shows whether the file
+      // grew; a file that grew, or one that reports no size (/proc), is
+      // read on in small steps. A thousand small files then cost a thousand
+      // small buffers.
       const expected = info.size - total;
       const chunk = Buffer.allocUnsafe(Math.min(expected > 0 ? expected : 4096, MIB) + 1);
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
@@ -56,8 +56,9 @@ async function readBounded(file: string, maxBytes: number): Promise<Bytes> {
       total += bytesRead;
       if (total > maxBytes) return { ok: false, message: tooLarge(total, maxBytes, true) };
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
-      // A regular file reads short only at its end.
-      if (bytesRead < chunk.length) break;
+      // A file with a size reads short only at its end (/proc files, which
+      // report none, may read short anywhere).
+      if (info.size > 0 && bytesRead < chunk.length) break;
     }
     return { ok: true, bytes: chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total) };
   } catch (error) {
