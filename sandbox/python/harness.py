@@ -43,6 +43,7 @@ import numbers, operator, queue, re, statistics, string, time, unicodedata  # no
 _type = type
 _len = len
 _isinstance = isinstance
+_issubclass = issubclass
 _callable = callable
 _sorted = sorted
 _all = all
@@ -80,6 +81,8 @@ _staticmethod = staticmethod
 _classmethod = classmethod
 _isnan = math.isnan
 _isinf = math.isinf
+_get_int_digits = _sys.get_int_max_str_digits
+_set_int_digits = _sys.set_int_max_str_digits
 
 CANDIDATE_MODULE = '__candidate__'
 CANDIDATE_FILE = '<candidate>'
@@ -435,7 +438,7 @@ def _encode_set(value, depth, path):
         pairs = [(item, _encode(item, depth + 1, path)) for item in items]
         pairs.sort(key=_sort_key_text)
         text = ','.join([t for _, t in pairs])
-    kind = 'frozenset' if _isinstance(value, _frozenset) else 'set'
+    kind = 'frozenset' if _issubclass(_type(value), _frozenset) else 'set'
     return '{"$evalrun":"' + kind + '","items":[' + text + ']}'
 
 
@@ -443,7 +446,7 @@ def _encode_dict(value, depth, path):
     pairs = _list(value.items())
     plain = True
     for k, _ in pairs:
-        if not _isinstance(k, _str) or k == TAG:
+        if not _issubclass(_type(k), _str) or _str.__eq__(k, TAG):
             plain = False
             break
     if plain:
@@ -474,13 +477,16 @@ def _encode(value, depth, path):
         raise _Unencodable('returned a value that is too deeply nested to encode')
     if t is _list and _all_small_ints(value):
         return '[' + ','.join(_map(_repr_int, value)) + ']'
-    if _isinstance(value, bool):
-        return 'true' if value else 'false'
-    if _isinstance(value, int):
-        return _encode_int(_int(value))
-    if _isinstance(value, _float):
-        return _encode_float(value)
-    if _isinstance(value, _str):
+    # A value's kind is its type's: isinstance would believe a __class__
+    # property, and int() or float() of a subclass would call its own
+    # __int__ or __float__. The base types' own slots read the real value.
+    if _issubclass(t, bool):
+        return 'true' if _int.__index__(value) else 'false'
+    if _issubclass(t, int):
+        return _encode_int(_int.__index__(value))
+    if _issubclass(t, _float):
+        return _encode_float(_float.__float__(value))
+    if _issubclass(t, _str):
         return _quote(_str.__str__(value))
     # The containers being encoded, outermost first; compared with `is`
     # (id() would raise an audit event for every container).
@@ -489,13 +495,13 @@ def _encode(value, depth, path):
             raise _Unencodable('returned a value that contains itself (a cycle)')
     path.append(value)
     try:
-        if _isinstance(value, _tuple):
+        if _issubclass(t, _tuple):
             return '{"$evalrun":"tuple","items":[' + _encode_items(value, depth, path) + ']}'
-        if _isinstance(value, (_list, _deque)):
+        if _issubclass(t, (_list, _deque)):
             return '[' + _encode_items(value, depth, path) + ']'
-        if _isinstance(value, (_set, _frozenset)):
+        if _issubclass(t, (_set, _frozenset)):
             return _encode_set(value, depth, path)
-        if _isinstance(value, _dict):
+        if _issubclass(t, _dict):
             return _encode_dict(value, depth, path)
     finally:
         path.pop()
@@ -514,12 +520,30 @@ def _read_arguments(text):
     return value
 
 
+class _AllDigits:
+    # The harness's own reading and writing of ints is not bound by
+    # sys.int_max_str_digits, which guards parsing of untrusted text: the
+    # wire's integers are exact at any size. The candidate's limit, whatever
+    # it set it to, is back in force as soon as the harness is done.
+    def __enter__(self):
+        self.limit = _get_int_digits()
+        _set_int_digits(0)
+
+    def __exit__(self, *exc):
+        _set_int_digits(self.limit)
+        return False
+
+
+_all_digits = _AllDigits()
+
+
 def run_test(args_text):
     factory = _candidate['call']
     if factory is None:
         return 'tno candidate is loaded'
     try:
-        args = _read_arguments(args_text)
+        with _all_digits:
+            args = _read_arguments(args_text)
     except _BaseException as exc:
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
@@ -536,7 +560,8 @@ def run_test(args_text):
     finally:
         del args
     try:
-        text = _encode(result, 0, [])
+        with _all_digits:
+            text = _encode(result, 0, [])
     except _Unencodable as exc:
         return 'u' + exc.args[0]
     except _RecursionError:

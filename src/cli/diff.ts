@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type yargsFactory from 'yargs';
-import { formatValue } from '../values/format.js';
+import { formatValue, styleFor } from '../values/format.js';
 import { diffRuns, type CandidateChange, type Delta, type RunDiff } from '../report/run-diff.js';
 import { percent, plural, shorten } from '../report/text.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
@@ -97,7 +97,8 @@ function verdict(v: CandidateChange['before']): string {
 
 function testsCell(change: CandidateChange): string {
   const shown = change.tests.slice(0, 3).map((t) => {
-    const got = t.after === 'fail' ? ` (expected ${formatValue(t.expected, 20)}, got ${formatValue(t.actual, 20)})` : '';
+    const style = styleFor(change.language);
+    const got = t.after === 'fail' ? ` (expected ${formatValue(t.expected, 20, style)}, got ${formatValue(t.actual, 20, style)})` : '';
     return `${t.suite}#${t.index} ${t.before ?? '-'}→${t.after ?? '-'}${got}`;
   });
   if (change.tests.length > 3) shown.push(`+${change.tests.length - 3} more`);

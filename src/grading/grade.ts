@@ -151,27 +151,15 @@ function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: 
   }
   let encoded = forms.get(language.name);
   if (encoded === undefined) {
-    const argsType: TypeNode = { kind: 'tuple', items: [...problem.parameterTypes] };
     encoded = {
-      args: suite.tests.map((t) => encodeArgs(t.args, argsType, language)),
+      args: suite.tests.map((t) => encodeWire(t.args, language.wire.args)),
       // In the form the harness writes a returned value, so that a candidate
       // returning exactly the expected value passes on its text alone.
-      expected: suite.tests.map((t) => encodeWire(t.expected, { form: language.wire.results, type: problem.returnType })),
+      expected: suite.tests.map((t) => encodeWire(t.expected, language.wire.results)),
     };
     forms.set(language.name, encoded);
   }
   return encoded;
-}
-
-/**
- * The arguments as one array, in the language's wire form. The decoded
- * values carry their Python kinds (tags); the python form also makes
- * integral numbers where the parameter types declare a float floats, and
- * the JavaScript forms give the values their natural forms (the type does
- * not matter to them).
- */
-function encodeArgs(args: Value[], type: TypeNode, language: KnownLanguage): string {
-  return encodeWire(args, { form: language.wire.args, type });
 }
 
 function splitBySuite(

@@ -1,15 +1,16 @@
-import { normalInt } from '../values/py-tags.js';
-import { checkJsonStructure, MAX_JSON_DEPTH, type LongInteger } from './json-structure.js';
+import { floatValue, normalInt } from '../values/py-tags.js';
+import { reviveRecordInts } from '../values/wire.js';
+import { checkJsonStructure, MAX_JSON_DEPTH, type ExactNumber } from './json-structure.js';
 
 /**
- * JSON.parse rounds integers beyond 2**53 to the nearest double: each one
- * is put back as the exact integer written (a bigint), wherever it is.
+ * Puts each number JSON.parse misread back as Python reads it, wherever it
+ * is: an integer beyond 2**53 as the exact integer written (a bigint), `-0`
+ * as 0, and a float with an integral value as a float (a float tag).
  */
-export function restoreLongIntegers(root: unknown, longIntegers: readonly LongInteger[]): unknown {
+export function restoreExactNumbers(root: unknown, exactNumbers: readonly ExactNumber[]): unknown {
   let document = root;
-  for (const { path, text } of longIntegers) {
-    const exact = normalInt(BigInt(text));
-    if (typeof exact === 'number') continue;
+  for (const { path, text } of exactNumbers) {
+    const exact = /^-?\d+$/.test(text) ? normalInt(BigInt(text)) : floatValue(Number(text));
     if (path.length === 0) {
       document = exact;
       continue;
@@ -28,14 +29,14 @@ export function restoreLongIntegers(root: unknown, longIntegers: readonly LongIn
 
 /**
  * JSON text evalrun wrote itself (a run log's line, a scorecard), parsed
- * with every integer exact: integers written with more digits than a double
- * holds come back as bigints. Text without a run of 16 digits holds none
- * and is parsed by JSON.parse alone.
+ * with every integer exact: int tags come back as bigints, and so do the
+ * bare long integers that records of earlier releases hold. Text without
+ * either is parsed by JSON.parse alone.
  */
 export function parseExactJson(text: string): unknown {
-  const value: unknown = JSON.parse(text);
+  const value = reviveRecordInts(JSON.parse(text) as unknown, text);
   if (!/\d{16}/.test(text)) return value;
-  const longIntegers: LongInteger[] = [];
-  checkJsonStructure(text, MAX_JSON_DEPTH, longIntegers);
-  return longIntegers.length === 0 ? value : restoreLongIntegers(value, longIntegers);
+  const exactNumbers: ExactNumber[] = [];
+  checkJsonStructure(text, MAX_JSON_DEPTH, exactNumbers);
+  return exactNumbers.length === 0 ? value : restoreExactNumbers(value, exactNumbers);
 }

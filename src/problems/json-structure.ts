@@ -98,10 +98,16 @@ class Frame {
   }
 }
 
-/** An integer literal too long for a double to hold exactly, and where it is. */
-export interface LongInteger {
+/**
+ * A number literal that JSON.parse reads as something other than what
+ * Python's json.loads makes of it, and where it is: an integer too long for
+ * a double to hold exactly, `-0` (the int 0), or a float whose value is
+ * integral (`3.0`, `1e2`, `-0.0`, or `1e400`, which overflows to infinity),
+ * which JavaScript would hold as an integral number.
+ */
+export interface ExactNumber {
   path: PathSegment[];
-  /** Its digits as written, with a leading `-` when negative. */
+  /** The literal as written, with a leading `-` when negative. */
   text: string;
 }
 
@@ -113,11 +119,11 @@ const EXACT_DIGITS = 15;
  * Problems with the structure of `text`, which must already be valid JSON
  * (JSON.parse accepted it). Each message is `<json path>: <what>` with the
  * line and column of the offending token; an empty list means none.
- * Integer literals of more than 15 digits, which JSON.parse may round, are
- * added to `longIntegers` when it is given, so that the caller can put the
- * exact integers in their place.
+ * Number literals that JSON.parse misreads (see ExactNumber) are added to
+ * `exactNumbers` when it is given, so that the caller can put the exact
+ * values in their place.
  */
-export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, longIntegers?: LongInteger[]): string[] {
+export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, exactNumbers?: ExactNumber[]): string[] {
   const frames: Frame[] = [];
   /** Frames in use: frames[0 .. depth - 1]; the rest are kept for reuse. */
   let depth = 0;
@@ -182,9 +188,11 @@ export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, long
         }
         break;
       }
-      const digits = pos - start - (c === MINUS ? 1 : 0);
-      if (integral && digits > EXACT_DIGITS && longIntegers !== undefined) {
-        longIntegers.push({ path: segments(frames, depth), text: text.slice(start, pos) });
+      if (exactNumbers !== undefined) {
+        const digits = pos - start - (c === MINUS ? 1 : 0);
+        const literal = text.slice(start, pos);
+        const misread = integral ? digits > EXACT_DIGITS || literal === '-0' : !isNonIntegral(Number(literal));
+        if (misread) exactNumbers.push({ path: segments(frames, depth), text: literal });
       }
       continue;
     }
@@ -194,6 +202,11 @@ export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, long
     messages.push(`$: ${duplicates - MAX_LISTED_DUPLICATES} more duplicate keys not listed`);
   }
   return messages;
+}
+
+/** A finite double that is not an integer, nor -0: the only floats JavaScript keeps apart from ints. */
+function isNonIntegral(n: number): boolean {
+  return Number.isFinite(n) && !Number.isInteger(n);
 }
 
 /** Offset just past the string starting at `start` (its opening quote), or the text's length if it never ends. */

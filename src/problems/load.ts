@@ -13,13 +13,13 @@ import {
   splitAndRejectDuplicates,
   type ProblemIdentity,
 } from './find-files.js';
-import { restoreLongIntegers } from './exact-json.js';
-import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type LongInteger } from './json-structure.js';
+import { restoreExactNumbers } from './exact-json.js';
+import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
 
-export { restoreLongIntegers };
+export { restoreExactNumbers };
 export { isInvalidProblemFile, lineAndColumn, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates, type ProblemIdentity };
 
 export interface LoadOptions {
@@ -49,6 +49,15 @@ export async function loadProblems(dir: string, options: LoadOptions = {}): Prom
   return splitAndRejectDuplicates(loaded);
 }
 
+/**
+ * Integers are exact wherever they are; a float's kind matters only in the
+ * values a test holds (its input and expected output), so the other fields
+ * keep JSON's numbers and validate as they always did.
+ */
+function inTestValue(literal: ExactNumber): boolean {
+  return /^-?\d+$/.test(literal.text) || literal.path.some((segment) => segment === 'input' || segment === 'expected_output');
+}
+
 /** Loads one problem file; every failure is returned, not thrown. */
 export async function loadProblemFile(
   file: string,
@@ -60,10 +69,11 @@ export async function loadProblemFile(
   const parsed = parseJsonText(text);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
-  const longIntegers: LongInteger[] = [];
-  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, longIntegers);
+  const exactNumbers: ExactNumber[] = [];
+  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, exactNumbers);
   if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
-  if (longIntegers.length > 0) restoreLongIntegers(parsed.value, longIntegers);
+  const restored = exactNumbers.filter(inTestValue);
+  if (restored.length > 0) restoreExactNumbers(parsed.value, restored);
   try {
     const validated = validateProblemDocument(parsed.value, file);
     if (!validated.ok) return invalid(file, validated.id, validated.errors);

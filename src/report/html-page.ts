@@ -212,9 +212,11 @@ export const HTML_SCRIPT = `
       var row = el('tr');
       row.appendChild(el('td', '', t[0] + '#' + t[1]));
       var v = el('td'); v.appendChild(statusBadge(t[2])); if (t[6]) v.appendChild(el('div', 'note', t[6].length > 300 ? t[6].slice(0, 299) + '…' : t[6])); row.appendChild(v);
-      row.appendChild(cellPre(show(t[3])));
-      var expected = show(t[4]);
-      var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' ? null : show(t[5]);
+      // A Python candidate's values come already written as Python's repr writes them.
+      var view = d.repr ? String : show;
+      row.appendChild(cellPre(view(t[3])));
+      var expected = view(t[4]);
+      var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' ? null : view(t[5]);
       if (t[2] === 'fail' && actual !== null && (expected.indexOf('\\n') >= 0 || actual.indexOf('\\n') >= 0)) {
         var both = el('td'); both.colSpan = 2; both.appendChild(diffBlock(expected, actual)); row.appendChild(both);
       } else if (t[2] === 'fail' && actual !== null) {

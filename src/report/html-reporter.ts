@@ -1,4 +1,5 @@
-import { stringifyJson } from '../values/wire.js';
+import { formatValue, styleFor } from '../values/format.js';
+import { recordJson } from '../values/wire.js';
 import type { RowMetrics } from './aggregate.js';
 import { HTML_SCRIPT, HTML_STYLE } from './html-page.js';
 import type { RunOutcome } from './reporter.js';
@@ -94,19 +95,23 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
 
 /** What the page shows when a candidate is opened. */
 function detailsOf(r: CandidateResult): unknown {
+  // Python's values are written here as its repr writes them; the page renders JavaScript's as JSON.
+  const repr = styleFor(r.language) === 'python';
+  const shown = (value: unknown): unknown => (repr ? formatValue(value, Infinity, 'python') : value);
   return {
     source: r.source,
     entry: r.entry_point,
     error: r.error,
     code: r.code,
     raw: r.raw_code === r.code ? null : r.raw_code,
-    tests: r.tests.map((t) => [t.suite, t.index, t.status, t.input, t.expected, t.actual, t.error, t.duration_ms]),
+    repr,
+    tests: r.tests.map((t) => [t.suite, t.index, t.status, shown(t.input), shown(t.expected), shown(t.actual), t.error, t.duration_ms]),
   };
 }
 
 /** JSON that can sit inside a script element: nothing in it can end the element or open a comment. */
 function scriptJson(value: unknown): string {
-  return stringifyJson(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return recordJson(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export function esc(text: string): string {

@@ -1,5 +1,5 @@
 import type { CandidateRow } from './rows.js';
-import { formatValue } from '../values/format.js';
+import { formatValue, styleFor, type ValueStyle } from '../values/format.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
 import { shorten } from './text.js';
@@ -124,6 +124,7 @@ function writeCandidate(c: CandidateResult, suite: string, several: boolean, wri
     );
     return;
   }
+  const style = styleFor(c.language);
   for (const t of c.tests) {
     const name = escapeXml(`${t.suite}#${t.index}${label}`, true);
     const open = `    <testcase name="${name}" classname="${classname}" time="${seconds(t.duration_ms)}"`;
@@ -133,22 +134,22 @@ function writeCandidate(c: CandidateResult, suite: string, several: boolean, wri
     }
     const element = t.status === 'fail' ? 'failure' : 'error';
     write(
-      `${open}>\n      <${element} type="${t.status}" message="${escapeXml(shorten(verdictMessage(t), 300), true)}">` +
-        `${escapeXml(verdictText(t))}</${element}>\n    </testcase>\n`,
+      `${open}>\n      <${element} type="${t.status}" message="${escapeXml(shorten(verdictMessage(t, style), 300), true)}">` +
+        `${escapeXml(verdictText(t, style))}</${element}>\n    </testcase>\n`,
     );
   }
 }
 
-function verdictMessage(t: TestResult): string {
-  if (t.status === 'fail') return `expected ${formatValue(t.expected, 100)}, got ${formatValue(t.actual, 100)}`;
+function verdictMessage(t: TestResult, style: ValueStyle): string {
+  if (t.status === 'fail') return `expected ${formatValue(t.expected, 100, style)}, got ${formatValue(t.actual, 100, style)}`;
   return t.error ?? t.status;
 }
 
-function verdictText(t: TestResult): string {
+function verdictText(t: TestResult, style: ValueStyle): string {
   const lines = [
-    `input: ${formatValue(t.input, Infinity)}`,
-    `expected: ${formatValue(t.expected, Infinity)}`,
-    `actual: ${t.status === 'fail' ? formatValue(t.actual, Infinity) : '(none)'}`,
+    `input: ${formatValue(t.input, Infinity, style)}`,
+    `expected: ${formatValue(t.expected, Infinity, style)}`,
+    `actual: ${t.status === 'fail' ? formatValue(t.actual, Infinity, style) : '(none)'}`,
   ];
   if (t.error !== null) lines.push(`${t.status === 'fail' ? 'difference' : t.status}: ${t.error}`);
   lines.push(`test: ${t.source}`);

@@ -1,4 +1,4 @@
-import { formatValue } from '../values/format.js';
+import { formatValue, styleFor } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
@@ -75,8 +75,8 @@ function failures(outcome: RunOutcome): string[] {
   for (const { candidate: c, test: t } of listed) {
     const who = [c.model_id, c.prompt_id, c.sample_id === null ? null : `sample ${c.sample_id}`].filter((x) => x !== null).join(' / ');
     out.push(
-      `| ${code(c.problem_id)} | ${code(who)} | ${code(`${t.suite}#${t.index}`)} | ${code(formatValue(t.input, 80))} | ${code(formatValue(t.expected, 80))} | ` +
-        `${t.status === 'fail' ? code(formatValue(t.actual, 80)) : '—'} | ${t.error === null ? t.status : `${t.status}: ${code(shorten(t.error, 120))}`} |`,
+      `| ${code(c.problem_id)} | ${code(who)} | ${code(`${t.suite}#${t.index}`)} | ${code(formatValue(t.input, 80, styleFor(c.language)))} | ${code(formatValue(t.expected, 80, styleFor(c.language)))} | ` +
+        `${t.status === 'fail' ? code(formatValue(t.actual, 80, styleFor(c.language))) : '—'} | ${t.error === null ? t.status : `${t.status}: ${code(shorten(t.error, 120))}`} |`,
     );
   }
   if (total > listed.length) out.push('', `…and ${total - listed.length} more failing tests; every one is in the JSON scorecard.`);

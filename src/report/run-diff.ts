@@ -41,6 +41,8 @@ export interface CandidateChange {
   model_id: string;
   prompt_id: string | null;
   sample_id: string | null;
+  /** The candidate's language, which says how its values are written. */
+  language: string;
   before: CandidateVerdict | null;
   after: CandidateVerdict | null;
   /** Tests whose status differs; values are the second run's (the first's for a removed candidate). */
@@ -191,8 +193,8 @@ function verdictOf(r: CandidateResult): CandidateVerdict {
   return { status: r.status, passed: r.passed, total: r.total };
 }
 
-function who(r: CandidateResult): Pick<CandidateChange, 'problem_id' | 'model_id' | 'prompt_id' | 'sample_id'> {
-  return { problem_id: r.problem_id, model_id: r.model_id, prompt_id: r.prompt_id, sample_id: r.sample_id };
+function who(r: CandidateResult): Pick<CandidateChange, 'problem_id' | 'model_id' | 'prompt_id' | 'sample_id' | 'language'> {
+  return { problem_id: r.problem_id, model_id: r.model_id, prompt_id: r.prompt_id, sample_id: r.sample_id, language: r.language };
 }
 
 /** Problem, model, prompt and sample; a repeat of the same four gets a count, so none is lost. */

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import type { FailureRow } from './failing-tests.js';
 import type { CandidateRow } from './rows.js';
-import { formatValue } from '../values/format.js';
+import { formatValue, styleFor } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 import type { ScorecardHead } from './scorecard.js';
@@ -100,9 +100,9 @@ function failureTable(failures: readonly FailureRow[], total: number): string {
       candidate.problem_id,
       candidate.prompt_id === null ? candidate.model_id : `${candidate.model_id} / ${candidate.prompt_id}`,
       `${test.suite}#${test.index}`,
-      formatValue(test.input, 40),
-      formatValue(test.expected, 30),
-      test.status === 'fail' ? formatValue(test.actual, 30) : '-',
+      formatValue(test.input, 40, styleFor(candidate.language)),
+      formatValue(test.expected, 30, styleFor(candidate.language)),
+      test.status === 'fail' ? formatValue(test.actual, 30, styleFor(candidate.language)) : '-',
       test.error === null ? test.status : `${test.status}: ${shorten(test.error, 50)}`,
     ]);
   }

@@ -10,7 +10,7 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import { stringifyJson } from '../values/wire.js';
+import { recordJson } from '../values/wire.js';
 import { writeText } from '../write-text.js';
 import { isCandidateLine, isHeader, isNoteLine, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
 
@@ -190,7 +190,7 @@ export class RunLog {
       if (i > 0) text += ',';
       cuts.push(text.length);
       // Exact integers of any size are written with every digit.
-      text += stringifyJson(result);
+      text += recordJson(result);
       cuts.push(text.length);
     });
     text += ']}\n';
@@ -221,7 +221,7 @@ export class RunLog {
     const located = this.lines.get(key);
     if (located === undefined) return [];
     const cuts = located.cuts;
-    if (cuts === null) return this.results(key).map((result) => stringifyJson(result));
+    if (cuts === null) return this.results(key).map((result) => recordJson(result));
     const text = this.readText(located);
     const texts: string[] = [];
     for (let i = 0; i < cuts.length; i += 2) texts.push(text.slice(cuts[i], cuts[i + 1]));

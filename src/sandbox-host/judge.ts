@@ -23,12 +23,10 @@ export function judge(
   switch (outcome.kind) {
     case 'returned': {
       if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };
-      // Strict types tell an integral float (a float tag on the wire) from an int.
-      const options = { floatTags: equality === 'strict' };
-      const decoded = decodeWire(outcome.json, options);
+      const decoded = decodeWire(outcome.json);
       if (!decoded.ok) return { status: 'error', message: decoded.error, durationMs: outcome.durationMs };
       // The supervisor wrote this text from a checked value.
-      const expected = decodeTrustedWire(expectedWire, 'the expected value', options);
+      const expected = decodeTrustedWire(expectedWire, 'the expected value');
       const comparison = compareValues(expected, decoded.value, type, tolerance, equality);
       if (comparison.equal) return { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs };
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;

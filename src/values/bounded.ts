@@ -1,5 +1,5 @@
 import type { Value } from './type-node.js';
-import { stringifyJson } from './wire.js';
+import { recordJson } from './wire.js';
 
 /** Largest recorded actual value, as JSON text, before it is replaced by a marker. */
 export const MAX_RECORDED_VALUE_CHARS = 4096;
@@ -20,8 +20,8 @@ export function boundValue(value: Value): Value {
     }
     return value;
   }
-  // stringifyJson: a value may hold integers beyond 2**53 (bigints).
-  const json = stringifyJson(value);
+  // recordJson: a value may hold integers beyond 2**53 (bigints).
+  const json = recordJson(value);
   if (json.length <= MAX_RECORDED_VALUE_CHARS) return value;
   return { $truncated: json.slice(0, MAX_RECORDED_VALUE_CHARS), length: json.length };
 }

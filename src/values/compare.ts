@@ -147,9 +147,8 @@ class Comparer {
 
   /**
    * The number a value stands for under the equality rule, as what kind:
-   * bools are numbers only in Python's rule; an integral plain number is a
-   * float in strict mode only when it is not finite (integral floats then
-   * arrive as float tags).
+   * bools are numbers only in Python's rule; a plain number is an int when
+   * integral, and a float otherwise, a float tag always a float (py-tags.ts).
    */
   private numeric(value: unknown): { n: number | bigint; kind: 'int' | 'float' | 'bool' } | undefined {
     if (typeof value === 'boolean') return this.equality === 'python' ? { n: value ? 1 : 0, kind: 'bool' } : undefined;
@@ -167,7 +166,8 @@ class Comparer {
         if (e === undefined || !isIntegral(e.n)) return this.structural(expected, actual);
         if (actual === expected) return undefined;
         const a = this.numeric(actual);
-        if (a === undefined || (this.equality === 'strict' && a.kind !== 'int')) return wrongKind('int', actual);
+        // Strict types: the kind the expected value is written in (an int, or an integral float) must match.
+        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(e.kind, actual);
         if (sameNumber(e.n, a.n)) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
       }
@@ -175,7 +175,8 @@ class Comparer {
         const e = this.numeric(expected);
         if (e === undefined) return this.structural(expected, actual);
         const a = this.numeric(actual);
-        if (a === undefined || (this.equality === 'strict' && a.kind !== 'float')) return wrongKind('float', actual);
+        // Strict types: an int written where a float is declared (`List[float]` holding `5`) is an int.
+        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(e.kind === 'bool' ? 'float' : e.kind, actual);
         if (this.close(Number(e.n), Number(a.n))) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
       }
@@ -401,8 +402,7 @@ class Comparer {
   private set(expectedValue: unknown, actualValue: unknown, type: TypeNode & { kind: 'set' }, depth: number): Outcome {
     const expected = setItems(expectedValue);
     if (expected === undefined) return this.structural(expectedValue, actualValue);
-    // A list for a set is judged as a set, as the reference framework did (its sets crossed as lists).
-    const actual = setItems(actualValue);
+    const actual = this.returnedSetItems(actualValue);
     if (actual === undefined) return wrongKind(type, actualValue);
     if (actual.length !== expected.length) {
       return differ(() => `expected set of size ${expected.length}, got size ${actual.length}`);
@@ -413,10 +413,38 @@ class Comparer {
       const outcome = this.setByKeys(expected, actual, item);
       if (outcome !== 'not-applicable') return outcome;
     }
-    if (item.kind === 'float' && expected.every((e) => typeof e === 'number')) {
-      return this.floatSet(expected as number[], actual, item);
+    // Strict types also match kinds item by item, which the sorted walk does not.
+    if (item.kind === 'float' && this.equality !== 'strict') {
+      const numbers = expected.map((e) => this.numeric(e));
+      if (numbers.every((n) => n !== undefined)) return this.floatSet(numbers.map((n) => Number(n.n)), actual, item);
     }
     return this.setByMatching(expected, actual, item, depth);
+  }
+
+  /**
+   * The items of what a candidate returned for a declared set, or undefined
+   * when it cannot stand for one. Python's rule: a list or a tuple is judged
+   * as `set(value)` would be, duplicates collapsed (the reference framework's
+   * sets crossed as lists); strict types take only a set or a frozenset.
+   * JavaScript returns its Sets as arrays, whose items are already distinct.
+   */
+  private returnedSetItems(value: unknown): unknown[] | undefined {
+    const tag = tagOf(value);
+    if (tag === 'set' || tag === 'frozenset') return setItems(value);
+    if (this.equality === 'strict') return undefined;
+    const items = sequenceItems(value);
+    if (items === undefined || this.equality !== 'python') return items;
+    const seen = new Set<string>();
+    const unique: unknown[] = [];
+    for (const item of items) {
+      const key = valueKey(item);
+      if (key !== undefined) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      unique.push(item);
+    }
+    return unique;
   }
 
   /**
@@ -459,7 +487,7 @@ class Comparer {
     const actual: number[] = [];
     for (let i = 0; i < actualValues.length; i++) {
       const a = this.numeric(actualValues[i]);
-      if (a === undefined || (this.equality === 'strict' && a.kind !== 'float')) return at(wrongKind(item, actualValues[i]), i);
+      if (a === undefined) return at(wrongKind(item, actualValues[i]), i);
       actual.push(Number(a.n));
     }
     const sortedExpected = [...expected].sort(numberOrder);

@@ -12,14 +12,17 @@
  * - the result is of the declared type at every depth: tuples, sets and
  *   frozensets are their tags (py-tags.ts), a dict whose key type is not
  *   `str` is a dict tag with keys read by that type (`"1"` -> 1,
- *   `"(1, 2)"` -> a tuple), integers beyond the safe range are bigints and a
- *   `float` is a number even when written `3` (its encoding for Python
- *   makes it a float);
+ *   `"(1, 2)"` -> a tuple), integers beyond the safe range are bigints;
+ * - a number keeps the kind it is written in (`3` an int, `3.0` a float, held
+ *   as a float tag), at every depth and under every type, except a bare
+ *   top-level value declared `float`/`Optional[float]` (an int becomes a
+ *   float) or `int`/`Optional[int]` (an integral float becomes an int), as
+ *   the reference framework's `get_python_type` converts them;
  * - a union takes the first option the value fits (see decodeUnion).
  */
 
 import { formatValue, isValue, valueKey } from './format.js';
-import { dict, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag } from './py-tags.js';
+import { dict, floatValue, isMadeFloatTag, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
 import { type LiteralResult, parsePythonLiteral, pythonFloat, setOwn } from './python-literal.js';
 import { formatType } from './type-grammar.js';
 import type { TypeNode, Value } from './type-node.js';
@@ -40,7 +43,7 @@ const MAX_TYPE_DEPTH = 1000;
  * is a short display of the offending part of the value.
  */
 export function decodeValue(raw: unknown, type: TypeNode): DecodeResult {
-  const result = decode(raw, type, { strings: 0, depth: 0 });
+  const result = decode(raw, type, { strings: 0, depth: 0, top: true });
   if (result.ok) return result;
   const where = result.segments.length > 0 ? ` at ${renderSegments(result.segments)}` : '';
   return { ok: false, expected: result.expected + where, got: result.got };
@@ -62,6 +65,12 @@ interface Context {
   /** How many string layers have been unwrapped on the way here. */
   strings: number;
   depth: number;
+  /**
+   * The value is a bare top-level parameter or return value (through
+   * `Optional` and string layers): only there does a declared `float` make
+   * an int a float, and a declared `int` an integral float an int.
+   */
+  top: boolean;
 }
 
 function ok(value: Value): Decoded {
@@ -87,20 +96,32 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
       return ok(context.strings === 0 && hasTagKey(raw) ? escapeTagKeys(raw) : raw);
     case 'str':
       return decodeStr(raw);
-    case 'int':
+    case 'int': {
       if (typeof raw === 'number') return Number.isInteger(raw) ? ok(exactInt(raw)) : failure('int', raw);
       if (typeof raw === 'bigint') return ok(normalInt(raw));
-      return fromString(raw, type, context);
-    case 'float':
-      if (typeof raw === 'number') return ok(raw);
-      if (typeof raw === 'bigint') return ok(Number(raw));
-      return fromString(raw, type, context);
+      // An integral float fits an int; it stays a float except where `int()` would apply (a bare top-level value).
+      const float = floatOf(raw);
+      if (float === undefined) return fromString(raw, type, context);
+      if (!Number.isInteger(float)) return failure('int', raw);
+      return ok(context.top ? exactInt(float) : (raw as Value));
+    }
+    case 'float': {
+      // Ints stay ints except where `float()` would apply (a bare top-level value).
+      if (typeof raw === 'number') return ok(context.top ? floatValue(raw) : raw);
+      if (typeof raw === 'bigint') {
+        if (!context.top) return ok(raw);
+        const n = Number(raw);
+        return Number.isFinite(n) ? ok(floatValue(n)) : failure('float (int too large to convert to float)', raw);
+      }
+      return floatOf(raw) !== undefined ? ok(raw as Value) : fromString(raw, type, context);
+    }
     case 'bool':
       return typeof raw === 'boolean' ? ok(raw) : fromString(raw, type, context);
     case 'none':
       return raw === null ? ok(null) : fromString(raw, type, context);
     case 'optional':
-      return decodeOptional(raw, type, deeper(context));
+      // `Optional[float]` coerces as `float` does: the value is still the bare one.
+      return decodeOptional(raw, type, { ...deeper(context), top: context.top });
     case 'union':
       return decodeUnion(raw, type, deeper(context));
     case 'list': {
@@ -134,6 +155,7 @@ function hasTagKey(raw: Value): boolean {
       for (const item of v) stack.push(item);
       continue;
     }
+    if (isMadeFloatTag(v)) continue;
     if (Object.hasOwn(v, WIRE_TAG)) return true;
     for (const key of Object.keys(v)) stack.push(v[key]!);
   }
@@ -142,7 +164,7 @@ function hasTagKey(raw: Value): boolean {
 
 /** `raw` with every object that has a `$evalrun` key turned into a dict tag; `raw` itself when there is none. */
 function escapeTagKeys(raw: Value): Value {
-  if (raw === null || typeof raw !== 'object') return raw;
+  if (raw === null || typeof raw !== 'object' || isMadeFloatTag(raw)) return raw;
   if (Array.isArray(raw)) {
     let out: Value[] | null = null;
     for (let i = 0; i < raw.length; i++) {
@@ -161,13 +183,19 @@ function escapeTagKeys(raw: Value): Value {
   return out;
 }
 
-/** An integral number read as an int: exact, so a bigint beyond the safe range. */
+/** An integral number read as an int: exact, so a bigint beyond the safe range (and 0 for -0). */
 function exactInt(n: number): number | bigint {
+  if (n === 0) return 0;
   return Number.isSafeInteger(n) ? n : BigInt(n);
 }
 
+/** The value of a float tag; undefined for anything else. */
+function floatOf(raw: unknown): number | undefined {
+  return tagOf(raw) === 'float' ? Number((raw as FloatTag).value) : undefined;
+}
+
 function deeper(context: Context): Context {
-  return { strings: context.strings, depth: context.depth + 1 };
+  return { strings: context.strings, depth: context.depth + 1, top: false };
 }
 
 /**
@@ -183,7 +211,7 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
     const scalar = scalarFromText(raw, type);
     return scalar !== undefined ? ok(scalar) : failure(expected, raw);
   }
-  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth });
+  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth, top: context.top });
   // A failure of the value as a whole is reported against the text as written.
   if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
   return result;
@@ -197,7 +225,7 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
 function readLiteral(text: string): LiteralResult {
   // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact,
   // and reads an object with a "$evalrun" key as the dict it is.
-  if (LONG_DIGITS.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
+  if (LONG_DIGITS.test(text) || FLOAT_OR_MINUS_ZERO.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
   try {
     return { ok: true, value: JSON.parse(text) as Value };
   } catch {
@@ -206,14 +234,21 @@ function readLiteral(text: string): LiteralResult {
 }
 
 const LONG_DIGITS = /\d{16}/;
+/**
+ * JSON.parse reads `3.0` as 3 and `-0` as -0: text that may hold a float
+ * literal or a negative zero goes to the literal parser, which keeps kinds.
+ */
+const FLOAT_OR_MINUS_ZERO = /\d[.eE]|\.\d|-\s*0/;
 
 function scalarFromText(text: string, type: TypeNode): Value | undefined {
   const trimmed = text.trim();
   switch (type.kind) {
     case 'int':
       return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? normalInt(BigInt(trimmed.replace(/_/g, ''))) : undefined;
-    case 'float':
-      return pythonFloat(trimmed);
+    case 'float': {
+      const n = pythonFloat(trimmed);
+      return n === undefined ? undefined : floatValue(n);
+    }
     case 'bool': {
       const lower = trimmed.toLowerCase();
       return lower === 'true' ? true : lower === 'false' ? false : undefined;
@@ -250,7 +285,7 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
 /**
  * The first option the value fits, in declared order, reading a string as
  * a Python literal as `ast.literal_eval` would (`"7"` for `Union[int, str]`
- * is 7, for `Union[float, int]` the float 7.0). `str` accepts any string,
+ * is 7, and for `Union[float, int]` too: a number keeps its kind). `str` accepts any string,
  * so it comes last, unless the string is a quoted literal (`"'7'"`), which
  * was written as a string on purpose.
  */
@@ -262,8 +297,10 @@ function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: 
     ...type.options.filter((option) => option.kind !== 'str'),
     ...type.options.filter((option) => option.kind === 'str'),
   ];
+  // Only a bare `float` or `int` coerces: inside a Union a number keeps the kind it is written in.
+  const inside = { ...context, top: false };
   for (const option of ordered) {
-    const result = decode(raw, option, context);
+    const result = decode(raw, option, inside);
     if (result.ok) return result;
   }
   return failure(formatType(type), raw);

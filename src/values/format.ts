@@ -3,7 +3,7 @@
  * plus a canonical key for values (used to deduplicate and match sets).
  */
 
-import { tagOf, type DictTag, type FloatTag, type SetTag, type TupleTag } from './py-tags.js';
+import { pythonFloatRepr, tagOf, type DictTag, type FloatTag, type SetTag, type TupleTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 const DEFAULT_MAX_LENGTH = 60;
@@ -14,17 +14,30 @@ const MAX_RENDER_DEPTH = 200;
 const MAX_KEY_DEPTH = 200;
 
 /**
- * A compact, JSON-like, single-line rendering of `value`: `[1, 2, 3]`,
- * `{"a": 1}`, `"text"`, `NaN`, `-Infinity`, `undefined`. At most `maxLength`
- * characters (default 60); longer renderings end in `…`. Pass `Infinity` for
- * no limit. Never throws, even for cycles, proxies or throwing getters.
+ * How a value is written: `json` (JSON-like, for JavaScript candidates and
+ * messages) or `python` (as Python's repr writes it: `'text'`, `True`,
+ * `None`, `3.0`, `nan`, `(1,)`, `{1: 'a'}`), for Python candidates.
  */
-export function formatValue(value: unknown, maxLength: number = DEFAULT_MAX_LENGTH): string {
+export type ValueStyle = 'json' | 'python';
+
+/** The style a candidate's values are shown in: its own language's. */
+export function styleFor(language: string): ValueStyle {
+  return language === 'python' ? 'python' : 'json';
+}
+
+/**
+ * A compact, single-line rendering of `value`: `[1, 2, 3]`, `{"a": 1}`,
+ * `"text"`, `NaN`, `-Infinity`, `undefined`, or in Python's style `{'a': 1}`,
+ * `'text'`, `nan`. At most `maxLength` characters (default 60); longer
+ * renderings end in `…`. Pass `Infinity` for no limit. Never throws, even
+ * for cycles, proxies or throwing getters.
+ */
+export function formatValue(value: unknown, maxLength: number = DEFAULT_MAX_LENGTH, style: ValueStyle = 'json'): string {
   const limit = normaliseLimit(maxLength);
   let text: string;
   try {
     // One character past the limit is enough to know that truncation is due.
-    const out = new Output(limit === Infinity ? Infinity : limit + 1);
+    const out = new Output(limit === Infinity ? Infinity : limit + 1, style === 'python');
     render(value, out, 0, new Set<object>());
     text = out.text();
   } catch {
@@ -53,7 +66,10 @@ class Output {
   private readonly parts: string[] = [];
   private length = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(
+    private readonly budget: number,
+    readonly python: boolean,
+  ) {}
 
   get full(): boolean {
     return this.length >= this.budget;
@@ -77,16 +93,16 @@ function render(value: unknown, out: Output, depth: number, ancestors: Set<objec
   if (out.full) return;
   switch (typeof value) {
     case 'string':
-      out.push(renderString(value, out.remaining));
+      out.push(out.python ? renderPythonString(value, out.remaining) : renderString(value, out.remaining));
       return;
     case 'number':
-      out.push(renderNumber(value));
+      out.push(out.python ? renderPythonNumber(value) : renderNumber(value));
       return;
     case 'bigint':
       out.push(value.toString());
       return;
     case 'boolean':
-      out.push(value ? 'true' : 'false');
+      out.push(out.python ? (value ? 'True' : 'False') : value ? 'true' : 'false');
       return;
     case 'undefined':
       out.push('undefined');
@@ -99,7 +115,7 @@ function render(value: unknown, out: Output, depth: number, ancestors: Set<objec
       return;
     case 'object':
       if (value === null) {
-        out.push('null');
+        out.push(out.python ? 'None' : 'null');
         return;
       }
       renderObject(value, out, depth, ancestors);
@@ -115,6 +131,42 @@ function renderString(text: string, remaining: number): string {
 
 function renderNumber(n: number): string {
   return Object.is(n, -0) ? '-0' : String(n);
+}
+
+/** A plain number is an int when integral and a float otherwise (see py-tags.ts). */
+function renderPythonNumber(n: number): string {
+  if (Number.isInteger(n) && !Object.is(n, -0)) return String(BigInt(n));
+  return pythonFloatText(pythonFloatRepr(n));
+}
+
+/** A float tag's text as repr writes it: the wire's `NaN` and `Infinity` are `nan` and `inf`. */
+function pythonFloatText(wire: string): string {
+  return wire === 'NaN' ? 'nan' : wire === 'Infinity' ? 'inf' : wire === '-Infinity' ? '-inf' : wire;
+}
+
+/** Characters str.isprintable() rejects (other than the escapes repr spells out), and lone surrogates. */
+const UNPRINTABLE = /[\p{C}\p{Z}]/u;
+
+/** A str as Python's repr writes it: single quotes unless only double quotes avoid escaping. */
+function renderPythonString(text: string, remaining: number): string {
+  const shown = text.length > remaining + 2 ? text.slice(0, remaining + 2) : text;
+  const quote = shown.includes("'") && !shown.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of shown) {
+    if (ch === quote || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch !== ' ' && UNPRINTABLE.test(ch)) {
+      const code = ch.codePointAt(0)!;
+      out += code < 0x100 ? `\\x${hex(code, 2)}` : code < 0x10000 ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0');
 }
 
 function renderFunction(fn: unknown): string {
@@ -218,7 +270,7 @@ function renderTag(obj: object, out: Output, depth: number, ancestors: Set<objec
     return true;
   }
   if (tag === 'float' && typeof (obj as FloatTag).value === 'string') {
-    out.push((obj as FloatTag).value);
+    out.push(out.python ? pythonFloatText((obj as FloatTag).value) : (obj as FloatTag).value);
     return true;
   }
   return false;
@@ -252,7 +304,7 @@ function renderPlainObject(obj: object, out: Output, depth: number, ancestors: S
     if (out.full) return;
     if (!first) out.push(', ');
     first = false;
-    out.push(`${JSON.stringify(key)}: `);
+    out.push(`${out.python ? renderPythonString(key, Infinity) : JSON.stringify(key)}: `);
     let item: unknown;
     try {
       item = (obj as Record<string, unknown>)[key];
@@ -275,22 +327,30 @@ function constructorName(obj: object): string | undefined {
 }
 
 /**
- * A canonical string for a value, equal for structurally equal values: dict
- * key order is ignored, array order is not, `-0` and `0` coincide and NaN
- * equals NaN. Undefined for values that are not {@link Value}s or are nested
- * too deeply; callers treat such values as distinct from everything.
+ * A canonical string for a value, equal for values Python holds equal as
+ * set items and dict keys: `1`, `1.0` and `True` coincide, as do `0` and
+ * `-0.0`; a tuple differs from a list, and a frozenset's order does not
+ * count. NaN equals nothing, not even itself (two NaNs in a set literal are
+ * two items). Undefined for NaN, for values that are not {@link Value}s and
+ * for values nested too deeply; callers treat such values as distinct from
+ * everything.
  */
 export function valueKey(value: unknown): string | undefined {
   return keyOf(value, 0);
+}
+
+function numberKey(n: number): string | undefined {
+  if (Number.isNaN(n)) return undefined;
+  return Number.isInteger(n) ? `n${BigInt(n).toString()}` : `n${String(n)}`;
 }
 
 function keyOf(value: unknown, depth: number): string | undefined {
   if (value === null) return 'N';
   switch (typeof value) {
     case 'boolean':
-      return value ? 'T' : 'F';
+      return value ? 'n1' : 'n0';
     case 'number':
-      return `n${String(value)}`;
+      return numberKey(value);
     case 'bigint':
       return `n${value.toString()}`;
     case 'string':
@@ -301,14 +361,25 @@ function keyOf(value: unknown, depth: number): string | undefined {
       return undefined;
   }
   if (depth >= MAX_KEY_DEPTH) return undefined;
-  if (Array.isArray(value)) {
+  const keysOf = (items: readonly unknown[]): string[] | undefined => {
     const parts: string[] = [];
-    for (const item of value as unknown[]) {
+    for (const item of items) {
       const key = keyOf(item, depth + 1);
       if (key === undefined) return undefined;
       parts.push(key);
     }
-    return `[${parts.join(',')}]`;
+    return parts;
+  };
+  if (Array.isArray(value)) {
+    const parts = keysOf(value);
+    return parts === undefined ? undefined : `[${parts.join(',')}]`;
+  }
+  const tag = tagOf(value);
+  if (tag === 'float') return numberKey(Number((value as FloatTag).value));
+  if (tag === 'tuple' || tag === 'set' || tag === 'frozenset') {
+    const parts = Array.isArray((value as TupleTag).items) ? keysOf((value as TupleTag).items) : undefined;
+    if (parts === undefined) return undefined;
+    return tag === 'tuple' ? `(${parts.join(',')})` : `{${parts.sort().join(',')}}`;
   }
   const record = value as Record<string, unknown>;
   const parts: string[] = [];

@@ -1,16 +1,19 @@
 /**
  * The Python kinds JSON cannot write, as tagged objects. The host holds
- * them in this shape, the wire carries them in it, and the scorecard
- * records them in it, so a tuple stays a tuple from the problem file to
- * the candidate and back:
+ * them in this shape, the wire carries them in it, and the run log and the
+ * scorecard record them in it, so a value keeps its Python kind from the
+ * problem file to the candidate and back into the record:
  *
  *   { "$evalrun": "tuple", "items": [...] }
  *   { "$evalrun": "set" | "frozenset", "items": [...] }
  *   { "$evalrun": "dict", "entries": [[key, value], ...] }   keys not all strings, or a "$evalrun" key
- *   { "$evalrun": "int", "value": "-123..." }                wire only; the host holds a bigint
- *   { "$evalrun": "float", "value": "NaN" | "Infinity" | "-Infinity" | "3.0" }
- *                       non-finite ones are numbers on the host; integral
- *                       floats are tags only when types are judged strictly
+ *   { "$evalrun": "int", "value": "-123..." }                beyond +-(2**53 - 1); the host holds a bigint
+ *   { "$evalrun": "float", "value": "3.0" | "-0.0" | "NaN" | "Infinity" | "-Infinity" }
+ *
+ * A float has one host form (floatValue): a plain number when JSON would
+ * read it back as a float (finite, not integral, not -0.0), the tag
+ * otherwise. So a plain integral number is always an int, and no path can
+ * turn 3.0 into 3 by forgetting a type.
  */
 import type { Value } from './type-node.js';
 
@@ -55,8 +58,31 @@ export function dict(entries: [Value, Value][]): Value {
   return { [WIRE_TAG]: 'dict', entries } as unknown as Value;
 }
 
+/**
+ * Float tags evalrun made, as opposed to a problem file's own JSON object
+ * that happens to have a `"$evalrun"` key (which is data: a dict).
+ */
+const madeFloatTags = new WeakSet<object>();
+
 export function floatTag(value: number): Value {
-  return { [WIRE_TAG]: 'float', value: pythonFloatRepr(value) } as unknown as Value;
+  const tag = { [WIRE_TAG]: 'float', value: pythonFloatRepr(value) };
+  madeFloatTags.add(tag);
+  return tag as unknown as Value;
+}
+
+/** Whether `value` is a float tag evalrun made (see madeFloatTags). */
+export function isMadeFloatTag(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && madeFloatTags.has(value);
+}
+
+/** A Python float in its one host form: a number where JSON keeps it a float, else a float tag. */
+export function floatValue(value: number): Value {
+  return Number.isFinite(value) && !Number.isInteger(value) ? value : floatTag(value);
+}
+
+/** Whether a host value is a Python float (a non-integral number or a float tag). */
+export function isFloat(value: unknown): boolean {
+  return (typeof value === 'number' && !Number.isInteger(value)) || tagOf(value) === 'float';
 }
 
 /** Items of a tuple, set or frozenset tag; undefined for anything else. */
@@ -90,20 +116,28 @@ export function normalInt(value: bigint): number | bigint {
   return value >= -9007199254740991n && value <= 9007199254740991n ? Number(value) : value;
 }
 
-/** How Python's repr writes a float (`3.0`, `1e+20`, `0.1`). */
+/**
+ * How Python's repr writes a float (`3.0`, `1e+16`, `1e-05`, `0.1`), with
+ * the wire's names for the non-finite ones (`NaN`, `Infinity`). Both
+ * languages print the shortest digits that read back to the same double;
+ * they differ only in where exponent notation starts (Python: below 1e-4
+ * and from 1e16 on) and in how an exponent is spelled.
+ */
 export function pythonFloatRepr(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
-  if (Object.is(value, -0)) return '-0.0';
-  const text = String(value);
-  if (/[.e]/.test(text)) return text.replace(/e([+-])(\d)$/, 'e$10$2');
-  // Python switches to exponent notation from 1e16 on.
-  if (Math.abs(value) >= 1e16) {
-    const exp = value.toExponential();
-    const [mantissa, exponent] = exp.split('e') as [string, string];
-    const sign = exponent.startsWith('-') ? '-' : '+';
-    const digits = exponent.replace(/^[+-]/, '').padStart(2, '0');
-    return `${mantissa}e${sign}${digits}`;
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  const sign = mantissa.startsWith('-') ? '-' : '';
+  const digits = mantissa.replace(/^-/, '').replace('.', '');
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.length > 1 ? `.${digits.slice(1)}` : '';
+    const exponentSign = exponent < 0 ? '-' : '+';
+    return `${sign}${digits[0]}${fraction}e${exponentSign}${String(Math.abs(exponent)).padStart(2, '0')}`;
   }
-  return `${text}.0`;
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  const whole = digits.length > exponent + 1 ? digits.slice(0, exponent + 1) : digits.padEnd(exponent + 1, '0');
+  const fraction = digits.length > exponent + 1 ? digits.slice(exponent + 1) : '0';
+  return `${sign}${whole}.${fraction}`;
 }

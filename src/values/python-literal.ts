@@ -12,7 +12,7 @@
  */
 
 import { formatValue, valueKey } from './format.js';
-import { dict, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG } from './py-tags.js';
+import { dict, floatValue, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type FloatTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 export type LiteralResult = { ok: true; value: Value } | { ok: false; error: string };
@@ -209,12 +209,12 @@ class LiteralParser {
         return null;
       case 'inf':
       case 'Infinity':
-        return Infinity;
+        return floatValue(Infinity);
       case 'nan':
       case 'NaN':
-        return NaN;
+        return floatValue(NaN);
       case 'float':
-        return this.parseFloatCall(start);
+        return floatValue(this.parseFloatCall(start));
       case 'set':
       case 'frozenset':
         return pySet(this.parseIterableCall(name, depth, true), name === 'frozenset');
@@ -236,6 +236,7 @@ class LiteralParser {
     const arg = this.parseCallArguments('float', 0);
     if (typeof arg === 'number') return arg;
     if (typeof arg === 'bigint') return Number(arg);
+    if (tagOf(arg) === 'float') return Number((arg as unknown as FloatTag).value);
     if (typeof arg === 'string') {
       const value = pythonFloat(arg);
       if (value !== undefined) return value;
@@ -271,7 +272,7 @@ class LiteralParser {
 
   // -- numbers --------------------------------------------------------------
 
-  private parseSigned(): number | bigint {
+  private parseSigned(): Value {
     const sign = this.src[this.pos];
     this.pos++;
     this.skipSpace();
@@ -281,15 +282,18 @@ class LiteralParser {
     } else if (isNameStart(this.code())) {
       const start = this.pos;
       const name = this.readName();
-      if (name === 'float') value = this.parseFloatCall(start);
-      else if (name === 'inf' || name === 'Infinity') value = Infinity;
-      else if (name === 'nan' || name === 'NaN') value = NaN;
+      if (name === 'float') value = floatValue(this.parseFloatCall(start));
+      else if (name === 'inf' || name === 'Infinity') value = floatValue(Infinity);
+      else if (name === 'nan' || name === 'NaN') value = floatValue(NaN);
       else return this.fail(`unexpected name '${name}' after '${sign}'`, start);
     } else {
       return this.unexpected(`a number after '${sign}'`);
     }
-    if (typeof value === 'bigint') return normalInt(sign === '-' ? -value : value);
-    return sign === '-' ? -value : value;
+    if (sign !== '-') return value;
+    if (typeof value === 'bigint') return normalInt(-value);
+    // An int is negated as an int (-0 is 0); a float as a float (-0.0 stays -0.0).
+    if (typeof value === 'number') return Number.isInteger(value) ? 0 - value : -value;
+    return floatValue(-Number((value as unknown as FloatTag).value));
   }
 
   private startsNumber(): boolean {
@@ -297,7 +301,7 @@ class LiteralParser {
     return isDigit(code) || (code === 46 && isDigit(this.code(1)));
   }
 
-  private parseNumber(): number | bigint {
+  private parseNumber(): Value {
     const start = this.pos;
     const radix = this.src[start] === '0' ? RADIX_PREFIX[(this.src[start + 1] ?? '').toLowerCase()] : undefined;
     const value = radix !== undefined ? this.parseRadixInteger(start, radix) : this.parseDecimal(start);
@@ -320,7 +324,7 @@ class LiteralParser {
     return normalInt(BigInt(prefix + clean));
   }
 
-  private parseDecimal(start: number): number | bigint {
+  private parseDecimal(start: number): Value {
     const whole = this.readDigits();
     let fraction: string | undefined;
     let exponent: string | undefined;
@@ -345,8 +349,9 @@ class LiteralParser {
     }
     const clean = underscores ? text.replace(/_/g, '') : text;
     // Integers are exact at any length, as Python's are.
-    if (fraction === undefined && exponent === undefined && clean.length > 15) return normalInt(BigInt(clean));
-    return Number(clean);
+    if (fraction === undefined && exponent === undefined) return clean.length > 15 ? normalInt(BigInt(clean)) : Number(clean);
+    // A float is a float whatever its value: 3.0 and 1e2 keep their kind.
+    return floatValue(Number(clean));
   }
 
   private readDigits(): string {

@@ -1,5 +1,5 @@
-import { dict, floatTag, normalInt, pySet, pythonFloatRepr, tagOf, tuple, WIRE_TAG, type DictTag, type TupleTag } from './py-tags.js';
-import type { TypeNode, Value } from './type-node.js';
+import { dict, floatTag, floatValue, normalInt, pySet, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag, type TupleTag } from './py-tags.js';
+import type { Value } from './type-node.js';
 
 /**
  * The wire format: JSON text in which the values JSON cannot hold are
@@ -15,63 +15,41 @@ export { WIRE_TAG };
 
 /**
  * Who reads the text:
- * - `python`: every tag as it is, and integral numbers where `floats` says a
- *   float is declared as float tags, so that Python gets a float;
+ * - `python`: every tag as it is; this is also the form the run log and
+ *   the scorecard record values in;
  * - `javascript`: arguments for a JavaScript candidate: tuples as arrays,
- *   sets and frozensets as set tags (the harness makes Sets), the rest as is;
+ *   sets and frozensets as set tags (the harness makes Sets), finite floats
+ *   as plain numbers (JavaScript has one number type), the rest as is;
  * - `javascript-result`: a value as the JavaScript harness writes what a
  *   candidate returned (tuples and sets as arrays, dicts with scalar keys as
  *   objects), so that a candidate returning exactly it passes on text alone.
  */
 export type WireForm = 'python' | 'javascript' | 'javascript-result';
 
-export interface EncodeOptions {
-  form?: WireForm;
-  /** The declared type of the value; only says where integral numbers are floats (python form). */
-  type?: TypeNode;
-}
-
 /**
  * Encodes a value. Most values need no tag at all and are then exactly
- * JSON.stringify's text: a bigint makes it throw, a non-finite number makes
- * it write `null`, and a tag spells `"$evalrun"`, so only text that shows one
- * of these is walked.
+ * JSON.stringify's text: a bigint makes it throw, and a tag spells
+ * `"$evalrun"`, so only text that shows one of these is walked.
  */
-export function encodeWire(value: Value, options: EncodeOptions = {}): string {
-  const form = options.form ?? 'python';
-  const floats = form === 'python' && options.type !== undefined && containsFloat(options.type, 0) ? options.type : undefined;
+export function encodeWire(value: Value, form: WireForm = 'python'): string {
   let plain: string | undefined;
   try {
     plain = JSON.stringify(value);
   } catch {
     plain = undefined;
   }
-  if (plain !== undefined) {
-    const needsWalk = (plain.includes('null') && hasNonFinite(value)) || (form !== 'python' && plain.includes('"$evalrun"'));
-    if (!needsWalk) {
-      if (floats === undefined) return plain;
-      // Only floats at every leaf, no strings: mark integral number tokens directly.
-      if (onlyFloatLeaves(floats, 0) && !plain.includes('"')) {
-        return plain.replace(/(^|[[,])(-?\d+)(?=[\],]|$)/g, (_, before: string, digits: string) => before + floatTagText(Number(digits)));
-      }
-    }
-  }
-  return write(value, floats, form, 0);
-}
-
-function floatTagText(n: number): string {
-  return `{"$evalrun":"float","value":"${pythonFloatRepr(n)}"}`;
+  if (plain !== undefined && (form === 'python' || !plain.includes('"$evalrun"'))) return plain;
+  return write(value, form, 0);
 }
 
 const MAX_WRITE_DEPTH = 5000;
 
-function write(v: Value, type: TypeNode | undefined, form: WireForm, depth: number): string {
+function write(v: Value, form: WireForm, depth: number): string {
   if (depth > MAX_WRITE_DEPTH) throw new RangeError('value nested too deeply to encode');
   switch (typeof v) {
     case 'number':
-      if (!Number.isFinite(v)) return floatTagText(v);
-      if (type !== undefined && Number.isInteger(v) && isFloatAt(type, 0)) return floatTagText(v);
-      return JSON.stringify(v);
+      // Held only finite (see py-tags.ts); a stray non-finite number still keeps its value.
+      return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(floatTag(v));
     case 'bigint':
       return `{"$evalrun":"int","value":"${v.toString()}"}`;
     case 'string':
@@ -79,154 +57,74 @@ function write(v: Value, type: TypeNode | undefined, form: WireForm, depth: numb
       return JSON.stringify(v);
   }
   if (v === null) return 'null';
-  const t = type === undefined ? undefined : unwrapOptional(type);
-  if (Array.isArray(v)) return writeItems(v, t, form, depth, '[', ']');
+  if (Array.isArray(v)) return writeItems(v, form, depth, '[', ']');
   const tag = tagOf(v);
   if (tag === undefined) {
     const record = v as { [key: string]: Value };
-    const valueType = t?.kind === 'dict' ? t.value : undefined;
     const parts: string[] = [];
-    for (const key of Object.keys(record)) parts.push(`${JSON.stringify(key)}:${write(record[key]!, valueType, form, depth + 1)}`);
+    for (const key of Object.keys(record)) parts.push(`${JSON.stringify(key)}:${write(record[key]!, form, depth + 1)}`);
     return `{${parts.join(',')}}`;
   }
   const tagged = v as unknown as Record<string, unknown>;
   switch (tag) {
     case 'tuple': {
       const items = (v as unknown as TupleTag).items;
-      if (form === 'python') return writeItems(items, t, form, depth, '{"$evalrun":"tuple","items":[', ']}');
-      return writeItems(items, t, form, depth, '[', ']');
+      if (form === 'python') return writeItems(items, form, depth, '{"$evalrun":"tuple","items":[', ']}');
+      return writeItems(items, form, depth, '[', ']');
     }
     case 'set':
     case 'frozenset': {
       const items = tagged.items as Value[];
-      if (form === 'javascript-result') return writeItems(items, t, form, depth, '[', ']');
+      if (form === 'javascript-result') return writeItems(items, form, depth, '[', ']');
       const kind = form === 'python' ? tag : 'set';
-      return writeItems(items, t, form, depth, `{"$evalrun":"${kind}","items":[`, ']}');
+      return writeItems(items, form, depth, `{"$evalrun":"${kind}","items":[`, ']}');
     }
     case 'dict': {
       const entries = (v as unknown as DictTag).entries;
-      const keyType = t?.kind === 'dict' ? t.key : undefined;
-      const valueType = t?.kind === 'dict' ? t.value : undefined;
       if (form === 'javascript-result' && entries.every(([key]) => isScalarKey(key))) {
-        const parts = entries.map(([key, item]) => `${JSON.stringify(String(key))}:${write(item, valueType, form, depth + 1)}`);
+        const parts = entries.map(([key, item]) => `${JSON.stringify(String(javascriptKey(key)))}:${write(item, form, depth + 1)}`);
         return `{${parts.join(',')}}`;
       }
-      const parts = entries.map(
-        ([key, item]) => `[${write(key, keyType, form, depth + 1)},${write(item, valueType, form, depth + 1)}]`,
-      );
+      const parts = entries.map(([key, item]) => `[${write(key, form, depth + 1)},${write(item, form, depth + 1)}]`);
       return `{"$evalrun":"dict","entries":[${parts.join(',')}]}`;
     }
-    case 'float':
-      return JSON.stringify(tagged);
+    case 'float': {
+      if (form === 'python') return JSON.stringify(tagged);
+      // JavaScript's one number type: 3.0 is 3 and -0.0 is written 0, as its harness writes them.
+      const n = Number((tagged as unknown as FloatTag).value);
+      return Number.isFinite(n) ? JSON.stringify(n) : JSON.stringify(tagged);
+    }
   }
   throw new Error(`cannot encode a value tagged ${JSON.stringify(tag)}`);
 }
 
-function writeItems(items: Value[], type: TypeNode | undefined, form: WireForm, depth: number, open: string, close: string): string {
+function writeItems(items: Value[], form: WireForm, depth: number, open: string, close: string): string {
   let out = open;
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out += ',';
-    out += write(items[i]!, type === undefined ? undefined : itemType(type, i), form, depth + 1);
+    out += write(items[i]!, form, depth + 1);
   }
   return out + close;
 }
 
+/** A scalar key as JavaScript's String() names the property (a float key 3.0 is "3"). */
+function javascriptKey(key: Value): Value {
+  return tagOf(key) === 'float' ? Number((key as unknown as FloatTag).value) : key;
+}
+
 function isScalarKey(key: Value): boolean {
-  return key === null || typeof key === 'string' || typeof key === 'number' || typeof key === 'boolean' || typeof key === 'bigint';
-}
-
-function unwrapOptional(type: TypeNode): TypeNode {
-  let t = type;
-  while (t.kind === 'optional') t = t.inner;
-  return t;
-}
-
-function itemType(type: TypeNode, index: number): TypeNode | undefined {
-  switch (type.kind) {
-    case 'list':
-    case 'set':
-      return type.item;
-    case 'tuple':
-      return type.items[index] ?? type.rest;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Whether an integral number where `type` is declared is a float: `float`,
- * or a union whose first numeric option is float (the first that fits).
- */
-function isFloatAt(type: TypeNode, depth: number): boolean {
-  if (depth > 50) return false;
-  switch (type.kind) {
-    case 'float':
-      return true;
-    case 'optional':
-      return isFloatAt(type.inner, depth + 1);
-    case 'union': {
-      const first = type.options.find((o) => o.kind === 'int' || o.kind === 'float' || o.kind === 'bool' || o.kind === 'any' || o.kind === 'unknown');
-      return first?.kind === 'float';
-    }
-    default:
-      return false;
-  }
-}
-
-function containsFloat(type: TypeNode, depth: number): boolean {
-  if (depth > 50) return false;
-  switch (type.kind) {
-    case 'float':
-      return true;
-    case 'list':
-    case 'set':
-      return containsFloat(type.item, depth + 1);
-    case 'dict':
-      return containsFloat(type.key, depth + 1) || containsFloat(type.value, depth + 1);
-    case 'tuple':
-      return type.items.some((t) => containsFloat(t, depth + 1)) || (type.rest !== undefined && containsFloat(type.rest, depth + 1));
-    case 'optional':
-      return containsFloat(type.inner, depth + 1);
-    case 'union':
-      return type.options.some((t) => containsFloat(t, depth + 1));
-    default:
-      return false;
-  }
-}
-
-/** `float`, `List[float]`, `List[List[float]]`: every number in such a value is a float. */
-function onlyFloatLeaves(type: TypeNode, depth: number): boolean {
-  if (depth > 50) return false;
-  if (type.kind === 'float') return true;
-  if (type.kind === 'list') return onlyFloatLeaves(type.item, depth + 1);
-  return false;
-}
-
-function hasNonFinite(v: Value): boolean {
-  if (typeof v === 'number') return !Number.isFinite(v);
-  if (v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v)) {
-    for (const item of v) if (hasNonFinite(item)) return true;
-    return false;
-  }
-  for (const key in v) if (Object.hasOwn(v, key) && hasNonFinite(v[key] as Value)) return true;
-  return false;
+  return key === null || typeof key === 'string' || typeof key === 'number' || typeof key === 'boolean' || typeof key === 'bigint' || tagOf(key) === 'float';
 }
 
 export type WireDecode = { ok: true; value: Value } | { ok: false; error: string };
-
-export interface DecodeOptions {
-  /** Keep integral floats as float tags (strict types), instead of plain numbers. */
-  floatTags?: boolean;
-}
 
 /**
  * Decodes wire text that evalrun wrote itself, or already decoded once: it
  * cannot be malformed, so failing to read it is a bug here and throws,
  * naming `what` it was.
  */
-export function decodeTrustedWire(text: string, what: string, options: DecodeOptions = {}): Value {
-  const decoded = decodeWire(text, options);
+export function decodeTrustedWire(text: string, what: string): Value {
+  const decoded = decodeWire(text);
   if (!decoded.ok) throw new Error(`${what} did not decode: ${decoded.error}`);
   return decoded.value;
 }
@@ -236,7 +134,7 @@ export function decodeTrustedWire(text: string, what: string, options: DecodeOpt
  * tags, well formed, is rejected: a candidate that forged a malformed
  * envelope gets an error, never a pass.
  */
-export function decodeWire(text: string, options: DecodeOptions = {}): WireDecode {
+export function decodeWire(text: string): WireDecode {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -250,7 +148,7 @@ export function decodeWire(text: string, options: DecodeOptions = {}): WireDecod
   // text with one takes the checked path.
   if (!text.includes(WIRE_TAG) && !text.includes('\\u')) return { ok: true, value: parsed as Value };
   try {
-    return { ok: true, value: revive(parsed, options.floatTags === true) };
+    return { ok: true, value: revive(parsed) };
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
@@ -259,7 +157,7 @@ export function decodeWire(text: string, options: DecodeOptions = {}): WireDecod
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 const FLOAT_TEXT = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-function revive(v: unknown, floatTags: boolean): Value {
+function revive(v: unknown): Value {
   // Iterative so that a deeply nested return value cannot overflow the host's stack.
   const root: { v: Value } = { v: null };
   const stack: Array<{ src: unknown; set: (x: Value) => void }> = [{ src: v, set: (x) => (root.v = x) }];
@@ -282,8 +180,7 @@ function revive(v: unknown, floatTags: boolean): Value {
         const keys = Object.keys(obj).length;
         if (tag === 'float' && typeof obj.value === 'string' && keys === 2) {
           const name = obj.value;
-          if (name === 'NaN' || name === 'Infinity' || name === '-Infinity') set(Number(name));
-          else if (FLOAT_TEXT.test(name)) set(floatTags ? floatTag(Number(name)) : Number(name));
+          if (name === 'NaN' || name === 'Infinity' || name === '-Infinity' || FLOAT_TEXT.test(name)) set(floatValue(Number(name)));
           else throw new Error('sandbox returned a malformed float');
         } else if (tag === 'int' && typeof obj.value === 'string' && INTEGER_TEXT.test(obj.value) && keys === 2) {
           set(normalInt(BigInt(obj.value)));
@@ -319,22 +216,46 @@ function revive(v: unknown, floatTags: boolean): Value {
   return root.v;
 }
 
-// -- JSON text with exact integers -------------------------------------------------
-
-/** A marker no candidate can spell: it holds a secret made when this process started. */
-const BIGINT_MARK = `\u0000evalrun-int-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}:`;
-const BIGINT_MARK_PATTERN = new RegExp(`"${JSON.stringify(BIGINT_MARK).slice(1, -1).replace(/\\/g, '\\\\')}(-?\\d+)"`, 'g');
+// -- records --------------------------------------------------------------------
 
 /**
- * JSON.stringify that writes bigints as the integers they are, with every
- * digit. Values without a bigint (nearly all) take JSON.stringify alone.
+ * JSON text of a record holding host values (a run log line, a scorecard):
+ * every value in the wire's python form, so a bigint is an int tag and the
+ * record reads back to the same values (readRecordValues). Records without
+ * a bigint (nearly all) take JSON.stringify alone.
  */
-export function stringifyJson(value: unknown, space?: number): string {
+export function recordJson(value: unknown, space?: number): string {
   try {
     return JSON.stringify(value, null, space);
   } catch (e) {
     if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
   }
-  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? BIGINT_MARK + v.toString() : v), space);
-  return text.replace(BIGINT_MARK_PATTERN, '$1');
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? { [WIRE_TAG]: 'int', value: v.toString() } : v), space);
+}
+
+/**
+ * A parsed record's values back in their host forms: int tags become
+ * bigints (or numbers, when a record of an older evalrun wrote a small one
+ * so). Every other tag is already the host form. Only text that holds an
+ * int tag is walked.
+ */
+export function reviveRecordInts<T>(parsed: T, text: string): T {
+  if (!text.includes('"int"')) return parsed;
+  const stack: unknown[] = [parsed];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const container = node as Record<string, unknown>;
+    for (const key of Object.keys(container)) {
+      const item = container[key];
+      if (item === null || typeof item !== 'object') continue;
+      const tagged = item as Record<string, unknown>;
+      if (!Array.isArray(item) && tagged[WIRE_TAG] === 'int' && typeof tagged.value === 'string' && INTEGER_TEXT.test(tagged.value) && Object.keys(tagged).length === 2) {
+        container[key] = normalInt(BigInt(tagged.value));
+      } else {
+        stack.push(item);
+      }
+    }
+  }
+  return parsed;
 }

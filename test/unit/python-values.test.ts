@@ -5,8 +5,8 @@
  * paths that must fail.
  */
 import { describe, expect, it } from 'vitest';
-import { checkJsonStructure, type LongInteger } from '../../src/problems/json-structure.js';
-import { restoreLongIntegers } from '../../src/problems/load.js';
+import { checkJsonStructure, type ExactNumber } from '../../src/problems/json-structure.js';
+import { restoreExactNumbers } from '../../src/problems/load.js';
 import { wheelKind } from '../../src/engines/python/packages.js';
 import { judge } from '../../src/sandbox-host/judge.js';
 import { compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
@@ -34,9 +34,9 @@ function decoded(raw: unknown, type: string): Value {
 
 describe('integers in problem files', () => {
   function parse(text: string): unknown {
-    const long: LongInteger[] = [];
+    const long: ExactNumber[] = [];
     expect(checkJsonStructure(text, 1000, long)).toEqual([]);
-    return restoreLongIntegers(JSON.parse(text), long);
+    return restoreExactNumbers(JSON.parse(text), long);
   }
 
   it('keeps every digit of an integer JSON.parse would round, wherever it is', () => {
