@@ -31,7 +31,8 @@ export function restoreExactNumbers(root: unknown, exactNumbers: readonly ExactN
  * JSON text evalrun wrote itself (a run log's line, a scorecard), parsed
  * with every integer exact: int tags come back as bigints, and so do the
  * bare long integers that records of earlier releases hold. Text without
- * either is parsed by JSON.parse alone.
+ * either is parsed by JSON.parse alone. Records never hold a bare integral
+ * float (recordJson writes float tags), so only long integers are looked for.
  */
 export function parseExactJson(text: string): unknown {
   const value = reviveRecordInts(JSON.parse(text) as unknown, text);

@@ -167,7 +167,7 @@ class Comparer {
         if (actual === expected) return undefined;
         const a = this.numeric(actual);
         // Strict types: the kind the expected value is written in (an int, or an integral float) must match.
-        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(e.kind, actual);
+        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(this.equality === 'strict' ? e.kind : 'int', actual);
         if (sameNumber(e.n, a.n)) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
       }
@@ -176,7 +176,7 @@ class Comparer {
         if (e === undefined) return this.structural(expected, actual);
         const a = this.numeric(actual);
         // Strict types: an int written where a float is declared (`List[float]` holding `5`) is an int.
-        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(e.kind === 'bool' ? 'float' : e.kind, actual);
+        if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(this.equality === 'strict' ? e.kind : 'float', actual);
         if (this.close(Number(e.n), Number(a.n))) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
       }

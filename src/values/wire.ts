@@ -28,8 +28,10 @@ export type WireForm = 'python' | 'javascript' | 'javascript-result';
 
 /**
  * Encodes a value. Most values need no tag at all and are then exactly
- * JSON.stringify's text: a bigint makes it throw, and a tag spells
- * `"$evalrun"`, so only text that shows one of these is walked.
+ * JSON.stringify's text: a bigint makes it throw, a tag spells
+ * `"$evalrun"`, and a non-finite number (which the host never holds, but
+ * which must not become None if one slipped in) shows as `null`, so only
+ * text that shows one of these is walked.
  */
 export function encodeWire(value: Value, form: WireForm = 'python'): string {
   let plain: string | undefined;
@@ -38,7 +40,7 @@ export function encodeWire(value: Value, form: WireForm = 'python'): string {
   } catch {
     plain = undefined;
   }
-  if (plain !== undefined && (form === 'python' || !plain.includes('"$evalrun"'))) return plain;
+  if (plain !== undefined && !plain.includes('null') && (form === 'python' || !plain.includes('"$evalrun"'))) return plain;
   return write(value, form, 0);
 }
 

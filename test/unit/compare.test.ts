@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { type Comparison, compareValues, DEFAULT_TOLERANCE } from '../../src/values/compare.js';
+import { type Comparison, compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
+import { floatTag, floatValue, pySet, tuple } from '../../src/values/py-tags.js';
 import { parseType } from '../../src/values/type-grammar.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 
 function compare(expected: Value, actual: Value, type: string, tolerance = DEFAULT_TOLERANCE): Comparison {
   return compareValues(expected, actual, parseType(type), tolerance);
+}
+
+/** A Python float in its one host form: a plain number when finite and not integral, else a float tag. */
+const fl = (n: number): Value => floatValue(n);
+
+function compareWith(expected: Value, actual: Value, type: string, equality: Equality): Comparison {
+  return compareValues(expected, actual, parseType(type), DEFAULT_TOLERANCE, equality);
 }
 
 const equal: Comparison = { equal: true };
@@ -36,7 +44,8 @@ describe('compareValues: int', () => {
 });
 
 describe('compareValues: float', () => {
-  it.each<[Value, Value, boolean]>([
+  // Both sides are Python floats, in their host form (1e6 and NaN are float tags).
+  it.each<[number, number, boolean]>([
     [0.3, 0.1 + 0.2, true],
     [1, 1, true],
     [2, 2.0, true],
@@ -57,7 +66,20 @@ describe('compareValues: float', () => {
     [Infinity, -Infinity, false],
     [Infinity, Number.MAX_VALUE, false],
     [Number.MAX_VALUE, Infinity, false],
+    [0, -0, true],
   ])('%d vs %d: equal=%s', (expected, actual, isEqual) => {
+    expect(compare(fl(expected), fl(actual), 'float').equal).toBe(isEqual);
+  });
+
+  // An int where a float is declared (`List[float]` holding 5) meets a float by value.
+  it.each<[Value, Value, boolean]>([
+    [1, 1, true],
+    [2, fl(2), true],
+    [fl(2), 2, true],
+    [1, 1 + 1e-12, true],
+    [1, fl(NaN), false],
+    [fl(-0), 0, true],
+  ])('%j vs %j: equal=%s', (expected, actual, isEqual) => {
     expect(compare(expected, actual, 'float').equal).toBe(isEqual);
   });
 
@@ -76,7 +98,32 @@ describe('compareValues: float', () => {
   it('explains a difference', () => {
     expect(compare(0.5, 0.25, 'float')).toEqual(differs('$', 'expected 0.5, got 0.25'));
     expect(compare(0.5, '0.5', 'float')).toEqual(differs('$', 'expected float, got string "0.5"'));
-    expect(compare(1, false, 'float')).toEqual(differs('$', 'expected float, got boolean false'));
+    expect(compare(floatTag(1), false, 'float')).toEqual(differs('$', 'expected float, got boolean false'));
+    // An int written where a float is declared is named by its own kind.
+    expect(compare(1, false, 'float')).toEqual(differs('$', 'expected int, got boolean false'));
+    expect(compare(floatTag(2), 2.5, 'float')).toEqual(differs('$', 'expected 2.0, got 2.5'));
+    expect(compare(floatTag(NaN), 0, 'float')).toEqual(differs('$', 'expected NaN, got 0'));
+    expect(compare(floatTag(Infinity), floatTag(-Infinity), 'float')).toEqual(differs('$', 'expected Infinity, got -Infinity'));
+  });
+
+  it("matches the expected value's own kind with strict types, and only the value otherwise", () => {
+    expect(compareWith(floatTag(1), 1, 'float', 'strict')).toEqual(differs('$', 'expected float, got number 1'));
+    expect(compareWith(1, floatTag(1), 'float', 'strict')).toEqual(differs('$', 'expected int, got number 1.0'));
+    expect(compareWith(1, 1, 'float', 'strict')).toEqual(equal);
+    expect(compareWith(floatTag(1), floatTag(1), 'float', 'strict')).toEqual(equal);
+    expect(compareWith(floatTag(1), true, 'float', 'strict')).toEqual(differs('$', 'expected float, got boolean true'));
+    expect(compareWith(3, floatTag(3), 'int', 'strict')).toEqual(differs('$', 'expected int, got number 3.0'));
+    expect(compareWith(floatTag(3), 3, 'int', 'strict')).toEqual(differs('$', 'expected float, got number 3'));
+    expect(compareWith(floatTag(3), floatTag(3), 'int', 'strict')).toEqual(equal);
+    expect(compareWith(floatTag(NaN), floatTag(NaN), 'float', 'strict')).toEqual(equal);
+    expect(compareWith([3], [floatTag(3)], 'Any', 'strict')).toEqual(differs('$[0]', 'expected int 3, got float 3.0'));
+    for (const equality of ['python', 'javascript'] as const) {
+      expect(compareWith(floatTag(1), 1, 'float', equality)).toEqual(equal);
+      expect(compareWith(floatTag(3), 3, 'int', equality)).toEqual(equal);
+      expect(compareWith([3], [floatTag(3)], 'Any', equality)).toEqual(equal);
+    }
+    expect(compareWith(floatTag(1), true, 'float', 'python')).toEqual(equal);
+    expect(compareWith(floatTag(-0), 0, 'float', 'python')).toEqual(equal);
   });
 });
 
@@ -210,7 +257,8 @@ describe('compareValues: sets', () => {
     [[['a', 'b']], [['a,b']], 'Set[List[str]]', differs('$', 'missing element ["a", "b"], unexpected element ["a,b"]')],
     [[0.1, 0.2], [0.2, 0.1 + 1e-12], 'Set[float]', equal],
     [[0.1, 0.2, 0.2], [0.2, 0.1, 0.1], 'Set[float]', differs('$', 'missing element 0.2, unexpected element 0.1')],
-    [[NaN, Infinity, 1], [1, NaN, Infinity], 'Set[float]', equal],
+    [[fl(NaN), fl(Infinity), fl(1)], [fl(1), fl(NaN), fl(Infinity)], 'Set[float]', equal],
+    [[0], [fl(-0)], 'Set[float]', equal],
     [[0.1], ['0.1'], 'Set[float]', differs('$[0]', 'expected float, got string "0.1"')],
     [[[0.1], [0.2]], [[0.2], [0.1 + 1e-12]], 'Set[List[float]]', equal],
     [[[0.1], [0.2]], [[0.2], [0.3]], 'Set[List[float]]', differs('$', 'missing element [0.1], unexpected element [0.3]')],
@@ -218,6 +266,28 @@ describe('compareValues: sets', () => {
     [[1], [1], 'Set[Any]', equal],
   ])('%j vs %j as %s', (expected, actual, type, result) => {
     expect(compare(expected, actual, type)).toEqual(result);
+  });
+
+  it('judges a list or tuple returned for a set as set(value) with Python equality, and refuses it with strict types', () => {
+    const expected = pySet([5, 6, 8]);
+    // Duplicates collapse, as set([8, 6, 5, 5]) == {5, 6, 8}.
+    expect(compareWith(expected, [8, 6, 5, 5], 'Set[int]', 'python')).toEqual(equal);
+    expect(compareWith(expected, tuple([8, 6, 5, 5]), 'Set[int]', 'python')).toEqual(equal);
+    expect(compareWith(expected, [8, 6, 5, 5, 7], 'Set[int]', 'python')).toEqual(differs('$', 'expected set of size 3, got size 4'));
+    expect(compareWith(expected, [8, 6, 4, 4], 'Set[int]', 'python')).toEqual(differs('$', 'missing element 5, unexpected element 4'));
+    // By Python's hash equality: 1, True and 1.0 are one item.
+    expect(compareWith(pySet([1]), [1, true, floatTag(1)], 'Set[int]', 'python')).toEqual(equal);
+    expect(compareWith(pySet([floatTag(1), 2.5]), [2.5, 1, 2.5], 'Set[float]', 'python')).toEqual(equal);
+    expect(compareWith(pySet([tuple([1, 2])]), [tuple([1, 2]), tuple([1, 2])], 'Set[Tuple[int, int]]', 'python')).toEqual(equal);
+    expect(compareWith([pySet([1, 2])], [[2, 1, 1]], 'List[Set[int]]', 'python')).toEqual(equal);
+    // Strict types take only a set or a frozenset.
+    expect(compareWith(expected, [8, 6, 5], 'Set[int]', 'strict')).toEqual(differs('$', 'expected Set[int], got array [8, 6, 5]'));
+    expect(compareWith(expected, tuple([8, 6, 5]), 'Set[int]', 'strict').equal).toBe(false);
+    expect(compareWith(expected, pySet([8, 6, 5]), 'Set[int]', 'strict')).toEqual(equal);
+    expect(compareWith(expected, pySet([8, 6, 5], true), 'Set[int]', 'strict')).toEqual(equal);
+    // JavaScript returns its Sets as arrays of distinct items: nothing collapses.
+    expect(compareWith(expected, [8, 6, 5], 'Set[int]', 'javascript')).toEqual(equal);
+    expect(compareWith(expected, [8, 6, 5, 5], 'Set[int]', 'javascript')).toEqual(differs('$', 'expected set of size 3, got size 4'));
   });
 
   it('finds a pairing that greedy matching misses when tolerance is not transitive', () => {
@@ -310,7 +380,9 @@ describe('compareValues: Any and unknown types', () => {
     [{ x: [{ 'y z': [1, 2] }] }, { x: [{ 'y z': [1, 3] }] }, 'Any', differs('$.x[0]["y z"][1]', 'expected 2, got 3')],
     [[[1], [2, [3, 4]]], [[1], [2, [3, 5]]], 'Foo', differs('$[1][1][1]', 'expected 4, got 5')],
     [[[1, 2], 9], [[1, 3], 8], 'Any', differs('$[0][1]', 'expected 2, got 3')],
-    [[NaN], [NaN], 'Any', equal],
+    [[fl(NaN)], [fl(NaN)], 'Any', equal],
+    [[fl(3)], [3], 'Any', equal],
+    [fl(3), 3.5, 'Any', differs('$', 'expected 3.0, got 3.5')],
     [true, false, 'Any', differs('$', 'expected true, got false')],
     ['a', 'b', 'Any', differs('$', 'expected "a", got "b"')],
     [[1, 2], [1, 2, 3], 'List[Any]', differs('$', 'expected list of length 2, got length 3')],

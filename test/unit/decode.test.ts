@@ -10,6 +10,8 @@ const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknow
 const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
 const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
 const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+/** A float tag: how the host holds a float JSON would not keep a float (integral, -0.0, not finite), with repr's text. */
+const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
 
 function decoded(raw: unknown, type: string): Value {
   const result = decodeValue(raw, parseType(type));
@@ -36,8 +38,15 @@ describe('decodeValue: int', () => {
     ['0x10', 16],
     ['"8"', 8],
     ['3.0', 3],
+    ['-0', 0],
+    [-0, 0],
+    ['-0.0', 0],
+    // A bare top-level int turns an integral float into an int, as int() would.
+    [FL('3.0'), 3],
+    [FL('-0.0'), 0],
   ])('%j -> %d', (raw, expected) => {
     expect(decoded(raw, 'int')).toBe(expected);
+    expect(decoded(raw, 'Optional[int]')).toBe(expected);
   });
 
   it.each<[unknown, string]>([
@@ -51,6 +60,9 @@ describe('decodeValue: int', () => {
     [[1], '[1]'],
     [{}, '{}'],
     [Infinity, 'Infinity'],
+    [FL('Infinity'), 'Infinity'],
+    [FL('NaN'), 'NaN'],
+    [FL('3.5'), '3.5'],
     ['inf', '"inf"'],
     ["'abc'", `"'abc'"`],
     [undefined, 'undefined'],
@@ -60,28 +72,69 @@ describe('decodeValue: int', () => {
 });
 
 describe('decodeValue: float', () => {
+  // A float JSON keeps a float is a plain number.
   it.each<[unknown, number]>([
     [1.5, 1.5],
-    [2, 2],
     ['3.5', 3.5],
     ['1e-3', 0.001],
     ['.5', 0.5],
-    ['-2', -2],
-    ['inf', Infinity],
-    ['-inf', -Infinity],
-    ['+inf', Infinity],
-    ['Infinity', Infinity],
-    ['-Infinity', -Infinity],
-    ['INF', Infinity],
-    ['infinity', Infinity],
-    ["float('inf')", Infinity],
     ['1_000.5', 1000.5],
   ])('%j -> %d', (raw, expected) => {
     expect(decoded(raw, 'float')).toBe(expected);
   });
 
-  it.each(['nan', 'NaN', 'NAN', "float('nan')", NaN])('%j -> NaN', (raw) => {
-    expect(decoded(raw, 'float')).toBeNaN();
+  // A bare top-level float turns an int into a float, as float() would: integral and non-finite floats are tags.
+  it.each<[unknown, Value]>([
+    [2, FL('2.0')],
+    ['2', FL('2.0')],
+    ['-2', FL('-2.0')],
+    ['3.0', FL('3.0')],
+    ['1e3', FL('1000.0')],
+    [FL('3.0'), FL('3.0')],
+    ['-0.0', FL('-0.0')],
+    [FL('-0.0'), FL('-0.0')],
+    // The int -0 is 0, which float() makes 0.0.
+    ['-0', FL('0.0')],
+    ['inf', FL('Infinity')],
+    ['-inf', FL('-Infinity')],
+    ['+inf', FL('Infinity')],
+    ['Infinity', FL('Infinity')],
+    ['-Infinity', FL('-Infinity')],
+    ['INF', FL('Infinity')],
+    ['infinity', FL('Infinity')],
+    ["float('inf')", FL('Infinity')],
+    [FL('-Infinity'), FL('-Infinity')],
+  ])('%j -> %j', (raw, expected) => {
+    expect(decoded(raw, 'float')).toEqual(expected);
+    expect(decoded(raw, 'Optional[float]')).toEqual(expected);
+  });
+
+  it.each(['nan', 'NaN', 'NAN', "float('nan')", NaN, FL('NaN')])('%j -> the float tag NaN', (raw) => {
+    expect(decoded(raw, 'float')).toEqual(FL('NaN'));
+  });
+
+  it('turns an int into a float only where it is the bare top-level value', () => {
+    expect(decoded(5, 'float')).toEqual(FL('5.0'));
+    expect(decoded(5, 'Optional[float]')).toEqual(FL('5.0'));
+    expect(decoded('5', 'Optional[float]')).toEqual(FL('5.0'));
+    expect(decoded(null, 'Optional[float]')).toBeNull();
+    expect(decoded(10n ** 20n, 'float')).toEqual(FL('1e+20'));
+    // Inside a container a number keeps the kind it is written in.
+    expect(decoded([5, 4], 'List[float]')).toEqual([5, 4]);
+    expect(decoded('[5, 4]', 'List[float]')).toEqual([5, 4]);
+    expect(decoded('[5.0, 4]', 'List[float]')).toEqual([FL('5.0'), 4]);
+    expect(decoded([5, '4'], 'List[Optional[float]]')).toEqual([5, 4]);
+    expect(decoded('(1, 2.0)', 'Tuple[float, float]')).toEqual(T(1, FL('2.0')));
+    expect(decoded({ a: 1 }, 'Dict[str, float]')).toEqual({ a: 1 });
+    expect(decoded([10n ** 20n], 'List[float]')).toEqual([10n ** 20n]);
+    // And an integral float keeps its kind where an int is declared.
+    expect(decoded('[3.0]', 'List[int]')).toEqual([FL('3.0')]);
+    expect(decoded('[3.0, 3]', 'List[Any]')).toEqual([FL('3.0'), 3]);
+    expect(decoded('[-0.0, -0]', 'List[Any]')).toEqual([FL('-0.0'), 0]);
+  });
+
+  it('refuses an int too large for a float where float() would convert it', () => {
+    expect(failure(10n ** 400n, 'float').expected).toBe('float (int too large to convert to float)');
   });
 
   it.each<[unknown, string]>([
@@ -239,7 +292,9 @@ describe('decodeValue: lists', () => {
     ["['AAAAACCCCC', 'CCCCCAAAAA']", 'List[str]', ['AAAAACCCCC', 'CCCCCAAAAA']],
     [["'a'", 'b'], 'List[str]', ['a', 'b']],
     ['["True", "False"]', 'List[bool]', [true, false]],
-    ['[1, 2.5, "inf"]', 'List[float]', [1, 2.5, Infinity]],
+    ['[1, 2.5, "inf"]', 'List[float]', [1, 2.5, FL('Infinity')]],
+    ['[1.0, 2.5, -0.0, inf, nan]', 'List[float]', [FL('1.0'), 2.5, FL('-0.0'), FL('Infinity'), FL('NaN')]],
+    ['[3.0, 3]', 'List[Any]', [FL('3.0'), 3]],
     ['[1, 2]', 'list of int', [1, 2]],
     ['[1, 2]', 'int[]', [1, 2]],
   ])('%j as %s', (raw, type, expected) => {
@@ -361,8 +416,11 @@ describe('decodeValue: dicts', () => {
     [{ '1': 2 }, 'Dict[int, int]', D([1, 2])],
     ['{1: 2}', 'Dict[int, int]', D([1, 2])],
     [{ '01': 2, ' 3 ': 4 }, 'Dict[int, int]', D([1, 2], [3, 4])],
-    [{ '1.0': 'x' }, 'Dict[int, str]', D([1, 'x'])],
-    [{ '0.5': 1, inf: 2 }, 'Dict[float, int]', D([0.5, 1], [Infinity, 2])],
+    // A key is read by the key type with the kind of its text: "1.0" fits int (it is integral) and stays a float.
+    [{ '1.0': 'x' }, 'Dict[int, str]', D([FL('1.0'), 'x'])],
+    [{ '0.5': 1, inf: 2 }, 'Dict[float, int]', D([0.5, 1], [FL('Infinity'), 2])],
+    [{ '1': 'x', '2.0': 'y' }, 'Dict[float, str]', D([1, 'x'], [FL('2.0'), 'y'])],
+    [{ a: 1, b: 2.0, c: '3.0' }, 'Dict[str, float]', { a: 1, b: 2, c: FL('3.0') }],
     [{ True: 1, false: 0 }, 'Dict[bool, int]', D([true, 1], [false, 0])],
     [{ None: 1 }, 'Dict[None, int]', D([null, 1])],
     [{ '(1, 2)': 'a', '(3, 4)': 'b' }, 'Dict[Tuple[int, int], str]', D([T(1, 2), 'a'], [T(3, 4), 'b'])],
@@ -427,6 +485,15 @@ describe('decodeValue: Optional and Union', () => {
     ['2.5', 'int or float', 2.5],
     [3, 'int | float', 3],
     [true, 'Union[int, bool]', true],
+    // A union coerces nothing: a number keeps the kind it is written in, whichever option comes first.
+    ['7', 'Union[float, int]', 7],
+    [7, 'Union[float, int]', 7],
+    [7, 'Union[float, str]', 7],
+    ['7.0', 'Union[int, float]', FL('7.0')],
+    ['3.0', 'Union[int, str]', FL('3.0')],
+    [FL('7.0'), 'Union[int, float]', FL('7.0')],
+    ['[1, 2.0]', 'Union[List[int], str]', [1, FL('2.0')]],
+    [5, 'Optional[Union[float, int]]', 5],
   ])('%j as %s', (raw, type, expected) => {
     expect(decoded(raw, type)).toEqual(expected);
   });

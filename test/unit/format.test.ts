@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatValue, isValue, valueKey } from '../../src/values/format.js';
+import { dict, floatTag, pySet, tuple } from '../../src/values/py-tags.js';
 
 describe('formatValue: values', () => {
   it.each<[unknown, string]>([
@@ -39,8 +40,17 @@ describe('formatValue: values', () => {
     [new TypeError('bad'), 'TypeError: bad'],
     [new Uint8Array(3), 'Uint8Array(3 bytes)'],
     [Object.create(null) as object, '{}'],
+    // Float tags print their value text.
+    [floatTag(3), '3.0'],
+    [floatTag(-0), '-0.0'],
+    [floatTag(NaN), 'NaN'],
+    [floatTag(Infinity), 'Infinity'],
+    [floatTag(-Infinity), '-Infinity'],
+    [floatTag(1e16), '1e+16'],
+    [[floatTag(1), 2, 2.5], '[1.0, 2, 2.5]'],
   ])('%s -> %s', (value, expected) => {
     expect(formatValue(value)).toBe(expected);
+    expect(formatValue(value, 60, 'json')).toBe(expected);
   });
 
   it('describes functions', () => {
@@ -58,6 +68,52 @@ describe('formatValue: values', () => {
       ) {}
     }
     expect(formatValue(new Point(1, 2))).toBe('Point {"x": 1, "y": 2}');
+  });
+});
+
+describe("formatValue: Python's repr", () => {
+  it.each<[unknown, string]>([
+    ['abc', "'abc'"],
+    ['', "''"],
+    ["it's", `"it's"`],
+    ['say "hi"', `'say "hi"'`],
+    [`it's "x"`, `'it\\'s "x"'`],
+    ['a\nb\tc\\', String.raw`'a\nb\tc\\'`],
+    ['\u0007', String.raw`'\x07'`],
+    ['日本', "'日本'"],
+    [true, 'True'],
+    [false, 'False'],
+    [null, 'None'],
+    [1, '1'],
+    [-2.5, '-2.5'],
+    [10n ** 20n, '100000000000000000000'],
+    [1e16, '10000000000000000'],
+    [0.00001, '1e-05'],
+    [floatTag(3), '3.0'],
+    [floatTag(-0), '-0.0'],
+    [floatTag(1e16), '1e+16'],
+    [floatTag(NaN), 'nan'],
+    [floatTag(Infinity), 'inf'],
+    [floatTag(-Infinity), '-inf'],
+    [[1, 'a', null, true], "[1, 'a', None, True]"],
+    [tuple([]), '()'],
+    [tuple([1]), '(1,)'],
+    [tuple([1, 'a']), "(1, 'a')"],
+    [pySet([]), 'set()'],
+    [pySet([1, 2]), '{1, 2}'],
+    [pySet([], true), 'frozenset()'],
+    [pySet([1, 2], true), 'frozenset({1, 2})'],
+    [{ a: 1, "b'": [floatTag(1)] }, `{'a': 1, "b'": [1.0]}`],
+    [dict([[1, 'a'], [tuple([1, 2]), null], [floatTag(2), true]]), "{1: 'a', (1, 2): None, 2.0: True}"],
+  ])('%s -> %s', (value, expected) => {
+    expect(formatValue(value, Infinity, 'python')).toBe(expected);
+  });
+
+  it('truncates a repr as it truncates JSON', () => {
+    const text = formatValue(Array.from({ length: 100 }, (_, i) => `s${i}`), 30, 'python');
+    expect(text).toHaveLength(30);
+    expect(text.startsWith("['s0', 's1'")).toBe(true);
+    expect(text.endsWith('…')).toBe(true);
   });
 });
 
@@ -151,12 +207,36 @@ describe('valueKey', () => {
   it('is equal for structurally equal values regardless of dict key order', () => {
     expect(valueKey({ a: 1, b: [1, 2] })).toBe(valueKey({ b: [1, 2], a: 1 }));
     expect(valueKey(0)).toBe(valueKey(-0));
-    expect(valueKey(NaN)).toBe(valueKey(NaN));
+    expect(valueKey(pySet([1, 2]))).toBe(valueKey(pySet([2, 1])));
+    expect(valueKey(pySet([1, 2], true))).toBe(valueKey(pySet([2, 1])));
+  });
+
+  it("is Python's hash equality: 1, 1.0 and True coincide, as do 0, -0.0 and False", () => {
+    expect(valueKey(floatTag(1))).toBe(valueKey(1));
+    expect(valueKey(true)).toBe(valueKey(1));
+    expect(valueKey(floatTag(-0))).toBe(valueKey(0));
+    expect(valueKey(floatTag(0))).toBe(valueKey(0));
+    expect(valueKey(false)).toBe(valueKey(0));
+    expect(valueKey(10n ** 20n)).toBe(valueKey(floatTag(1e20)));
+    expect(valueKey(tuple([1, floatTag(2)]))).toBe(valueKey(tuple([true, 2])));
+    expect(valueKey(2.5)).not.toBe(valueKey(2));
+  });
+
+  it('gives NaN no key: it equals nothing, not even itself', () => {
+    expect(valueKey(NaN)).toBeUndefined();
+    expect(valueKey(floatTag(NaN))).toBeUndefined();
+    expect(valueKey([1, floatTag(NaN)])).toBeUndefined();
+    expect(valueKey(floatTag(Infinity))).not.toBe(valueKey(floatTag(-Infinity)));
+    expect(valueKey(floatTag(Infinity))).toBeDefined();
   });
 
   it('distinguishes values of different kinds and orders', () => {
-    const keys = [1, '1', true, null, [1], [[1]], { '1': 1 }, [1, 2], [2, 1], 'N', 'T', ['a,b'], ['a', 'b']].map(valueKey);
+    const keys = [1, '1', null, [1], [[1]], { '1': 1 }, [1, 2], [2, 1], 'N', 'T', 'n1', ['a,b'], ['a', 'b'], tuple([1]), pySet([1]), 2.5, floatTag(Infinity)].map(valueKey);
     expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).not.toContain(undefined);
+    // A tuple is not a list, nor is a set.
+    expect(valueKey(tuple([1, 2]))).not.toBe(valueKey([1, 2]));
+    expect(valueKey(pySet([1, 2]))).not.toBe(valueKey([1, 2]));
   });
 
   it('gives undefined for non-values and absurd depth', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../src/sandbox-host/judge.js';
 import type { TestOutcome } from '../../src/sandbox-host/protocol.js';
-import { DEFAULT_TOLERANCE } from '../../src/values/compare.js';
+import { DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
+import { floatTag, pySet } from '../../src/values/py-tags.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
 
@@ -13,8 +14,8 @@ function returned(json: string): TestOutcome {
   return { kind: 'returned', json, durationMs: 3 };
 }
 
-function verdictFor(json: string, expected: Value, type: TypeNode) {
-  return judge(returned(json), encodeWire(expected), type, DEFAULT_TOLERANCE);
+function verdictFor(json: string, expected: Value, type: TypeNode, equality?: Equality) {
+  return judge(returned(json), encodeWire(expected), type, DEFAULT_TOLERANCE, equality);
 }
 
 describe('judge', () => {
@@ -22,7 +23,28 @@ describe('judge', () => {
     expect(verdictFor('[1,2,3]', [1, 2, 3], INTS)).toEqual({ status: 'pass', durationMs: 3 });
     expect(verdictFor('{"a":[1.5,null]}', { a: [1.5, null] }, { kind: 'any' })).toEqual({ status: 'pass', durationMs: 3 });
     // NaN equals NaN, and both sides spell it with the same tag.
-    expect(verdictFor('{"$evalrun":"float","value":"NaN"}', Number.NaN, FLOAT)).toEqual({ status: 'pass', durationMs: 3 });
+    expect(verdictFor('{"$evalrun":"float","value":"NaN"}', floatTag(Number.NaN), FLOAT)).toEqual({ status: 'pass', durationMs: 3 });
+    expect(verdictFor('{"$evalrun":"float","value":"3.0"}', floatTag(3), FLOAT, 'strict')).toEqual({ status: 'pass', durationMs: 3 });
+  });
+
+  it('keeps the kind of every number from the wire: an integral float is not an int under strict types', () => {
+    expect(verdictFor('3', floatTag(3), FLOAT, 'strict')).toEqual({ status: 'fail', actual: '3', reason: 'expected float, got number 3', durationMs: 3 });
+    expect(verdictFor('3', floatTag(3), FLOAT, 'python')).toEqual({ status: 'pass', actual: '3', durationMs: 3 });
+    expect(verdictFor('[{"$evalrun":"float","value":"1.0"},2]', [1, 2], INTS, 'strict')).toMatchObject({
+      status: 'fail',
+      reason: 'expected int, got number 1.0 at $[0]',
+    });
+    expect(verdictFor('[{"$evalrun":"float","value":"1.0"},2]', [1, 2], INTS, 'python')).toMatchObject({ status: 'pass' });
+    expect(verdictFor('{"$evalrun":"float","value":"NaN"}', floatTag(Number.NaN), FLOAT, 'strict')).toEqual({ status: 'pass', durationMs: 3 });
+    expect(verdictFor('{"$evalrun":"float","value":"Infinity"}', floatTag(Number.NaN), FLOAT)).toMatchObject({ status: 'fail' });
+  });
+
+  it('judges a list returned for a set as set(value) with Python equality only', () => {
+    const expected = pySet([5, 6, 8]);
+    expect(verdictFor('[8,6,5,5]', expected, INT_SET, 'python')).toEqual({ status: 'pass', actual: '[8,6,5,5]', durationMs: 3 });
+    expect(verdictFor('{"$evalrun":"tuple","items":[8,6,5,5]}', expected, INT_SET, 'python')).toMatchObject({ status: 'pass' });
+    expect(verdictFor('[8,6,5]', expected, INT_SET, 'strict')).toMatchObject({ status: 'fail', reason: 'expected Set[int], got array [8, 6, 5]' });
+    expect(verdictFor('{"$evalrun":"set","items":[8,6,5]}', expected, INT_SET, 'strict')).toMatchObject({ status: 'pass' });
   });
 
   it('compares by the type when the text differs, and then reports the text of the value returned', () => {

@@ -6,6 +6,8 @@ const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknow
 const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
 const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
 const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+/** A float tag as the host holds a Python float that JSON would not keep a float (py-tags.ts), with repr's text. */
+const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
 
 function value(text: string): Value {
   const result = parsePythonLiteral(text);
@@ -23,59 +25,84 @@ describe('parsePythonLiteral: numbers', () => {
   it.each<[string, number]>([
     ['0', 0],
     ['7', 7],
+    ['3', 3],
     ['-5', -5],
     ['+5', 5],
     ['- 5', -5],
     ['1_000', 1000],
     ['1_000_000', 1_000_000],
-    ['1.5', 1.5],
-    ['-2.25', -2.25],
-    ['.5', 0.5],
-    ['-.5', -0.5],
-    ['5.', 5],
-    ['1e3', 1000],
-    ['1E-3', 0.001],
-    ['2.5e+2', 250],
-    ['1.e2', 100],
-    ['1_0.0_1', 10.01],
     ['00', 0],
-    ['0.0', 0],
     ['0x1F', 31],
     ['0o17', 15],
     ['0b101', 5],
     ['0x_ff', 255],
-    ['1e999', Infinity],
     ['  42  ', 42],
-  ])('%j -> %d', (text, expected) => {
+  ])('%j -> the int %d', (text, expected) => {
     expect(value(text)).toBe(expected);
   });
 
-  it('keeps the sign of negative zero', () => {
-    expect(Object.is(value('-0.0'), -0)).toBe(true);
-  });
-
+  // A float written with a fraction that JSON keeps a float is a plain number.
   it.each<[string, number]>([
-    ["float('inf')", Infinity],
-    ['float("inf")', Infinity],
-    ['float("-inf")', -Infinity],
-    ["float('+inf')", Infinity],
-    ["float('Infinity')", Infinity],
-    ["float(' -INF ')", -Infinity],
-    ["-float('inf')", -Infinity],
-    ["float('1.5')", 1.5],
-    ["float('1_0')", 10],
-    ['float(2)', 2],
-    ['float(-2.5)', -2.5],
-    ['inf', Infinity],
-    ['-inf', -Infinity],
-    ['Infinity', Infinity],
-    ['-Infinity', -Infinity],
-  ])('%j -> %d', (text, expected) => {
+    ['1.5', 1.5],
+    ['-2.25', -2.25],
+    ['.5', 0.5],
+    ['-.5', -0.5],
+    ['1E-3', 0.001],
+    ['1_0.0_1', 10.01],
+    ['1e-5', 0.00001],
+  ])('%j -> the float %d', (text, expected) => {
     expect(value(text)).toBe(expected);
   });
 
-  it.each(["float('nan')", 'float("NaN")', 'nan', 'NaN', '-nan'])('%j is NaN', (text) => {
-    expect(value(text)).toBeNaN();
+  // A float with an integral value, or not finite, keeps its kind as a float tag holding repr's text.
+  it.each<[string, string]>([
+    ['3.0', '3.0'],
+    ['3e0', '3.0'],
+    ['5.', '5.0'],
+    ['1e3', '1000.0'],
+    ['2.5e+2', '250.0'],
+    ['1.e2', '100.0'],
+    ['0.0', '0.0'],
+    ['1e16', '1e+16'],
+    ['1e999', 'Infinity'],
+    ['-1e999', '-Infinity'],
+  ])('%j -> the float tag %s', (text, repr) => {
+    expect(value(text)).toEqual(FL(repr));
+  });
+
+  it('keeps the sign of negative zero for a float, and reads the int -0 as 0', () => {
+    expect(value('-0.0')).toEqual(FL('-0.0'));
+    expect(value('-0.')).toEqual(FL('-0.0'));
+    expect(value('-0')).toBe(0);
+    expect(value('- 0')).toBe(0);
+    expect(value('[-0, -0.0]')).toEqual([0, FL('-0.0')]);
+  });
+
+  it.each<[string, Value]>([
+    ["float('inf')", FL('Infinity')],
+    ['float("inf")', FL('Infinity')],
+    ['float("-inf")', FL('-Infinity')],
+    ["float('+inf')", FL('Infinity')],
+    ["float('Infinity')", FL('Infinity')],
+    ["float(' -INF ')", FL('-Infinity')],
+    ["-float('inf')", FL('-Infinity')],
+    ["float('1.5')", 1.5],
+    ["float('1_0')", FL('10.0')],
+    ['float(2)', FL('2.0')],
+    ['float(3.0)', FL('3.0')],
+    ['float(-2.5)', -2.5],
+    ["float('-0')", FL('-0.0')],
+    ['-float(0)', FL('-0.0')],
+    ['inf', FL('Infinity')],
+    ['-inf', FL('-Infinity')],
+    ['Infinity', FL('Infinity')],
+    ['-Infinity', FL('-Infinity')],
+  ])('%j -> %j', (text, expected) => {
+    expect(value(text)).toEqual(expected);
+  });
+
+  it.each(["float('nan')", 'float("NaN")', 'nan', 'NaN', '-nan'])('%j is the float tag NaN', (text) => {
+    expect(value(text)).toEqual(FL('NaN'));
   });
 
   it.each<[string, RegExp]>([
@@ -215,7 +242,17 @@ describe('parsePythonLiteral: containers', () => {
     ['0x20000000000001', 9007199254740993n],
     ['{-1: 2, 1.5: 3}', D([-1, 2], [1.5, 3])],
     ['{True: 1, False: 0, None: 2}', D([true, 1], [false, 0], [null, 2])],
-    ["{float('inf'): 1}", D([Infinity, 1])],
+    ["{float('inf'): 1}", D([FL('Infinity'), 1])],
+    ['[1.0, 2]', [FL('1.0'), 2]],
+    ['(1.0,)', T(FL('1.0'))],
+    ['{1: 1.0}', D([1, FL('1.0')])],
+    // Python's hash equality: 1 == 1.0 == True and 0 == -0.0 collapse to the first written; NaN equals nothing.
+    ['{1, 1.0, True}', S(1)],
+    ['{1.0, 1}', S(FL('1.0'))],
+    ['{-0.0, 0}', S(FL('-0.0'))],
+    ['{nan, nan}', S(FL('NaN'), FL('NaN'))],
+    ["{1.0: 'a', 1: 'b'}", D([FL('1.0'), 'b'])],
+    ['{True: 1, 1: 2}', D([true, 2])],
     ['[1, # a comment\n 2]', [1, 2]],
     ['[\n  1,\n  2,\n]', [1, 2]],
     ['{"a": true, "b": null, "c": [false]}', { a: true, b: null, c: [false] }],

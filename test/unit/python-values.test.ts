@@ -11,10 +11,11 @@ import { wheelKind } from '../../src/engines/python/packages.js';
 import { judge } from '../../src/sandbox-host/judge.js';
 import { compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
 import { decodeValue } from '../../src/values/decode.js';
-import { pythonFloatRepr } from '../../src/values/py-tags.js';
+import { parseExactJson } from '../../src/problems/exact-json.js';
+import { floatValue, pythonFloatRepr } from '../../src/values/py-tags.js';
 import { parseType } from '../../src/values/type-grammar.js';
 import type { Value } from '../../src/values/type-node.js';
-import { decodeWire, encodeWire, stringifyJson } from '../../src/values/wire.js';
+import { decodeWire, encodeWire, recordJson } from '../../src/values/wire.js';
 
 const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
 const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
@@ -46,16 +47,23 @@ describe('integers in problem files', () => {
     expect(parse('123456789012345678901234567890')).toBe(123456789012345678901234567890n);
   });
 
-  it('leaves alone what a double holds exactly, floats, and digits inside strings', () => {
-    const doc = parse('{"n": 9007199254740991, "f": 1.00000000000000000001, "e": 1e30, "s": "12345678901234567890"}') as Record<string, unknown>;
-    expect(doc).toEqual({ n: 9007199254740991, f: 1, e: 1e30, s: '12345678901234567890' });
+  it('leaves alone what a double holds exactly and digits inside strings, and keeps a float with an integral value a float', () => {
+    const doc = parse('{"n": 9007199254740991, "f": 1.00000000000000000001, "e": 1e30, "s": "12345678901234567890", "h": 0.5}') as Record<string, unknown>;
+    expect(doc).toEqual({ n: 9007199254740991, f: FL('1.0'), e: FL('1e+30'), s: '12345678901234567890', h: 0.5 });
+    expect(parse('[3.0, 3, -0, -0.0, 1e2, 2.5]')).toEqual([FL('3.0'), 3, 0, FL('-0.0'), FL('100.0'), 2.5]);
+    expect(Object.is((parse('[-0]') as number[])[0], 0)).toBe(true);
+    expect(parse('3.0')).toEqual(FL('3.0'));
   });
 
   it('reads integers written as strings or Python literals exactly too', () => {
     expect(decoded('-9999999999999999', 'int')).toBe(-9999999999999999n);
     expect(decoded('[100000000000000000001, 2]', 'List[int]')).toEqual([100000000000000000001n, 2]);
-    expect(decoded(100000000000000000001n, 'float')).toBe(1e20);
+    // A bare top-level float makes an int a float (float tag 1e+20); a bare int makes an integral float an int.
+    expect(decoded(100000000000000000001n, 'float')).toEqual(FL('1e+20'));
+    expect(decoded(FL('1e+20'), 'int')).toBe(100000000000000000000n);
     expect(decoded(1e20, 'int')).toBe(100000000000000000000n);
+    // Nested, a number keeps its kind: the bigint stays an int.
+    expect(decoded([100000000000000000001n], 'List[float]')).toEqual([100000000000000000001n]);
   });
 });
 
@@ -69,7 +77,14 @@ describe('Python kinds by declared type', () => {
     [{ a: [[1, 2]] }, 'Dict[str, List[Tuple[int, int]]]', { a: [T(1, 2)] }],
     ['[(1, 2), {3}]', 'List[Any]', [T(1, 2), S(3)]],
     [3, 'Union[float, int]', 3],
+    ['7', 'Union[float, int]', 7],
+    ['7.0', 'Union[int, float]', FL('7.0')],
     ['7', 'Union[int, str]', 7],
+    [3, 'float', FL('3.0')],
+    [3, 'Optional[float]', FL('3.0')],
+    [[5, 4], 'List[float]', [5, 4]],
+    ['[3.0, 3]', 'List[Any]', [FL('3.0'), 3]],
+    ['(1.0, 2)', 'Tuple[float, float]', T(FL('1.0'), 2)],
     // A problem's own "$evalrun" key is data, wherever it is written.
     [{ $evalrun: 'tuple', items: [1] }, 'Any', D(['$evalrun', 'tuple'], ['items', [1]])],
     [[{ a: { $evalrun: 1 } }], 'List[Any]', [{ a: D(['$evalrun', 1]) }]],
@@ -78,25 +93,29 @@ describe('Python kinds by declared type', () => {
     expect(decoded(raw, type)).toEqual(value);
   });
 
-  it('writes an integral float as a float for Python, and leaves JavaScript its numbers', () => {
-    const type = parseType('Tuple[float, List[float], int]');
-    expect(encodeWire([3, [1, 2.5], 4], { form: 'python', type })).toBe(
-      '[{"$evalrun":"float","value":"3.0"},[{"$evalrun":"float","value":"1.0"},2.5],4]',
+  it('writes an integral float as a float for Python because the value is one, and leaves JavaScript its numbers', () => {
+    // The kind comes from the value: a float tag is a float, a plain integral number an int, whatever the declared type.
+    const value = T(FL('3.0'), [FL('1.0'), 2.5], 4);
+    expect(encodeWire(value, 'python')).toBe(
+      '{"$evalrun":"tuple","items":[{"$evalrun":"float","value":"3.0"},[{"$evalrun":"float","value":"1.0"},2.5],4]}',
     );
-    expect(encodeWire([3, 2], { form: 'python', type: parseType('List[float]') })).toBe(
-      '[{"$evalrun":"float","value":"3.0"},{"$evalrun":"float","value":"2.0"}]',
-    );
-    expect(encodeWire([3, [1, 2.5], 4], { form: 'javascript' })).toBe('[3,[1,2.5],4]');
+    expect(encodeWire(decoded('(3.0, [1.0, 2.5], 4)', 'Tuple[float, List[float], int]'), 'python')).toBe(encodeWire(value, 'python'));
+    expect(encodeWire([FL('3.0'), FL('2.0')], 'python')).toBe('[{"$evalrun":"float","value":"3.0"},{"$evalrun":"float","value":"2.0"}]');
+    // An int stays an int, also where List[float] is declared (as in the problem file).
+    expect(encodeWire(decoded([3, 2], 'List[float]'), 'python')).toBe('[3,2]');
+    // A bare top-level float was made a float when decoded.
+    expect(encodeWire(decoded(3, 'float'), 'python')).toBe('{"$evalrun":"float","value":"3.0"}');
+    expect(encodeWire(value, 'javascript')).toBe('[3,[1,2.5],4]');
   });
 
   it('writes each kind for its reader', () => {
     const value = [T(1, 2), S(3), D([T(1, 2), 'x']), D([1, 'a']), 2n ** 70n] as Value;
-    expect(encodeWire(value, { form: 'python' })).toBe(
+    expect(encodeWire(value, 'python')).toBe(
       '[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"set","items":[3]},{"$evalrun":"dict","entries":[[{"$evalrun":"tuple","items":[1,2]},"x"]]},' +
         '{"$evalrun":"dict","entries":[[1,"a"]]},{"$evalrun":"int","value":"1180591620717411303424"}]',
     );
     // What the JavaScript harness writes back for the same values.
-    expect(encodeWire(value, { form: 'javascript-result' })).toBe(
+    expect(encodeWire(value, 'javascript-result')).toBe(
       '[[1,2],[3],{"$evalrun":"dict","entries":[[[1,2],"x"]]},{"1":"a"},{"$evalrun":"int","value":"1180591620717411303424"}]',
     );
   });
@@ -105,8 +124,13 @@ describe('Python kinds by declared type', () => {
     const value = [T(1, S(2)), F(), D([null, 1]), 2n ** 64n, -(2n ** 64n)] as Value;
     expect(decodeWire(encodeWire(value))).toEqual({ ok: true, value });
     expect(decodeWire('{"$evalrun":"int","value":"12"}')).toEqual({ ok: true, value: 12 });
-    expect(decodeWire('{"$evalrun":"float","value":"3.0"}')).toEqual({ ok: true, value: 3 });
-    expect(decodeWire('{"$evalrun":"float","value":"3.0"}', { floatTags: true })).toEqual({ ok: true, value: FL('3.0') });
+    // A float keeps its kind on the way back, always: integral, -0.0 and non-finite ones are float tags.
+    expect(decodeWire('{"$evalrun":"float","value":"3.0"}')).toEqual({ ok: true, value: FL('3.0') });
+    expect(decodeWire('{"$evalrun":"float","value":"-0.0"}')).toEqual({ ok: true, value: FL('-0.0') });
+    expect(decodeWire('{"$evalrun":"float","value":"NaN"}')).toEqual({ ok: true, value: FL('NaN') });
+    expect(decodeWire('{"$evalrun":"float","value":"0.5"}')).toEqual({ ok: true, value: 0.5 });
+    const floats = [FL('3.0'), FL('-0.0'), FL('NaN'), FL('Infinity'), FL('-Infinity'), 0.5] as Value;
+    expect(decodeWire(encodeWire(floats))).toEqual({ ok: true, value: floats });
     for (const bad of ['{"$evalrun":"int","value":"1.5"}', '{"$evalrun":"tuple","items":1}', '{"$evalrun":"float","value":"x"}', '{"$evalrun":"dict","entries":[[1,2,3]]}']) {
       expect(decodeWire(bad).ok).toBe(false);
     }
@@ -114,13 +138,41 @@ describe('Python kinds by declared type', () => {
 
   it('writes Python floats as repr does', () => {
     expect([3, -0, 1e16, 1.5e-7, 1e21, 0.1].map(pythonFloatRepr)).toEqual(['3.0', '-0.0', '1e+16', '1.5e-07', '1e+21', '0.1']);
+    expect([0, 1e-5, 1e-4, 123456789012345.6, 9999999999999998, 1.5e300, -2.5e-10, NaN, Infinity, -Infinity].map(pythonFloatRepr)).toEqual([
+      '0.0',
+      '1e-05',
+      '0.0001',
+      '123456789012345.6',
+      '9999999999999998.0',
+      '1.5e+300',
+      '-2.5e-10',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+    ]);
   });
 
-  it('writes exact integers into JSON with every digit', () => {
-    expect(stringifyJson({ a: [2n ** 80n, -5n], b: 'x' })).toBe('{"a":[1208925819614629174706176,-5],"b":"x"}');
-    expect(stringifyJson({ a: 1 })).toBe('{"a":1}');
-    // A string that looks like the marker is a string.
-    expect(stringifyJson(['\u0000evalrun-int-1:5', 1n])).toBe('["\\u0000evalrun-int-1:5",1]');
+  it('holds a float in one host form: a plain number only when finite and not integral', () => {
+    expect(floatValue(2.5)).toBe(2.5);
+    expect(floatValue(-0.1)).toBe(-0.1);
+    expect(floatValue(3)).toEqual(FL('3.0'));
+    expect(floatValue(-0)).toEqual(FL('-0.0'));
+    expect(floatValue(0)).toEqual(FL('0.0'));
+    expect(floatValue(NaN)).toEqual(FL('NaN'));
+    expect(floatValue(-Infinity)).toEqual(FL('-Infinity'));
+    expect(floatValue(1e16)).toEqual(FL('1e+16'));
+  });
+
+  it('writes exact integers into records as int tags with every digit, and reads them back', () => {
+    const record = { a: [2n ** 80n, -5n], b: 'x' };
+    const text = recordJson(record);
+    expect(text).toBe('{"a":[{"$evalrun":"int","value":"1208925819614629174706176"},{"$evalrun":"int","value":"-5"}],"b":"x"}');
+    // A small int written as a tag comes back a plain number, its one host form.
+    expect(parseExactJson(text)).toEqual({ a: [2n ** 80n, -5], b: 'x' });
+    expect(recordJson({ a: 1 })).toBe('{"a":1}');
+    // A string that looks like a marker or a tag is a string.
+    expect(recordJson(['\u0000evalrun-int-1:5', 1n])).toBe('["\\u0000evalrun-int-1:5",{"$evalrun":"int","value":"1"}]');
+    expect(parseExactJson(recordJson(['{"$evalrun":"int","value":"5"}', 1n]))).toEqual(['{"$evalrun":"int","value":"5"}', 1]);
   });
 });
 
@@ -154,10 +206,16 @@ describe('comparison', () => {
     expect(equal(true, 1, 'bool', 'strict')).toBe(false);
     expect(equal(1, true, 'int', 'strict')).toBe(false);
     expect(equal(3, FL('3.0'), 'int', 'strict')).toBe(false);
-    expect(equal(3, 3, 'float', 'strict')).toBe(false);
-    expect(equal(3, FL('3.0'), 'float', 'strict')).toBe(true);
+    // The expected value's own kind decides: a float 3.0 wants a float, an int 3 (List[float] holding 3) an int.
+    expect(equal(FL('3.0'), 3, 'float', 'strict')).toBe(false);
+    expect(equal(FL('3.0'), FL('3.0'), 'float', 'strict')).toBe(true);
+    expect(equal(3, 3, 'float', 'strict')).toBe(true);
+    expect(equal(3, FL('3.0'), 'float', 'strict')).toBe(false);
+    expect(equal([3, FL('4.0')], [3, FL('4.0')], 'List[float]', 'strict')).toBe(true);
+    expect(equal([3, FL('4.0')], [FL('3.0'), 4], 'List[float]', 'strict')).toBe(false);
     expect(equal(2.5, 2.5, 'float', 'strict')).toBe(true);
     expect(equal([3], [FL('3.0')], 'Any', 'strict')).toBe(false);
+    expect(equal(FL('NaN'), FL('NaN'), 'float', 'strict')).toBe(true);
   });
 
   it('keeps JavaScript rules for JavaScript candidates', () => {
@@ -182,6 +240,12 @@ describe('comparison', () => {
     expect(equal(S(T(1, 2), T(3, 4)), S(T(3, 4), T(1, 2)), 'Set[Tuple[int, int]]', 'python')).toBe(true);
     expect(equal(S(1, 2), F(2, 1), 'Set[int]', 'python')).toBe(true);
     expect(equal(S(1, 2), [2, 1], 'Set[int]', 'javascript')).toBe(true);
+    // A list or tuple returned for a declared set is judged as set(value) under Python's rule, refused under strict types.
+    expect(equal(S(5, 6, 8), [8, 6, 5, 5], 'Set[int]', 'python')).toBe(true);
+    expect(equal(S(5, 6, 8), T(8, 6, 5, 5), 'Set[int]', 'python')).toBe(true);
+    expect(equal(S(5, 6, 8), [8, 6, 5], 'Set[int]', 'strict')).toBe(false);
+    expect(equal(S(5, 6, 8), T(8, 6, 5), 'Set[int]', 'strict')).toBe(false);
+    expect(equal(S(5, 6, 8), F(8, 6, 5), 'Set[int]', 'strict')).toBe(true);
     expect(equal(T(1, 2), [1, 2], 'Tuple[int, int]', 'python')).toBe(true);
     expect(equal([T(1, 2)], [[1, 2]], 'List[Tuple[int, int]]', 'javascript')).toBe(true);
     expect(equal(S(T(1, 2)), [T(1, 2)], 'Any', 'python')).toBe(true);

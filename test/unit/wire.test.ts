@@ -1,10 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWire, encodeWire } from '../../src/values/wire.js';
+import { parseExactJson } from '../../src/problems/exact-json.js';
+import { floatTag } from '../../src/values/py-tags.js';
+import type { Value } from '../../src/values/type-node.js';
+import { decodeTrustedWire, decodeWire, encodeWire, recordJson } from '../../src/values/wire.js';
+
+const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
 
 describe('wire format', () => {
   it('round-trips plain values and the values JSON cannot hold', () => {
-    const value = { a: [1, 2.5, NaN, Infinity, -Infinity], b: 'x', c: null, d: { e: [true, false] } };
+    const value = {
+      a: [1, 2.5, floatTag(NaN), floatTag(Infinity), floatTag(-Infinity), floatTag(3), floatTag(-0), 2n ** 70n],
+      b: 'x',
+      c: null,
+      d: { e: [true, false] },
+    } as unknown as Value;
     expect(decodeWire(encodeWire(value))).toEqual({ ok: true, value });
+    expect(decodeWire(encodeWire(value, 'javascript'))).toEqual({ ok: true, value: { ...(value as object), a: [1, 2.5, FL('NaN'), FL('Infinity'), FL('-Infinity'), 3, 0, 2n ** 70n] } });
+  });
+
+  it('keeps every float a float: integral, negative zero and non-finite ones decode to float tags', () => {
+    expect(decodeWire('{"$evalrun":"float","value":"3.0"}')).toEqual({ ok: true, value: FL('3.0') });
+    expect(decodeWire('[{"$evalrun":"float","value":"-0.0"}, 3]')).toEqual({ ok: true, value: [FL('-0.0'), 3] });
+    expect(decodeWire('{"$evalrun":"float","value":"1e16"}')).toEqual({ ok: true, value: FL('1e+16') });
+    // A float JSON keeps a float comes back a plain number.
+    expect(decodeWire('{"$evalrun":"float","value":"2.5"}')).toEqual({ ok: true, value: 2.5 });
+    expect(decodeTrustedWire('{"$evalrun":"float","value":"-Infinity"}', 'a value')).toEqual(FL('-Infinity'));
+    expect(() => decodeTrustedWire('{"$evalrun":"float","value":"x"}', 'a value')).toThrow(/a value did not decode/);
   });
 
   it('decodes text without tags to the same value as the checked path', () => {
@@ -21,23 +42,52 @@ describe('wire format', () => {
     expect(decodeWire('{"$evalrun":"sets","items":[]}')).toMatchObject({ ok: false });
     expect(decodeWire('{"$evalrun":"set","items":[],"extra":1}')).toMatchObject({ ok: false });
     expect(decodeWire('{"\\u0024evalrun":"bogus"}')).toMatchObject({ ok: false });
-    expect(decodeWire('[1, {"$evalrun":"float","value":"NaN"}]')).toEqual({ ok: true, value: [1, NaN] });
+    expect(decodeWire('[1, {"$evalrun":"float","value":"NaN"}]')).toEqual({ ok: true, value: [1, FL('NaN')] });
   });
 
   it('encodes values that need no tag as plain JSON, and tags them wherever they are nested', () => {
     const plain = { a: [1, -0, 2.5e300], b: 'x"y', c: null, d: [[true], {}] };
     expect(encodeWire(plain)).toBe(JSON.stringify(plain));
-    expect(JSON.parse(encodeWire({ deep: [[{ x: NaN }]] }))).toEqual({ deep: [[{ x: { $evalrun: 'float', value: 'NaN' } }]] });
-    expect(JSON.parse(encodeWire([-Infinity]))).toEqual([{ $evalrun: 'float', value: '-Infinity' }]);
+    expect(JSON.parse(encodeWire({ deep: [[{ x: floatTag(NaN) }]] }))).toEqual({ deep: [[{ x: { $evalrun: 'float', value: 'NaN' } }]] });
+    expect(JSON.parse(encodeWire([floatTag(-Infinity)]))).toEqual([{ $evalrun: 'float', value: '-Infinity' }]);
     // A real null, or "null" inside a string, beside a non-finite float: still tagged.
-    expect(JSON.parse(encodeWire(['null', null, NaN]))).toEqual(['null', null, { $evalrun: 'float', value: 'NaN' }]);
+    expect(JSON.parse(encodeWire(['null', null, floatTag(NaN)]))).toEqual(['null', null, { $evalrun: 'float', value: 'NaN' }]);
+    // The kind comes from the value, not from a declared type: 3 is an int, 3.0 a float.
+    expect(encodeWire([3, floatTag(3), floatTag(-0), 2.5])).toBe('[3,{"$evalrun":"float","value":"3.0"},{"$evalrun":"float","value":"-0.0"},2.5]');
+    expect(encodeWire(2n ** 64n)).toBe('{"$evalrun":"int","value":"18446744073709551616"}');
+  });
+
+  it('writes floats for JavaScript as its harness writes them: integral ones as plain numbers, non-finite ones tagged', () => {
+    const value = [floatTag(3), floatTag(-0), floatTag(NaN), floatTag(Infinity), 2.5, { $evalrun: 'tuple', items: [floatTag(1)] }] as unknown as Value;
+    for (const form of ['javascript', 'javascript-result'] as const) {
+      expect(encodeWire(value, form)).toBe('[3,0,{"$evalrun":"float","value":"NaN"},{"$evalrun":"float","value":"Infinity"},2.5,[1]]');
+    }
+    expect(encodeWire([floatTag(3)], 'python')).toBe('[{"$evalrun":"float","value":"3.0"}]');
   });
 
   it('writes each Python kind in the form its reader takes', () => {
     const value = [{ $evalrun: 'tuple', items: [1, 2] }, { $evalrun: 'frozenset', items: [3] }] as never;
-    expect(encodeWire(value, { form: 'python' })).toBe('[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"frozenset","items":[3]}]');
-    expect(encodeWire(value, { form: 'javascript' })).toBe('[[1,2],{"$evalrun":"set","items":[3]}]');
-    expect(encodeWire(value, { form: 'javascript-result' })).toBe('[[1,2],[3]]');
+    expect(encodeWire(value, 'python')).toBe('[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"frozenset","items":[3]}]');
+    expect(encodeWire(value)).toBe(encodeWire(value, 'python'));
+    expect(encodeWire(value, 'javascript')).toBe('[[1,2],{"$evalrun":"set","items":[3]}]');
+    expect(encodeWire(value, 'javascript-result')).toBe('[[1,2],[3]]');
+  });
+
+  it('writes records with bigints as int tags, which parseExactJson reads back as bigints', () => {
+    const record = { a: [2n ** 80n, -(2n ** 60n), 5], b: 'x', c: { d: 10n ** 20n }, f: floatTag(3) };
+    const text = recordJson(record);
+    expect(text).toBe(
+      '{"a":[{"$evalrun":"int","value":"1208925819614629174706176"},{"$evalrun":"int","value":"-1152921504606846976"},5],"b":"x",' +
+        '"c":{"d":{"$evalrun":"int","value":"100000000000000000000"}},"f":{"$evalrun":"float","value":"3.0"}}',
+    );
+    expect(parseExactJson(text)).toEqual(record);
+    expect(parseExactJson(recordJson(record, 2))).toEqual(record);
+    expect(recordJson({ a: 1 })).toBe('{"a":1}');
+    expect(recordJson({ a: 1 }, 2)).toBe(JSON.stringify({ a: 1 }, null, 2));
+    // Records of earlier releases wrote long integers bare, with every digit.
+    expect(parseExactJson('{"a":[1208925819614629174706176,-5]}')).toEqual({ a: [2n ** 80n, -5] });
+    // A string that spells a tag is a string.
+    expect(parseExactJson(recordJson(['{"$evalrun":"int","value":"5"}', 1n]))).toEqual(['{"$evalrun":"int","value":"5"}', 1]);
   });
 
   it('reports malformed text', () => {
