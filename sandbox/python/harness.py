@@ -128,6 +128,58 @@ def _sink_classes():
 
 
 # ---------------------------------------------------------------------------
+# time.sleep. Pyodide's version asks JavaScript whether it may suspend,
+# which the sealed bridge refuses, and CPython's own spins on the clock. This
+# one checks its argument as CPython does, then waits in poll(2) with no
+# file descriptors, which boot.js turns into a real wait that uses no CPU
+# (the host counts it like CPU against the time limit). Like the sinks it
+# is made in a namespace of its own: its __globals__ hold the poll object
+# and a few builtins, nothing of the harness, and poll is reachable from
+# the select module anyway.
+
+_SLEEP_SOURCE = """
+def sleep(secs, /):
+    if isinstance(secs, float):
+        secs = as_float(secs)
+        if secs != secs:
+            raise ValueError('Invalid value NaN (not a number)')
+        if not -NS_LIMIT <= secs * 1e9 < NS_LIMIT:
+            raise OverflowError('timestamp out of range for platform time_t')
+    else:
+        try:
+            secs = index(secs)
+        except TypeError:
+            kind = type(secs)
+            name = kind.__qualname__ if kind.__module__ == 'builtins' else kind.__module__ + '.' + kind.__qualname__
+            raise TypeError("'" + name + "' object cannot be interpreted as an integer or float") from None
+        if not -NS_LIMIT <= secs * 1000000000 < NS_LIMIT:
+            raise OverflowError('timestamp too large to convert to C PyTime_t')
+    if secs < 0:
+        raise ValueError('sleep length must be non-negative')
+    ms = secs * 1000
+    while ms > 0:
+        step = CHUNK if ms > CHUNK else ms
+        wait(step)
+        ms -= step
+"""
+
+
+def _make_sleep(original):
+    import select
+    # The checks and messages are CPython 3.14's (_PyTime_FromSecondsObject,
+    # then time.sleep's own): a sleep is a 64-bit count of nanoseconds, and
+    # poll takes a C int of milliseconds, hence the chunks.
+    space = {'__builtins__': {}, '__name__': 'time', 'isinstance': _isinstance, 'float': _float, 'type': _type,
+             'as_float': _float.__float__, 'index': operator.index, 'TypeError': _TypeError,
+             'ValueError': _ValueError, 'OverflowError': OverflowError, 'wait': select.poll().poll,
+             'NS_LIMIT': 2 ** 63, 'CHUNK': 2 ** 31 - 1}
+    _exec(_compile(_SLEEP_SOURCE, '<evalrun-sleep>', 'exec'), space)
+    sleep = space['sleep']
+    sleep.__doc__ = _getattr(original, '__doc__', None)
+    return sleep
+
+
+# ---------------------------------------------------------------------------
 # The seal. An audit hook, added at lockdown and active from the moment a
 # candidate's code first runs, refuses the operations that reach beneath
 # the language to objects the candidate was not given: frames (and through
@@ -175,6 +227,7 @@ def lockdown():
     _sys.stdout = sink()
     _sys.stderr = sink()
     _sys.stdin = empty_input()
+    time.sleep = _make_sleep(time.sleep)
     for name in _list(_sys.modules):
         if name.partition('.')[0] in _SEALED_MODULES:
             del _sys.modules[name]

@@ -29,6 +29,15 @@ import { parseFrames } from './frames.js';
  * candidate, after which the limit stands.
  */
 const CPU_SHARE_FOR_TIMEOUT = 0.75;
+
+/**
+ * The time a load or call used of its limit: CPU, plus time the candidate
+ * chose to sleep (a sleeping candidate leaves the CPU idle, like a busy
+ * machine does, but the time is its own).
+ */
+function usedMs(result: { cpuMs: number; sleptMs?: number }): number {
+  return result.cpuMs + (result.sleptMs ?? 0);
+}
 const OVERLOAD_RETRIES = 2;
 /**
  * A test run again after a timeout that was not its own runs alone, with
@@ -55,9 +64,9 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
   let retries = 0;
   /** After a timeout that was the machine's: the next load or call runs alone, with a stretched wall clock. */
   let stretched = false;
-  /** Whether an interrupted call was the candidate's: it used its share of CPU, it sat idle, or the retries are spent. */
-  const ownTimeout = (cpuMs: number, idle: boolean): boolean => {
-    if (idle || cpuMs >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || retries >= OVERLOAD_RETRIES) return true;
+  /** Whether an interrupted call was the candidate's: it used its share of CPU (or slept), it sat idle, or the retries are spent. */
+  const ownTimeout = (used: number, idle: boolean): boolean => {
+    if (idle || used >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || retries >= OVERLOAD_RETRIES) return true;
     retries++;
     stretched = true;
     return false;
@@ -70,7 +79,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
     const load = await session.load(job, stretchLoad ? timeoutMs * WALL_STRETCH : timeoutMs);
     if (load.kind === 'timeout') {
       session.discard();
-      if (ownTimeout(load.cpuMs, false)) {
+      if (ownTimeout(usedMs(load), false)) {
         fill(outcomes, n, timedOut);
         break;
       }
@@ -89,8 +98,8 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
       fill(outcomes, n, load.outcome);
       break;
     }
-    if (stretchLoad && load.cpuMs > timeoutMs) {
-      // More CPU than the limit is the candidate's timeout, however long the wall clock allowed.
+    if (stretchLoad && usedMs(load) > timeoutMs) {
+      // More CPU (and sleep) than the limit is the candidate's timeout, however long the wall clock allowed.
       session.discard();
       fill(outcomes, n, timedOut);
       break;
@@ -105,8 +114,8 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
       stretched = false;
       const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
       const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
-      if (alone && call.kind !== 'crashed' && call.cpuMs > timeoutMs) {
-        // More CPU than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
+      if (alone && call.kind !== 'crashed' && usedMs(call) > timeoutMs) {
+        // More CPU (and sleep) than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
         outcomes.push(timedOut);
         session.discard();
         usable = false;
@@ -149,7 +158,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
           }
           // The test that was running when time ran out had the whole budget
           // only if it was the first of this call.
-          if (done === 0 && ownTimeout(call.cpuMs, call.idle)) outcomes.push(timedOut);
+          if (done === 0 && ownTimeout(usedMs(call), call.idle)) outcomes.push(timedOut);
           // A test run again because of the machine runs in a fresh sandbox.
           if (stretched || call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
             session.discard();

@@ -25,30 +25,38 @@ export interface Engine {
   dispose(): void;
 }
 
-/** How loading the candidate (its top-level code) into a fresh sandbox went. */
+/**
+ * How loading the candidate (its top-level code) into a fresh sandbox went.
+ *
+ * `sleptMs`, here and in `CallResult`: how long the candidate's code slept
+ * in the load or call (Python's `time.sleep`); absent for a language whose
+ * candidates cannot sleep. The driver counts it like CPU time: a sleep is
+ * the candidate's own use of its time limit, where a wall clock that ran
+ * out while the CPU did little otherwise means a busy machine.
+ */
 export type LoadResult =
   /** `entryPoint`: what will be called, or '' when the language names it in each call's frames. `cpuMs`: CPU time of this process during the load. */
-  | { kind: 'loaded'; entryPoint: string; cpuMs: number }
+  | { kind: 'loaded'; entryPoint: string; cpuMs: number; sleptMs?: number }
   /** The code cannot run at all (syntax error, no entry point, top-level exception). */
   | { kind: 'load-error'; message: string }
   /** The top-level code ran out of wall-clock time; the sandbox is no longer usable. */
-  | { kind: 'timeout'; cpuMs: number }
+  | { kind: 'timeout'; cpuMs: number; sleptMs?: number }
   /** The top-level code hit a limit or broke the sandbox: every test left gets `outcome`. `lost`: the sandbox must not be used again. */
   | { kind: 'failed'; outcome: TestOutcome; lost: boolean };
 
 /** How one call that runs a slice of tests went. */
 export type CallResult =
   /** The call returned framed results (frames.ts) for the first tests of the slice, all of them or fewer. */
-  | { kind: 'finished'; text: string; cpuMs: number }
+  | { kind: 'finished'; text: string; cpuMs: number; sleptMs?: number }
   /**
    * The call was interrupted at its wall-clock limit. `cpuMs`: this
    * process's CPU time during the call. `idle`: nothing was running, the
    * call waited on something of the candidate's that never came (a promise
    * that never settles), so the time was the candidate's whatever the CPU did.
    */
-  | { kind: 'timeout'; cpuMs: number; idle: boolean }
+  | { kind: 'timeout'; cpuMs: number; idle: boolean; sleptMs?: number }
   /** The sandbox reached its heap limit and is gone. `cpuMs`: this process's CPU time during the call. */
-  | { kind: 'memory'; cpuMs: number }
+  | { kind: 'memory'; cpuMs: number; sleptMs?: number }
   | { kind: 'crashed'; message: string };
 
 /**

@@ -112,6 +112,28 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     code: 'def f():\n    return open("/etc/passwd").read()\n',
     expected: { kind: 'threw', message: "FileNotFoundError: [Errno 44] No such file or directory: '/etc/passwd'" },
   },
+  { name: 'time.sleep past the limit', code: 'import time\ndef f():\n    time.sleep(3600)\n', expected: { kind: 'timeout' }, timeoutMs: 500 },
+  {
+    name: 'poll(2) with nothing to wait for and no timeout (what time.sleep waits in)',
+    code: 'import select\ndef f():\n    return select.poll().poll(-1)\n',
+    expected: { kind: 'timeout' },
+    timeoutMs: 500,
+  },
+  {
+    name: 'time.sleep(-1)',
+    code: 'import time\ndef f():\n    time.sleep(-1)\n',
+    expected: { kind: 'threw', message: 'ValueError: sleep length must be non-negative' },
+  },
+  {
+    name: "time.sleep('x')",
+    code: 'import time\ndef f():\n    time.sleep("x")\n',
+    expected: { kind: 'threw', message: "TypeError: 'str' object cannot be interpreted as an integer or float" },
+  },
+  {
+    name: "time.sleep(float('nan'))",
+    code: 'import time\ndef f():\n    time.sleep(float("nan"))\n',
+    expected: { kind: 'threw', message: 'ValueError: Invalid value NaN (not a number)' },
+  },
   {
     name: 'the file system is the in-memory one',
     code: 'import os\ndef f():\n    return sorted(os.listdir("/"))\n',
@@ -260,6 +282,20 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
     ].join('\n'),
     victim: 'def f():\n    return [1 + 1, sorted([3, 1, 2])]\n',
     expected: [[2, [1, 2, 3]]],
+  },
+  {
+    name: 'time.sleep replaced, and the real one broken (its poll object watching a file, its namespace emptied)',
+    poison: [
+      'import os, time',
+      'def f():',
+      '    real = time.sleep',
+      '    real.__globals__["wait"].__self__.register(os.open("/dev/null", os.O_RDONLY))',
+      '    real.__globals__.clear()',
+      '    time.sleep = lambda s: None',
+      '    return 1',
+    ].join('\n'),
+    victim: 'import time\ndef f():\n    t = time.monotonic()\n    time.sleep(0.1)\n    return [time.sleep.__module__, time.monotonic() - t >= 0.095]\n',
+    expected: [['time', true]],
   },
 ];
 
@@ -433,6 +469,77 @@ describe('no route from Python to JavaScript', () => {
       await stillWorks();
     });
   }
+
+  it('what implements time.sleep leads to no JavaScript: its namespace, the poll object it waits in, and where they lead', async () => {
+    const code = [
+      'import gc, time, types',
+      'def f():',
+      '    s = time.sleep',
+      '    refused = []',
+      '    for probe in (lambda: gc.get_referents(s), lambda: gc.get_referrers(s)):',
+      '        try:',
+      '            probe()',
+      '        except PermissionError:',
+      '            refused.append(True)',
+      '    found, modules, todo, seen = [], set(), [s], set()',
+      '    while todo:',
+      '        o = todo.pop()',
+      '        if id(o) in seen:',
+      '            continue',
+      '        seen.add(id(o))',
+      '        t = type(o)',
+      '        if str(getattr(t, "__module__", "")).startswith(("pyodide", "_pyodide", "js")) or t.__name__.startswith("Js"):',
+      '            found.append(repr(t))',
+      // A module or class leads anywhere a plain import does: where the walk gets to one, it notes it and stops.
+      '        if isinstance(o, types.ModuleType):',
+      '            modules.add(o.__name__)',
+      '            continue',
+      '        if isinstance(o, type):',
+      '            continue',
+      '        for name in ("__globals__", "__closure__", "__self__", "__func__", "__wrapped__", "__code__",',
+      '                     "__defaults__", "__kwdefaults__", "__dict__", "__builtins__", "__objclass__", "cell_contents"):',
+      '            try:',
+      '                todo.append(getattr(o, name))',
+      '            except Exception:',
+      '                pass',
+      '        if isinstance(o, dict):',
+      '            todo.extend(o.values())',
+      '        elif isinstance(o, (tuple, list)):',
+      '            todo.extend(o)',
+      '        elif isinstance(o, types.CodeType):',
+      '            todo.extend(o.co_consts)',
+      '    return [refused, found, sorted(modules), sorted(k for k in s.__globals__ if not k.startswith("__")), s.__closure__ is None]',
+    ].join('\n');
+    expect(await single(code)).toEqual({
+      kind: 'returned',
+      json: '[[true,true],[],["_operator","builtins"],["CHUNK","NS_LIMIT","OverflowError","TypeError","ValueError","as_float","float","index","isinstance","sleep","type","wait"],true]',
+    });
+    await stillWorks();
+  });
+
+  it("time.sleep's namespace used as a candidate's own globals reaches nothing more: the poll object's wait is a sleep and nothing else", async () => {
+    const code = [
+      'import os, select, time',
+      'def f():',
+      '    space = time.sleep.__globals__',
+      '    exec("w = wait", space)',
+      '    w = space["w"]',
+      '    out = [type(w.__self__).__name__, w(1), w(0), w(0.5)]',
+      // (None, like a negative timeout, waits for ever: until the limit, as in the catalogue above.)
+      '    for bad in ("x", 2**31):',
+      '        try:',
+      '            w(bad)',
+      '        except (TypeError, OverflowError, ValueError) as e:',
+      '            out.append(type(e).__name__)',
+      '    fd = os.open("/dev/null", os.O_RDONLY)',
+      '    w.__self__.register(fd, select.POLLIN)',
+      // With a file to watch, poll answers at once, as it always did.
+      '    out.append([ready == fd for ready, _ in w(60_000)])',
+      '    return out',
+    ].join('\n');
+    expect(await single(code)).toEqual({ kind: 'returned', json: '["poll",[],[],[],"TypeError","OverflowError",[true]]' });
+    await stillWorks();
+  });
 
   it('_pyodide_core made again through the builtin importer (no import event): the sealed bridge refuses, the interpreter is replaced', async () => {
     const code = [

@@ -18,7 +18,10 @@ const T = 1000;
  * the CPU elsewhere unless it runs alone with a stretched clock; `greedy`
  * uses 1.5 T of CPU; `oom` exhausts the sandbox's heap; `leak` has its wall
  * clock run out with the CPU elsewhere, and given more time exhausts the
- * heap after 1.5 T of CPU; `crash` breaks the sandbox (a `c` frame).
+ * heap after 1.5 T of CPU; `crash` breaks the sandbox (a `c` frame);
+ * `sleeper` sleeps past any limit with the CPU idle (Python's time.sleep);
+ * `napper` sleeps 0.6 T and, when its wall clock runs out, has used little
+ * CPU besides, and `dozer` does the same but sleeps 1.2 T in all.
  */
 class ScriptedSession implements Session {
   readonly calls: Array<{ tests: string[]; wallMs: number }> = [];
@@ -48,12 +51,15 @@ class ScriptedSession implements Session {
     for (const text of tests) {
       const word = JSON.parse(text) as string;
       if (word === 'hang') return { kind: 'timeout', cpuMs: wallMs, idle: false };
+      if (word === 'sleeper') return { kind: 'timeout', cpuMs: 10, idle: false, sleptMs: wallMs };
+      if ((word === 'napper' || word === 'dozer') && wallMs <= T) return { kind: 'timeout', cpuMs: 10, idle: false, sleptMs: 0.6 * T };
+      if (word === 'dozer') return { kind: 'finished', text: this.done + frame('r', '0'), cpuMs: cpuMs + 10, sleptMs: 1.2 * T };
       if (word === 'stalled' && wallMs <= T) return { kind: 'timeout', cpuMs: 10, idle: false };
       if (word === 'oom') return { kind: 'memory', cpuMs };
       if (word === 'leak') return wallMs <= T ? { kind: 'timeout', cpuMs: 10, idle: false } : { kind: 'memory', cpuMs: 1.5 * T };
       if (word === 'crash') return { kind: 'finished', text: this.done + frame('c', 'boom'), cpuMs };
       if (word === 'greedy') cpuMs += 1.5 * T;
-      this.done += frame('r', word === 'stalled' || word === 'greedy' ? '0' : word.slice(1));
+      this.done += frame('r', word === 'stalled' || word === 'greedy' || word === 'napper' ? '0' : word.slice(1));
     }
     return { kind: 'finished', text: this.done, cpuMs };
   }
@@ -160,6 +166,36 @@ describe('the batch driver', () => {
     const out = await runBatches(session, job('v1', 'v2'));
     expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout', 'timeout']);
     expect(session.calls.map((c) => c.wallMs)).toEqual([T, 4 * T, 4 * T, T]);
+  });
+
+  it('counts time slept like CPU: a test that slept past its limit gets timeout at once, not another run', async () => {
+    const session = new ScriptedSession(false);
+    const out = await runBatches(session, job('sleeper', 'v2'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout', '2']);
+    expect(session.calls).toEqual([
+      { tests: ['sleeper', 'v2'], wallMs: T },
+      { tests: ['v2'], wallMs: T },
+    ]);
+    expect(session.loads).toEqual([T, T]);
+  });
+
+  it('runs a test again when sleep and CPU together used less than their share (the rest went to the machine), and blames it if it then sleeps past the limit', async () => {
+    const napper = new ScriptedSession(true);
+    const napped = await runBatches(napper, job('napper', 'v2'));
+    expect(napped.kind === 'ran' && kinds(napped.tests)).toEqual(['0', '2']);
+    expect(napper.calls.map((c) => c.wallMs)).toEqual([T, 4 * T, T]);
+
+    const dozer = new ScriptedSession(true);
+    const dozed = await runBatches(dozer, job('dozer', 'v2'));
+    expect(dozed.kind === 'ran' && kinds(dozed.tests)).toEqual(['timeout', '2']);
+    expect(dozer.calls.map((c) => c.wallMs)).toEqual([T, 4 * T, T]);
+  });
+
+  it('counts time slept while loading like CPU', async () => {
+    const session = new ScriptedSession(true, () => ({ kind: 'timeout', cpuMs: 5, sleptMs: T }));
+    const out = await runBatches(session, job('v1', 'v2'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout', 'timeout']);
+    expect(session.loads).toEqual([T]);
   });
 
   it('blames a call that sat idle whatever the CPU did', async () => {

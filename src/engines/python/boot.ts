@@ -14,16 +14,16 @@ import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
  */
 
 export type CallResult =
-  /** `cpuMs`: the CPU time the isolate used in the call. */
-  | { kind: 'ok'; text: string; cpuMs: number }
+  /** `cpuMs`: the CPU time the isolate used in the call; `sleptMs`: the time the candidate slept in it (time.sleep). */
+  | { kind: 'ok'; text: string; cpuMs: number; sleptMs: number }
   /**
    * The call ran past its wall-clock limit and was interrupted by the
    * isolate's timeout; the interpreter may be corrupt. `cpuMs` is the CPU time the isolate used in
-   * the call: far below the limit, the time went to other processes.
+   * the call: far below the limit (and with little time slept), the time went to other processes.
    */
-  | { kind: 'timeout'; cpuMs: number }
+  | { kind: 'timeout'; cpuMs: number; sleptMs: number }
   /** The isolate reached its heap limit and was disposed. */
-  | { kind: 'memory' }
+  | { kind: 'memory'; sleptMs: number }
   | { kind: 'crashed'; message: string };
 
 export interface BootOptions {
@@ -83,6 +83,7 @@ async function prepareIsolate(
   isolateMemoryMb: number,
   wasmMemoryCapBytes: number,
   snapshot: ivm.ExternalCopy<SharedArrayBuffer> | null,
+  sleepRecord: SharedArrayBuffer | null,
 ): Promise<{ isolate: ivm.Isolate; context: ivm.Context }> {
   const isolate = new ivm.Isolate({ memoryLimit: isolateMemoryMb });
   try {
@@ -92,6 +93,8 @@ async function prepareIsolate(
       wasm: files.wasmModule,
       memoryCapBytes: wasmMemoryCapBytes,
       seed: BOOT_SEED,
+      // Shared, not copied (isolated-vm hands a SharedArrayBuffer's memory over as it is).
+      ...(sleepRecord === null ? {} : { sleepRecord }),
     };
     const global = context.global;
     await global.set('__evalrunInput', new ivm.ExternalCopy(input).copyInto({ release: true }));
@@ -131,7 +134,7 @@ function packagesConfig(files: PyodideFiles, packages: PythonPackages | undefine
 /** Cold-boots Pyodide in an isolate and returns a memory snapshot of it. */
 export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
   const cap = 1024 * 1024 * 1024;
-  const { isolate, context } = await prepareIsolate(files, 1024, cap, null);
+  const { isolate, context } = await prepareIsolate(files, 1024, cap, null, null);
   try {
     const result = await runBoot(isolate, context, {
       makeSnapshot: true,
@@ -156,15 +159,25 @@ interface HarnessRefs {
   memoryDigest: ivm.Reference<() => string>;
 }
 
+/**
+ * Where boot.js writes how long the candidate slept (sandbox/python/boot.js,
+ * "sleeping"): the ms slept in finished waits, and Date.now() when the wait
+ * in progress began (0 when none). Memory shared with the isolate, read
+ * without a call into it, even after a timeout interrupted a wait.
+ */
+const SLEEP_RECORD_BYTES = 16;
+
 export class Interpreter {
   private constructor(
     private readonly isolate: ivm.Isolate,
     private readonly context: ivm.Context,
     private readonly refs: HarnessRefs,
+    private readonly sleepRecord: Float64Array,
   ) {}
 
   static async boot(files: PyodideFiles, snapshot: ivm.ExternalCopy<SharedArrayBuffer>, options: BootOptions): Promise<Interpreter> {
-    const { isolate, context } = await prepareIsolate(files, options.isolateMemoryMb, options.wasmMemoryCapBytes, snapshot);
+    const sleepBuffer = new SharedArrayBuffer(SLEEP_RECORD_BYTES);
+    const { isolate, context } = await prepareIsolate(files, options.isolateMemoryMb, options.wasmMemoryCapBytes, snapshot, sleepBuffer);
     try {
       const ready = await runBoot(isolate, context, {
         makeSnapshot: false,
@@ -187,7 +200,7 @@ export class Interpreter {
         memoryDigest: await ref('memoryDigest'),
       };
       api.release();
-      return new Interpreter(isolate, context, refs);
+      return new Interpreter(isolate, context, refs, new Float64Array(sleepBuffer));
     } catch (e) {
       if (!isolate.isDisposed) isolate.dispose();
       throw e;
@@ -277,6 +290,10 @@ export class Interpreter {
       const used = process.cpuUsage(cpuStart);
       return (used.user + used.system) / 1000;
     };
+    const record = this.sleepRecord;
+    record[0] = 0;
+    record[1] = 0;
+    const wallStart = Date.now();
     let result: CallResult;
     try {
       const value = ref.applySync(undefined, args as never[], {
@@ -284,14 +301,31 @@ export class Interpreter {
         arguments: { copy: true },
         result: { copy: true },
       });
-      result = typeof value === 'string' ? { kind: 'ok', text: value, cpuMs: cpuMs() } : { kind: 'crashed', message: 'the harness returned no text' };
+      result =
+        typeof value === 'string'
+          ? { kind: 'ok', text: value, cpuMs: cpuMs(), sleptMs: sleptSince(record, wallStart) }
+          : { kind: 'crashed', message: 'the harness returned no text' };
     } catch (e) {
-      if (isolate.isDisposed) result = { kind: 'memory' };
-      else if (e instanceof Error && /timed out/i.test(e.message)) result = { kind: 'timeout', cpuMs: cpuMs() };
+      if (isolate.isDisposed) result = { kind: 'memory', sleptMs: sleptSince(record, wallStart) };
+      else if (e instanceof Error && /timed out/i.test(e.message)) result = { kind: 'timeout', cpuMs: cpuMs(), sleptMs: sleptSince(record, wallStart) };
       else result = { kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
     }
     return Promise.resolve(result);
   }
+}
+
+/**
+ * How long the candidate slept since the call began at `wallStart`: the
+ * finished waits, and the one a timeout interrupted up to now. The record
+ * is written inside the isolate, so it is held to what the call could
+ * have slept at most.
+ */
+function sleptSince(record: Float64Array, wallStart: number): number {
+  const now = Date.now();
+  const finished = record[0] ?? 0;
+  const since = record[1] ?? 0;
+  const slept = finished + (since > 0 ? now - since : 0);
+  return Number.isFinite(slept) ? Math.min(Math.max(slept, 0), now - wallStart) : 0;
 }
 
 /**

@@ -202,12 +202,12 @@ export class PythonEngine {
     const result = await interpreter.runTests(tests, budgetMs, wallMs);
     switch (result.kind) {
       case 'ok':
-        return { kind: 'finished', text: result.text, cpuMs: result.cpuMs };
+        return { kind: 'finished', text: result.text, cpuMs: result.cpuMs, sleptMs: result.sleptMs };
       case 'timeout':
-        return { kind: 'timeout', cpuMs: result.cpuMs, idle: false };
+        return { kind: 'timeout', cpuMs: result.cpuMs, idle: false, sleptMs: result.sleptMs };
       case 'memory': {
         const used = process.cpuUsage(cpuStart);
-        return { kind: 'memory', cpuMs: (used.user + used.system) / 1000 };
+        return { kind: 'memory', cpuMs: (used.user + used.system) / 1000, sleptMs: result.sleptMs };
       }
       case 'crashed':
         return result;
@@ -252,7 +252,7 @@ export class PythonEngine {
 function readPrepare(result: InterpreterResult): LoadResult {
   switch (result.kind) {
     case 'timeout':
-      return { kind: 'timeout', cpuMs: result.cpuMs };
+      return { kind: 'timeout', cpuMs: result.cpuMs, sleptMs: result.sleptMs };
     case 'memory':
       return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
     case 'crashed':
@@ -261,7 +261,7 @@ function readPrepare(result: InterpreterResult): LoadResult {
       break;
   }
   const text = result.text;
-  if (text.startsWith('ok ')) return { kind: 'loaded', entryPoint: text.slice(3), cpuMs: result.cpuMs };
+  if (text.startsWith('ok ')) return { kind: 'loaded', entryPoint: text.slice(3), cpuMs: result.cpuMs, sleptMs: result.sleptMs };
   if (text.startsWith('load-error ')) return { kind: 'load-error', message: text.slice('load-error '.length) };
   // `m`: Python raised MemoryError and the interpreter is fine; `M`: the cap was hit where Python could not.
   if (text.startsWith('m') || text.startsWith('M')) {
