@@ -222,7 +222,28 @@ def _quote_py(name):
     return "'" + name + "'"
 
 
+# A signal handler is handed the frame the signal interrupted, and from a
+# frame f_back leads (with no audit event) to this harness's frames and
+# globals. Candidates get a signal.signal that refuses, made in a namespace
+# of its own that holds no reference to the real one.
+_SIGNAL_SOURCE = '''
+def signal(signalnum, handler):
+    raise PermissionError('evalrun: signal handlers are not available to candidates')
+'''
+
+
+def _refusing_signal():
+    space = {'__builtins__': {'PermissionError': PermissionError}, '__name__': 'evalrun'}
+    _exec(_compile(_SIGNAL_SOURCE, '<evalrun-signal>', 'exec'), space)
+    return space['signal']
+
+
 def lockdown():
+    refused = _refusing_signal()
+    import signal as _signal_py
+    import _signal as _signal_c
+    _signal_py.signal = refused
+    _signal_c.signal = refused
     sink, empty_input = _sink_classes()
     _sys.stdout = sink()
     _sys.stderr = sink()
@@ -499,7 +520,7 @@ def _encode_dict(value, depth, path):
     pairs = _list(value.items())
     plain = True
     for k, _ in pairs:
-        if not _issubclass(_type(k), _str) or _str.__eq__(k, TAG):
+        if not _issubclass(_type(k), _str) or _str.__eq__(k, TAG) or _is_index_key(k):
             plain = False
             break
     if plain:
@@ -508,6 +529,21 @@ def _encode_dict(value, depth, path):
     return ('{"$evalrun":"dict","entries":['
             + ','.join(['[' + _encode(k, depth + 1, path) + ',' + _encode(v, depth + 1, path) + ']' for k, v in pairs])
             + ']}')
+
+
+_INDEX_DIGITS = frozenset('0123456789')
+
+
+def _is_index_key(key):
+    # A JSON reader in JavaScript puts keys such as "7" first in an object,
+    # whatever order they came in: such a dict travels as entries, in order.
+    n = _str.__len__(key)
+    if n == 0 or n > 10 or (n > 1 and key[0] == '0'):
+        return False
+    for ch in _str.__str__(key):
+        if ch not in _INDEX_DIGITS:
+            return False
+    return _int(_str.__str__(key)) < 4294967295
 
 
 def _sort_key_text(pair):

@@ -1,6 +1,7 @@
-import { floatValue, normalInt } from '../values/py-tags.js';
+import { floatValue, normalInt, orderedDict } from '../values/py-tags.js';
+import type { Value } from '../values/type-node.js';
 import { reviveRecordInts } from '../values/wire.js';
-import { checkJsonStructure, MAX_JSON_DEPTH, type ExactNumber } from './json-structure.js';
+import { checkJsonStructure, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 
 /**
  * Puts each number JSON.parse misread back as Python reads it, wherever it
@@ -25,6 +26,28 @@ export function restoreExactNumbers(root: unknown, exactNumbers: readonly ExactN
     }
   }
   return document;
+}
+
+/**
+ * Puts each object whose key order JSON.parse lost (a key such as `"7"`
+ * moves to the front of a JavaScript object) back as a dict tag with its
+ * entries in the order written. `objects` come innermost first, so an
+ * object's values are in their final form when it is rebuilt.
+ */
+export function restoreKeyOrder(root: unknown, objects: readonly OrderedObject[]): void {
+  for (const { path, keys } of objects) {
+    if (path.length === 0) continue;
+    let parent: unknown = root;
+    for (let i = 0; i < path.length - 1 && parent !== null && typeof parent === 'object'; i++) {
+      parent = (parent as Record<string | number, unknown>)[path[i]!];
+    }
+    const last = path[path.length - 1]!;
+    if (parent === null || typeof parent !== 'object') continue;
+    const object = (parent as Record<string | number, unknown>)[last];
+    if (object === null || typeof object !== 'object' || Array.isArray(object)) continue;
+    const entries = keys.map((key): [Value, Value] => [key, (object as Record<string, Value>)[key]!]);
+    Object.defineProperty(parent, last, { value: orderedDict(entries), enumerable: true, writable: true, configurable: true });
+  }
 }
 
 /**

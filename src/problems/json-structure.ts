@@ -1,3 +1,4 @@
+import { isIndexKey } from '../values/py-tags.js';
 /**
  * What JSON.parse accepts but a problem file must not have: duplicate keys
  * (JSON.parse silently keeps the last one, so a test could quietly differ
@@ -62,9 +63,12 @@ class Frame {
   readonly keyOffsets: number[] = [];
   /** Object: every key instead, once there are more than LINEAR_KEY_LIMIT. */
   keyMap: Map<string, number> | null = null;
+  /** Object: whether a key is one JavaScript would move to the front (isIndexKey). */
+  indexKey = false;
 
   open(isObject: boolean): void {
     this.isObject = isObject;
+    this.indexKey = false;
     this.index = 0;
     this.key = '';
     this.expectingKey = isObject;
@@ -111,6 +115,16 @@ export interface ExactNumber {
   text: string;
 }
 
+/**
+ * An object with a key JavaScript would move to the front (`"7"`), and its
+ * keys in the order written; found in the order the objects close, so an
+ * object comes after every object inside it.
+ */
+export interface OrderedObject {
+  path: PathSegment[];
+  keys: string[];
+}
+
 const MINUS = 0x2d;
 /** 2**53 has 16 digits: shorter integers are always exact as doubles. */
 const EXACT_DIGITS = 15;
@@ -121,9 +135,15 @@ const EXACT_DIGITS = 15;
  * line and column of the offending token; an empty list means none.
  * Number literals that JSON.parse misreads (see ExactNumber) are added to
  * `exactNumbers` when it is given, so that the caller can put the exact
- * values in their place.
+ * values in their place, and objects whose key order JSON.parse loses to
+ * `orderedObjects` (see OrderedObject).
  */
-export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, exactNumbers?: ExactNumber[]): string[] {
+export function checkJsonStructure(
+  text: string,
+  maxDepth = MAX_JSON_DEPTH,
+  exactNumbers?: ExactNumber[],
+  orderedObjects?: OrderedObject[],
+): string[] {
   const frames: Frame[] = [];
   /** Frames in use: frames[0 .. depth - 1]; the rest are kept for reuse. */
   let depth = 0;
@@ -144,6 +164,7 @@ export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, exac
       const key = keyValue(text.slice(start + 1, pos - 1));
       top.expectingKey = false;
       top.key = key;
+      if (orderedObjects !== undefined && !top.indexKey && isIndexKey(key)) top.indexKey = true;
       const first = top.addKey(key, start);
       if (first !== -1) {
         duplicates++;
@@ -167,6 +188,11 @@ export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, exac
       frame.open(c === OPEN_BRACE);
       depth++;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      const closed = depth > 0 ? frames[depth - 1] : undefined;
+      if (closed !== undefined && closed.isObject && closed.indexKey && orderedObjects !== undefined) {
+        const keys = closed.keyMap !== null ? [...closed.keyMap.keys()] : closed.keys.slice(0, closed.keyCount);
+        orderedObjects.push({ path: segments(frames, depth - 1), keys });
+      }
       if (depth > 0) depth--;
     } else if (c === COMMA && depth > 0) {
       const top = frames[depth - 1];

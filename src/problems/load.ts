@@ -13,8 +13,8 @@ import {
   splitAndRejectDuplicates,
   type ProblemIdentity,
 } from './find-files.js';
-import { restoreExactNumbers } from './exact-json.js';
-import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber } from './json-structure.js';
+import { restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
+import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
@@ -55,7 +55,17 @@ export async function loadProblems(dir: string, options: LoadOptions = {}): Prom
  * keep JSON's numbers and validate as they always did.
  */
 function inTestValue(literal: ExactNumber): boolean {
-  return /^-?\d+$/.test(literal.text) || literal.path.some((segment) => segment === 'input' || segment === 'expected_output');
+  return /^-?\d+$/.test(literal.text) || literal.path.some(isTestValueField);
+}
+
+/** A dict inside a test's value (not the input object itself, keyed by parameter names), whose order is Python's. */
+function insideTestValue(object: OrderedObject): boolean {
+  const at = object.path.findIndex(isTestValueField);
+  return at >= 0 && object.path.length > at + 1;
+}
+
+function isTestValueField(segment: string | number): boolean {
+  return segment === 'input' || segment === 'expected_output';
 }
 
 /** Loads one problem file; every failure is returned, not thrown. */
@@ -70,10 +80,13 @@ export async function loadProblemFile(
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
   const exactNumbers: ExactNumber[] = [];
-  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, exactNumbers);
+  const orderedObjects: OrderedObject[] = [];
+  const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, exactNumbers, orderedObjects);
   if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
   const restored = exactNumbers.filter(inTestValue);
   if (restored.length > 0) restoreExactNumbers(parsed.value, restored);
+  const reordered = orderedObjects.filter(insideTestValue);
+  if (reordered.length > 0) restoreKeyOrder(parsed.value, reordered);
   try {
     const validated = validateProblemDocument(parsed.value, file);
     if (!validated.ok) return invalid(file, validated.id, validated.errors);

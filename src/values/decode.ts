@@ -22,7 +22,7 @@
  */
 
 import { formatValue, isValue, valueKey } from './format.js';
-import { dict, floatValue, isMadeFloatTag, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
+import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
 import { type LiteralResult, parsePythonLiteral, pythonFloat, setOwn } from './python-literal.js';
 import { formatType } from './type-grammar.js';
 import type { TypeNode, Value } from './type-node.js';
@@ -155,7 +155,11 @@ function hasTagKey(raw: Value): boolean {
       for (const item of v) stack.push(item);
       continue;
     }
-    if (isMadeFloatTag(v)) continue;
+    if (isMadeTag(v)) {
+      // The loader's own tags: only a dict's values can hold the file's objects.
+      if (tagOf(v) === 'dict') for (const [, item] of (v as unknown as DictTag).entries) stack.push(item);
+      continue;
+    }
     if (Object.hasOwn(v, WIRE_TAG)) return true;
     for (const key of Object.keys(v)) stack.push(v[key]!);
   }
@@ -164,7 +168,13 @@ function hasTagKey(raw: Value): boolean {
 
 /** `raw` with every object that has a `$evalrun` key turned into a dict tag; `raw` itself when there is none. */
 function escapeTagKeys(raw: Value): Value {
-  if (raw === null || typeof raw !== 'object' || isMadeFloatTag(raw)) return raw;
+  if (raw === null || typeof raw !== 'object') return raw;
+  if (isMadeTag(raw)) {
+    if (tagOf(raw) !== 'dict') return raw;
+    const entries = (raw as unknown as DictTag).entries;
+    const items = entries.map(([, item]) => escapeTagKeys(item));
+    return items.every((item, i) => item === entries[i]![1]) ? raw : orderedDict(entries.map(([key], i) => [key, items[i]!]));
+  }
   if (Array.isArray(raw)) {
     let out: Value[] | null = null;
     for (let i = 0; i < raw.length; i++) {
@@ -278,8 +288,13 @@ const NONE_TEXT = /^\s*(None|null)\s*$/;
 function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, context: Context): Decoded {
   if (raw === null || (typeof raw === 'string' && NONE_TEXT.test(raw))) return ok(null);
   const result = decode(raw, type.inner, context);
-  if (!result.ok && result.segments.length === 0) return failure(formatType(type), raw);
-  return result;
+  if (result.ok || result.segments.length > 0) return result;
+  // A string holding a string (`"'None'"`) is read again by the Optional itself, which takes `None`.
+  if (typeof raw === 'string' && type.inner.kind !== 'str') {
+    const again = fromString(raw, type, context);
+    if (again.ok) return again;
+  }
+  return failure(formatType(type), raw);
 }
 
 /**
@@ -399,7 +414,8 @@ function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind
   const entries: [Value, Value][] = [];
   const seen = new Map<string, number>();
   for (const [rawKey, rawValue] of pairs) {
-    const key = decode(rawKey, type.key, context);
+    // A str key is the key as written, not a literal to unquote.
+    const key = typeof rawKey === 'string' && stringKeyed(type.key) ? ({ ok: true, value: rawKey } as const) : decode(rawKey, type.key, context);
     if (!key.ok) return failure(`${formatType(type.key)} key`, rawKey);
     const value = decode(rawValue, type.value, context);
     if (!value.ok) return within(value, typeof rawKey === 'string' ? rawKey : formatValue(rawKey));
@@ -412,7 +428,7 @@ function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind
       entries.push([key.value, value.value]);
     }
   }
-  if (stringKeyed(type.key) && entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG)) {
+  if (stringKeyed(type.key) && entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG && !isIndexKey(key))) {
     const out: { [key: string]: Value } = {};
     for (const [key, value] of entries) setOwn(out, key as string, value);
     return ok(out);

@@ -59,20 +59,39 @@ export function dict(entries: [Value, Value][]): Value {
 }
 
 /**
- * Float tags evalrun made, as opposed to a problem file's own JSON object
- * that happens to have a `"$evalrun"` key (which is data: a dict).
+ * Tags the problem loader puts into a file's values (floats, and dicts
+ * whose key order a JavaScript object would lose), as opposed to a
+ * problem file's own JSON object that happens to have a `"$evalrun"` key
+ * (which is data: a dict).
  */
-const madeFloatTags = new WeakSet<object>();
+const madeTags = new WeakSet<object>();
 
 export function floatTag(value: number): Value {
   const tag = { [WIRE_TAG]: 'float', value: pythonFloatRepr(value) };
-  madeFloatTags.add(tag);
+  madeTags.add(tag);
   return tag as unknown as Value;
 }
 
-/** Whether `value` is a float tag evalrun made (see madeFloatTags). */
-export function isMadeFloatTag(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && madeFloatTags.has(value);
+/** A dict tag that keeps its entries' order; see madeTags. */
+export function orderedDict(entries: [Value, Value][]): Value {
+  const tag = dict(entries);
+  madeTags.add(tag as object);
+  return tag;
+}
+
+/** Whether `value` is a tag evalrun made (see madeTags). */
+export function isMadeTag(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && madeTags.has(value);
+}
+
+/**
+ * Whether a str key is one a JavaScript object puts first, in numeric
+ * order, whatever order it was written in (an array index: `"0"` to
+ * `"4294967294"`). A dict with such a key is held as a dict tag, whose
+ * entries keep Python's order.
+ */
+export function isIndexKey(key: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 }
 
 /** A Python float in its one host form: a number where JSON keeps it a float, else a float tag. */

@@ -12,7 +12,7 @@
  */
 
 import { formatValue, valueKey } from './format.js';
-import { dict, floatValue, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type FloatTag } from './py-tags.js';
+import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type FloatTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 export type LiteralResult = { ok: true; value: Value } | { ok: false; error: string };
@@ -560,9 +560,10 @@ class UniqueItems {
   }
 }
 
-/** A dict whose keys are all strings (none of them the tag's name) is a plain object; any other a dict tag. */
+/** A dict whose keys are all strings (none of them the tag's name nor an array index) is a plain object; any other a dict tag. */
 function dictValue(entries: [Value, Value][]): Value {
-  if (!entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG)) return dict(entries);
+  // A key such as "7" would move to the front of a JavaScript object: the entries keep the order written.
+  if (!entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG && !isIndexKey(key))) return dict(entries);
   const out: { [key: string]: Value } = {};
   for (const [key, value] of entries) setOwn(out, key as string, value);
   return out;

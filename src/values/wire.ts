@@ -205,11 +205,10 @@ function revive(v: unknown): Value {
       }
       const out: { [key: string]: Value } = {};
       set(out);
+      // Every key is made now, in order; the stack fills the values later, in reverse.
       for (const key of Object.keys(obj)) {
-        stack.push({
-          src: obj[key],
-          set: (x) => Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true }),
-        });
+        Object.defineProperty(out, key, { value: null, enumerable: true, writable: true, configurable: true });
+        stack.push({ src: obj[key], set: (x) => (out[key] = x) });
       }
     } else {
       throw new Error('sandbox returned a value that is not JSON');

@@ -206,6 +206,10 @@ def read(r, t, top=False, layers=0):
         make = set if k == 'Set' else frozenset
         if type(r) in (list, tuple, set, frozenset):
             items = [read(x, t[1]) for x in r]
+            if type(r) in (set, frozenset) and written_order_matters(items):
+                # A set literal iterates in hash order, not written order, so which of two equal
+                # items of different kinds (1 and 1.0, 0.0 and -0.0) is kept cannot be read off it.
+                raise Inexpressible('equal items of different kinds in a set literal')
         elif type(r) is dict and len(r) == 0:
             items = []
         else:
@@ -229,6 +233,18 @@ def read(r, t, top=False, layers=0):
     if k == 'Union':
         return read_union(r, t, layers)
     raise Mismatch('unhandled type %r' % (t,))
+
+
+def written_order_matters(items):
+    kept = {}
+    for x in items:
+        try:
+            first = kept.setdefault(x, x)
+        except TypeError:
+            return False
+        if repr(first) != repr(x) or type(first) is not type(x):
+            return True
+    return False
 
 
 def read_union(r, t, layers):

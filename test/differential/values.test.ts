@@ -404,14 +404,6 @@ function categories(): Category[] {
     },
     { name: 'every depth (random nested types)', dir: 'in', types: deep, flavour: { duplicates: true }, values: 18 },
     {
-      name: 'input written as an array in parameter order',
-      dir: 'in',
-      types: [[INT], [FLOAT, STR], [List(INT), Dict(INT, STR)], [Optional(FLOAT), Tuple(INT, INT), SetT(STR)]],
-      flavour: {},
-      values: 10,
-      arrayInput: true,
-    },
-    {
       name: 'return: scalars and big ints',
       dir: 'ret',
       types: [[INT], [FLOAT], [BOOL], [STR], [Optional(INT)], [Optional(FLOAT)], [NONE], [ANY]],
