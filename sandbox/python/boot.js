@@ -682,7 +682,7 @@
         delete options._loadSnapshot;
         if (config.makeSnapshot) {
           pyodide.runPython(config.preload);
-          harness.defineHarness(pyodide, config.harnessSource);
+          harness.defineHarness(pyodide, config.harnessSource, config.ctypesSource);
           return pyodide.makeMemorySnapshot();
         }
         G.__evalrunApi = harness.install(pyodide, config);

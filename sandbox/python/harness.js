@@ -62,9 +62,19 @@
   // collector freezes what exists by then, so each boot's lockdown walks
   // only what the boot itself made.
   const HARNESS_MODULE = '__evalrun_harness__';
+  // The data-only ctypes (ctypes_facade.py), kept under this name until
+  // lockdown makes it sys.modules['ctypes'] (harness.py).
+  const CTYPES_MODULE = '__evalrun_ctypes__';
 
-  function defineHarness(pyodide, source) {
+  function defineHarness(pyodide, source, ctypesSource) {
     const space = pyodide.globals.get('dict')();
+    const facade = pyodide.runPython(
+      "import sys, types\nfrom importlib.machinery import ModuleSpec\nfacade = types.ModuleType('ctypes')\n" +
+        "facade.__spec__ = ModuleSpec('ctypes', None, origin='evalrun')\nsys.modules['" + CTYPES_MODULE + "'] = facade\nfacade.__dict__",
+      { globals: space },
+    );
+    pyodide.runPython(ctypesSource, { globals: facade, filename: '<evalrun-ctypes>' });
+    facade.destroy();
     const namespace = pyodide.runPython(
       "import sys, types\nharness = types.ModuleType('" + HARNESS_MODULE + "')\nsys.modules[harness.__name__] = harness\nharness.__dict__",
       { globals: space },

@@ -252,6 +252,10 @@ def lockdown():
     for name in _list(_sys.modules):
         if name.partition('.')[0] in _SEALED_MODULES:
             del _sys.modules[name]
+    # What candidates get as ctypes: C values without memory (ctypes_facade.py,
+    # made with the snapshot). Found in sys.modules, it is imported without
+    # an import event; the real ctypes, its submodules and _ctypes stay sealed.
+    _sys.modules['ctypes'] = _sys.modules.pop('__evalrun_ctypes__')
     # Pyodide's own finders (JavaScript modules, packages it could fetch).
     _sys.meta_path[:] = [finder for finder in _sys.meta_path
                          if not _str(_getattr(_type(finder), '__module__', '')).startswith(('_pyodide', 'pyodide'))]

@@ -275,7 +275,7 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
       'try:',
       '    import ctypes',
       '    ctypes.memset(id(1), 0, 64)',
-      'except ImportError:',
+      'except AttributeError:',
       '    pass',
       'def f():',
       '    return 1',
@@ -594,6 +594,114 @@ describe('no route from Python to JavaScript', () => {
   });
 });
 
+
+/**
+ * ctypes: candidates get a data-only stand-in (sandbox/python/ctypes_facade.py):
+ * C values and their wasm32 sizes, nothing with an address. Every way to the
+ * real ctypes, its C module `_ctypes`, raw memory or the function table
+ * fails inside Python, and the next candidate is unaffected.
+ */
+describe('ctypes holds C values only', () => {
+  const NO_MEMORY = ' is not available in the sandbox (its ctypes has C values only: no addresses, pointers, functions or libraries)';
+  const refused = (name: string): Record<string, unknown> => ({ kind: 'threw', message: `AttributeError: evalrun: ctypes.${name}${NO_MEMORY}` });
+  const routes: Array<{ name: string; code: string; expected: Record<string, unknown> }> = [
+    {
+      name: 'the scalar types and their wasm32 sizes (what sympy reads at import)',
+      code: [
+        'from ctypes import c_long, c_int, c_ubyte, c_double, c_void_p, c_longlong, sizeof, Structure',
+        'class S(Structure):',
+        '    _fields_ = [("a", c_ubyte), ("b", c_double), ("c", c_int * 2)]',
+        'def f():',
+        '    s = S(7, 2.5)',
+        '    s.c = (1, 2)',
+        '    return [sizeof(c_long), sizeof(c_void_p), sizeof(c_longlong), c_int(2**31).value, c_ubyte(257).value,',
+        '            c_double(3).value, sizeof(S), [s.a, s.b, list(s.c)], bytes(c_int(1)).hex()]',
+      ].join('\n'),
+      expected: { kind: 'returned', json: '[4,4,8,-2147483648,1,{"$evalrun":"float","value":"3.0"},24,[7,2.5,[1,2]],"01000000"]' },
+    },
+    { name: 'import _ctypes', code: 'def f():\n    import _ctypes\n    return str(_ctypes)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
+    { name: "__import__('_ctypes')", code: 'def f():\n    return str(__import__("_ctypes").CFuncPtr)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
+    { name: 'ctypes.CDLL(None)', code: 'import ctypes\ndef f():\n    return str(ctypes.CDLL(None))\n', expected: refused('CDLL') },
+    { name: 'ctypes.pythonapi', code: 'import ctypes\ndef f():\n    return str(ctypes.pythonapi.Py_GetVersion)\n', expected: refused('pythonapi') },
+    {
+      name: 'from ctypes import pythonapi',
+      code: 'def f():\n    from ctypes import pythonapi\n    return str(pythonapi)\n',
+      expected: { kind: 'threw', message: "ImportError: cannot import name 'pythonapi' from 'ctypes' (unknown location)" },
+    },
+    { name: 'ctypes.cast to a pointer', code: 'import ctypes\ndef f():\n    return ctypes.cast(id(1), ctypes.POINTER(ctypes.c_long))[0]\n', expected: refused('cast') },
+    { name: 'ctypes.memmove', code: 'import ctypes\ndef f():\n    return ctypes.memmove(id(1), id(2), 8)\n', expected: refused('memmove') },
+    { name: 'ctypes.string_at', code: 'import ctypes\ndef f():\n    return ctypes.string_at(id(1), 8).hex()\n', expected: refused('string_at') },
+    { name: 'ctypes.pointer', code: 'import ctypes\ndef f():\n    p = ctypes.pointer(ctypes.c_int(1))\n    return p[100000]\n', expected: refused('pointer') },
+    { name: 'ctypes.CFUNCTYPE on an integer', code: 'import ctypes\ndef f():\n    return ctypes.CFUNCTYPE(ctypes.c_int)(1)()\n', expected: refused('CFUNCTYPE') },
+    {
+      name: 'from_address',
+      code: 'import ctypes\ndef f():\n    return ctypes.c_long.from_address(id(1)).value\n',
+      expected: { kind: 'threw', message: "AttributeError: type object 'c_long' has no attribute 'from_address'" },
+    },
+    {
+      name: 'pointer arithmetic on a c_void_p (a number, dereferenced by nothing)',
+      code: 'from ctypes import c_void_p\ndef f():\n    p = c_void_p(id(1))\n    p.value += 8\n    return [p.value == id(1) + 8, hasattr(p, "contents"), bytes(p) == (id(1) + 8).to_bytes(4, "little")]\n',
+      expected: { kind: 'returned', json: '[true,false,true]' },
+    },
+    {
+      name: 'the buffer of a C value (no memory behind it)',
+      code: 'import ctypes\ndef f():\n    return str(memoryview(ctypes.c_int(5)))\n',
+      expected: { kind: 'threw', message: "TypeError: memoryview: a bytes-like object is required, not 'c_int'" },
+    },
+    { name: 'import ctypes.util', code: 'def f():\n    import ctypes.util\n    return ctypes.util.find_library("c")\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" } },
+    {
+      name: "sys.modules['ctypes'] removed, then imported again (the standard library's ctypes)",
+      code: 'import sys\ndef f():\n    del sys.modules["ctypes"]\n    import ctypes\n    return str(ctypes.CDLL)\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" },
+    },
+    {
+      name: "the standard library's ctypes through importlib.import_module (it needs _ctypes)",
+      code: 'import sys, importlib\ndef f():\n    del sys.modules["ctypes"]\n    return str(importlib.import_module("ctypes").CDLL)\n',
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" },
+    },
+    {
+      name: 'ExtensionFileLoader for _ctypes (there is no such file)',
+      code: 'import importlib.machinery as m\ndef f():\n    spec = m.ModuleSpec("_ctypes", m.ExtensionFileLoader("_ctypes", "/lib/python3.14/lib-dynload/_ctypes.so"))\n    return str(spec.loader.create_module(spec))\n',
+      expected: { kind: 'threw', message: 'TypeError: module filename must be a string' },
+    },
+    {
+      name: "object.__subclasses__() finds no class of the real ctypes",
+      code: [
+        'def f():',
+        '    seen, todo = set(), list(object.__subclasses__())',
+        '    while todo:',
+        '        c = todo.pop()',
+        '        if c in seen:',
+        '            continue',
+        '        seen.add(c)',
+        '        try:',
+        '            todo.extend(c.__subclasses__())',
+        '        except TypeError:',
+        '            todo.extend(type.__subclasses__(c))',
+        '    return sorted(c.__qualname__ for c in seen if "ctypes" in str(c.__module__) and c.__module__ != "ctypes")',
+      ].join('\n'),
+      expected: { kind: 'returned', json: '[]' },
+    },
+    {
+      name: 'the stand-in module holds no module but struct',
+      code: 'import ctypes\ndef f():\n    return sorted(k for k, v in vars(ctypes).items() if type(v).__name__ == "module")\n',
+      expected: { kind: 'returned', json: '["_struct"]' },
+    },
+  ];
+  for (const r of routes) {
+    it(`${r.name} -> ${r.expected.kind}`, async () => {
+      expect(await single(r.code)).toEqual(r.expected);
+      await stillWorks();
+    });
+  }
+
+  it('_ctypes made through importlib.import_module (no import event): its initialisation calls the sealed bridge, the interpreter is replaced', async () => {
+    const code = 'import importlib\ndef f():\n    return str(importlib.import_module("_ctypes"))\n';
+    expect(await single(code)).toEqual({ kind: 'threw', message: 'the Python interpreter failed: the JavaScript bridge is sealed (Python called ffi_closure_alloc_js)' });
+    await stillWorks();
+    expect(engine.lastReset).toBe('the interpreter was replaced after a limit or failure');
+  });
+});
 
 describe('a worker killed in the middle of a Python candidate', () => {
   const pool = new WorkerPool({ size: 1 });

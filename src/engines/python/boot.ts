@@ -140,6 +140,7 @@ export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
       makeSnapshot: true,
       preload: SNAPSHOT_PRELOAD,
       harnessSource: files.harnessSource,
+      ctypesSource: files.ctypesSource,
       lockText: files.lockText,
       memoryCapBytes: cap,
     });

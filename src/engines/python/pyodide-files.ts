@@ -19,6 +19,8 @@ export interface PyodideFiles {
   buildId: string;
   bootScript: string;
   harnessSource: string;
+  /** sandbox/python/ctypes_facade.py: the data-only `ctypes` candidates get, made with the snapshot. */
+  ctypesSource: string;
   /** sandbox/python/packages.py: puts --python-packages on the import path. */
   packagesSource: string;
   /** pyodide.asm.mjs as a script; `heapMaxBytes` is spliced in per interpreter. */
@@ -64,6 +66,7 @@ export function loadPyodideFiles(): PyodideFiles {
   const bootScript = sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'));
   const harnessSource = sandboxFile('harness.py');
   const packagesSource = sandboxFile('packages.py');
+  const ctypesSource = sandboxFile('ctypes_facade.py');
   const wasmBytes = readFileSync(join(dir, 'pyodide.asm.wasm'));
   const stdlib = new Uint8Array(readFileSync(join(dir, 'python_stdlib.zip')));
 
@@ -73,6 +76,7 @@ export function loadPyodideFiles(): PyodideFiles {
     .update(loaderScript)
     .update(bootScript)
     .update(harnessSource)
+    .update(ctypesSource)
     .update(SNAPSHOT_PRELOAD)
     .update(stdlib)
     .digest('hex');
@@ -82,6 +86,7 @@ export function loadPyodideFiles(): PyodideFiles {
     buildId,
     bootScript,
     harnessSource,
+    ctypesSource,
     packagesSource,
     asmScript: (heapMaxBytes) => asmTemplate.replace(HEAP_MAX_MARK, String(heapMaxBytes)),
     loaderScript,
