@@ -1,13 +1,16 @@
 # evalrun's Python harness. It runs once, as the module __evalrun_harness__,
 # when the interpreter's memory snapshot is made; every interpreter booted
 # from the snapshot takes it out of sys.modules before any candidate runs,
-# so no candidate can import it. The JavaScript half, harness.js, calls three
-# functions:
+# so no candidate can import it. The JavaScript half, harness.js, calls:
 #
 #   lockdown()                      once, after boot, before the state every
 #                                   candidate starts from is recorded
-#   prepare(code, function_name, seed) -> "ok <entry>" | "load-error <msg>" | "m<msg>"
-#   run_test(args_wire_json)        -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
+#   begin_load(code, function_name, seed) -> "" | "load-error <msg>" | "m<msg>"
+#   end_load()                      -> "ok <entry>" | "load-error <msg>" | "m<msg>"
+#   begin_test(args_wire_json)      -> "" | "t<msg>"
+#   end_test()                      -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
+#   call_candidate()                between a begin that returned "" and its end:
+#                                   runs the candidate's code (see "The call")
 #
 # There is no clean-up step: before every candidate harness.js writes back the
 # interpreter's whole memory as it was after lockdown(), so nothing a
@@ -194,19 +197,44 @@ _active = [False]
 _PermissionError = PermissionError
 _ModuleNotFoundError = ModuleNotFoundError
 _DENIED_EVENTS = frozenset((
-    'sys._getframe', 'sys._current_frames', 'sys._current_exceptions',
+    'sys._current_frames', 'sys._current_exceptions',
     'sys.settrace', 'sys.setprofile', 'sys._settraceallthreads', 'sys._setprofileallthreads',
+    'sys.monitoring.register_callback',
     'sys.addaudithook', 'gc.get_objects', 'gc.get_referrers', 'gc.get_referents',
 ))
+# Frames of generators, coroutines and async generators: their f_back is
+# whoever resumes them next, which may be this harness (encoding iterates
+# what a candidate returned).
+_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200
 # Read through object.__getattr__ events: the ways from an object to a frame.
 _DENIED_ATTRIBUTES = frozenset(('tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_back'))
 # Top-level names of the modules that lead to JavaScript, and ctypes.
 _SEALED_MODULES = frozenset(('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes'))
 
 
+def _frame_allowed(frame):
+    # sys._getframe hands out `frame`, and f_back (which raises no audit
+    # event) leads from it down to the bottom of the stack: allowed only
+    # when nothing down there is this harness's (its frames, and through
+    # them its globals) or a frame that may later be resumed by it.
+    while frame is not None:
+        code = frame.f_code
+        name = code.co_filename
+        if name.startswith('<evalrun-') and name != CALL_FILE:
+            return False
+        if code.co_flags & _RESUMABLE:
+            return False
+        frame = frame.f_back
+    return True
+
+
 def _audit(event, args):
     if not _active[0]:
         return
+    if event == 'sys._getframe':
+        if _len(args) > 0 and _frame_allowed(args[0]):
+            return
+        raise _PermissionError('evalrun: sys._getframe is not available to candidates')
     if event in _DENIED_EVENTS or event.startswith('ctypes.'):
         raise _PermissionError('evalrun: ' + event + ' is not available to candidates')
     if event == 'object.__getattr__':
@@ -275,7 +303,7 @@ def lockdown():
 # Read now: some typing names are made lazily by the module's __getattr__,
 # which would otherwise change typing's namespace under the first candidate.
 _TYPING_SCOPE = {name: _getattr(_typing, name) for name in _getattr(_typing, '__all__', ()) if _hasattr(_typing, name)}
-_candidate = {'ns': None, 'call': None, 'entry': ''}
+_candidate = {'ns': None, 'call': None, 'entry': '', 'name': ''}
 
 
 def _candidate_builtins():
@@ -356,10 +384,12 @@ def _describe(exc):
 
 
 def _resolve(ns, function_name):
+    # A target, not a function: the call itself is made by <evalrun-call>
+    # (below), so that no frame of this harness is under the candidate's.
     if function_name:
         value = ns.get(function_name)
         if value is not None and _callable(value):
-            return (lambda: value), 'name:' + function_name
+            return ('value', value, None), 'name:' + function_name
         # A method of a top-level class, as in `class Solution: def f(self, ...)`.
         for class_name, owner in _list(ns.items()):
             if not (_isinstance(owner, _type) and _defined_here(owner)) or function_name not in owner.__dict__:
@@ -367,10 +397,9 @@ def _resolve(ns, function_name):
             member = owner.__dict__[function_name]
             label = 'method:' + class_name + '.' + function_name
             if _isinstance(member, (_staticmethod, _classmethod)):
-                bound = _getattr(owner, function_name)
-                return (lambda: bound), label
+                return ('value', _getattr(owner, function_name), None), label
             if _callable(member):
-                return (lambda: _getattr(owner(), function_name)), label
+                return ('method', owner, function_name), label
     last = None
     last_any = None
     for key, value in _list(ns.items()):
@@ -383,12 +412,66 @@ def _resolve(ns, function_name):
     if chosen is None:
         return None, ''
     key, value = chosen
-    return (lambda: value), 'last-defined:' + key
+    return ('value', value, None), 'last-defined:' + key
 
 
-def prepare(code, function_name, seed):
+# ---------------------------------------------------------------------------
+# The call. Candidate code (its module, its function, a method's class) runs
+# only under call_candidate, which JavaScript calls directly: made in a
+# namespace of its own, it is the bottom frame under every candidate frame,
+# so a frame the candidate gets (sys._getframe, inspect.currentframe, as
+# sympy uses them) leads through f_back to nothing of this harness. The
+# harness puts what to run in the slot, JavaScript calls call_candidate, and
+# the harness reads the result or the exception back from the slot.
+
+_CALL_SOURCE = """
+slot = [None, None, None, None]
+
+
+def call():
+    target = slot[0]
+    args = slot[1]
+    slot[0] = slot[1] = None
+    try:
+        if target[0] == 'exec':
+            exec(target[1], target[2])
+        elif target[0] == 'method':
+            slot[2] = getattr(target[1](), target[2])(*args)
+        else:
+            slot[2] = target[1](*args)
+    except BaseException as exc:
+        slot[3] = exc
+"""
+CALL_FILE = '<evalrun-call>'
+
+
+def _call_space():
+    space = {'__builtins__': {'exec': exec, 'getattr': getattr, 'BaseException': BaseException}, '__name__': 'evalrun'}
+    _exec(_compile(_CALL_SOURCE, CALL_FILE, 'exec'), space)
+    return space['call'], space['slot']
+
+
+call_candidate, _slot = _call_space()
+
+
+def _load_slot(target, args):
+    _slot[0] = target
+    _slot[1] = args
+    _slot[2] = None
+    _slot[3] = None
+
+
+def _take_slot():
+    result, exc = _slot[2], _slot[3]
+    _slot[2] = _slot[3] = None
+    return result, exc
+
+
+def begin_load(code, function_name, seed):
+    """'' when the module code is in the slot for call_candidate, else the load's outcome."""
     _candidate['ns'] = None
     _candidate['call'] = None
+    _candidate['name'] = function_name
     try:
         compiled = _compile(code, CANDIDATE_FILE, 'exec')
     except _SyntaxError as exc:
@@ -404,18 +487,25 @@ def prepare(code, function_name, seed):
     _random.seed(seed)
     # Armed until the interpreter's memory is restored for the next candidate.
     _active[0] = True
-    try:
-        _exec(compiled, ns)
-    except _MemoryError as exc:
-        return 'm' + _describe(exc)
-    except _BaseException as exc:
+    _load_slot(('exec', compiled, ns), ())
+    return ''
+
+
+def end_load():
+    """After call_candidate ran the module code: "ok <entry>", "load-error <msg>" or "m<msg>"."""
+    _, exc = _take_slot()
+    if exc is not None:
+        if _issubclass(_type(exc), _MemoryError):
+            return 'm' + _describe(exc)
         if _is_size_overflow(exc):
             return 'm' + _memory_message(exc)
         return 'load-error threw while loading: ' + _describe(exc)
-    factory, entry = _resolve(ns, function_name)
-    if factory is None:
+    ns = _candidate['ns']
+    function_name = _candidate['name']
+    target, entry = _resolve(ns, function_name)
+    if target is None:
         return 'load-error no function named ' + _str(function_name) + ' and no callable defined'
-    _candidate['call'] = factory
+    _candidate['call'] = target
     _candidate['entry'] = entry
     return 'ok ' + entry
 
@@ -630,9 +720,10 @@ class _AllDigits:
 _all_digits = _AllDigits()
 
 
-def run_test(args_text):
-    factory = _candidate['call']
-    if factory is None:
+def begin_test(args_text):
+    """'' when the call is in the slot for call_candidate, else the test's outcome."""
+    target = _candidate['call']
+    if target is None:
         return 'tno candidate is loaded'
     try:
         with _all_digits:
@@ -641,17 +732,20 @@ def run_test(args_text):
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
         return 'tharness: the arguments are not an array'
-    try:
-        result = factory()(*args)
-    except _MemoryError as exc:
-        del exc
-        return 'mMemoryError: the candidate ran out of memory'
-    except _BaseException as exc:
+    _load_slot(target, args)
+    return ''
+
+
+def end_test():
+    """After call_candidate ran the test: "r<json>", "t<msg>", "u<msg>" or "m<msg>"."""
+    result, exc = _take_slot()
+    if exc is not None:
+        if _issubclass(_type(exc), _MemoryError):
+            del exc
+            return 'mMemoryError: the candidate ran out of memory'
         if _is_size_overflow(exc):
             return 'm' + _memory_message(exc)
         return 't' + _describe(exc)
-    finally:
-        del args
     try:
         with _all_digits:
             text = _encode(result, 0, [])

@@ -2,10 +2,9 @@
  * End-to-end: sympy and mpmath, as this machine's python3 has them
  * installed, given to --python-packages as a package folder (links to the
  * installed folders). sympy 1.14 imports `ctypes` for `sizeof(c_long)`,
- * which the sandbox's data-only ctypes answers; what it still cannot get
- * past is the frame seal (its multipledispatch reads its caller's frame at
- * import, docs/ISOLATION.md), and this test pins that until frames are
- * decided. Skipped, saying why, when python3 has no sympy.
+ * which the sandbox's data-only ctypes answers, and its multipledispatch
+ * reads its caller's frame at import, which candidate frames allow
+ * (docs/ISOLATION.md). Skipped, saying why, when python3 has no sympy.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -50,24 +49,65 @@ function problem(id: string, solution: string, expected: string): object {
 
 describe.skipIf('reason' in found)('sympy and mpmath from --python-packages', () => {
   it(
-    'mpmath computes; sympy gets past ctypes and stops at the frame seal',
+    'imports and computes: simplify, solve, symbols, Rational (and mpmath)',
     async () => {
       const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-'));
       const problems = join(root, 'problems');
       mkdirSync(problems);
       writeFileSync(join(problems, 'mp_sqrt.json'), JSON.stringify(problem('mp_sqrt', 'import mpmath\n\ndef compute():\n    mpmath.mp.dps = 20\n    return str(mpmath.sqrt(2))\n', '1.4142135623730950488')));
-      const sympy = 'from sympy import symbols, simplify, sin, cos\n\ndef compute():\n    x = symbols("x")\n    return str(simplify(sin(x)**2 + cos(x)**2))\n';
-      writeFileSync(join(problems, 'sym_simplify.json'), JSON.stringify(problem('sym_simplify', sympy, '1')));
+      const simplify = 'from sympy import symbols, simplify, sin, cos\n\ndef compute():\n    x = symbols("x")\n    return str(simplify(sin(x)**2 + cos(x)**2))\n';
+      writeFileSync(join(problems, 'sym_simplify.json'), JSON.stringify(problem('sym_simplify', simplify, '1')));
+      const solve = 'from sympy import symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(sorted(solve(x**2 - 4, x)))\n';
+      writeFileSync(join(problems, 'sym_solve.json'), JSON.stringify(problem('sym_solve', solve, '[-2, 2]')));
+      const rational = 'from sympy import Rational\n\ndef compute():\n    return str(Rational(1, 3) + Rational(1, 6))\n';
+      writeFileSync(join(problems, 'sym_rational.json'), JSON.stringify(problem('sym_rational', rational, '1/2')));
       const out = join(root, 'card.json');
       // Importing sympy costs seconds of interpreter time, all of it inside the candidate's load, which --timeout bounds.
       const r = await runCli(['--problems', problems, '--python-packages', (found as { dir: string }).dir, '--timeout', '60000', '--out', out]);
       if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
       const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-      const byId = (id: string) => card.candidates.find((c) => c.problem_id === id);
-      expect(byId('mp_sqrt')?.tests.map((t) => t.status)).toEqual(['pass']);
-      const text = JSON.stringify(byId('sym_simplify'));
-      expect(text).toContain('PermissionError: evalrun: sys._getframe is not available to candidates');
-      expect(text).not.toContain('ctypes');
+      const statusOf = (id: string) => {
+        const c = card.candidates.find((candidate) => candidate.problem_id === id);
+        return [c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])];
+      };
+      expect(statusOf('mp_sqrt')).toEqual([null, 'pass']);
+      expect(statusOf('sym_simplify')).toEqual([null, 'pass']);
+      expect(statusOf('sym_solve')).toEqual([null, 'pass']);
+      expect(statusOf('sym_rational')).toEqual([null, 'pass']);
+      expect(r.code).toBe(0);
+    },
+    300_000,
+  );
+
+  it(
+    'imports from pure wheels too (py3-none-any, read by the zip importer)',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-wheels-'));
+      const wheels = join(root, 'wheels');
+      mkdirSync(wheels);
+      // Wheels made here from the installed packages: a wheel is a zip of the package folders.
+      const zip = [
+        'import sys, zipfile, pathlib',
+        'src, out, name = sys.argv[1], sys.argv[2], sys.argv[3]',
+        'base = pathlib.Path(src)',
+        'with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:',
+        '    for p in sorted((base / name).rglob("*")):',
+        '        if p.is_file() and "__pycache__" not in p.parts:',
+        '            z.write(p, p.relative_to(base).as_posix())',
+      ].join('\n');
+      const dir = (found as { dir: string }).dir;
+      execFileSync('python3', ['-c', zip, dir, join(wheels, 'sympy-1.14.0-py3-none-any.whl'), 'sympy']);
+      execFileSync('python3', ['-c', zip, dir, join(wheels, 'mpmath-1.3.0-py3-none-any.whl'), 'mpmath']);
+      const problems = join(root, 'problems');
+      mkdirSync(problems);
+      const rational = 'from sympy import Rational, symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(Rational(1, 3) + Rational(1, 6)) + " " + str(sorted(solve(x**2 - 4, x)))\n';
+      writeFileSync(join(problems, 'sym_wheel.json'), JSON.stringify(problem('sym_wheel', rational, '1/2 [-2, 2]')));
+      const out = join(root, 'card.json');
+      const r = await runCli(['--problems', problems, '--python-packages', wheels, '--timeout', '60000', '--out', out]);
+      if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      const c = card.candidates.find((candidate) => candidate.problem_id === 'sym_wheel');
+      expect([c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])]).toEqual([null, 'pass']);
     },
     300_000,
   );

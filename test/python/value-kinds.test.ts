@@ -107,26 +107,3 @@ def f(n):
     expect(await wireOf(code, [[0], [1]])).toEqual(['640', '640']);
   });
 });
-
-describe('frames stay out of reach', () => {
-  it('refuses signal handlers, which would be handed a frame leading to the harness', async () => {
-    const code = `
-import signal, _signal
-
-def f():
-    results = []
-    for module in (signal, _signal):
-        got = []
-        try:
-            module.signal(signal.SIGUSR1, lambda s, frame: got.append(frame))
-            signal.raise_signal(signal.SIGUSR1)
-            results.append('handler installed, frames: ' + str(len(got)))
-        except PermissionError as e:
-            results.append(str(e))
-    return results
-`;
-    expect(await wireOf(code)).toEqual([
-      JSON.stringify(['evalrun: signal handlers are not available to candidates', 'evalrun: signal handlers are not available to candidates']),
-    ]);
-  });
-});
