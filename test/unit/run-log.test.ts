@@ -126,3 +126,41 @@ describe('the run log', () => {
     store.log.close();
   });
 });
+
+describe("the run log's values", () => {
+  it('records Python kinds with the wire tags and reads them back unchanged, after --resume too', async () => {
+    const { floatTag } = await import('../../src/values/py-tags.js');
+    const { parseExactJson } = await import('../../src/problems/exact-json.js');
+    const big = 10n ** 30n + 7n;
+    const value = [
+      big,
+      -(2n ** 70n),
+      floatTag(3),
+      floatTag(-0),
+      floatTag(Number.NaN),
+      floatTag(Number.NEGATIVE_INFINITY),
+      2.5,
+      { $evalrun: 'tuple', items: [1, 'a'] },
+      { $evalrun: 'set', items: [1, 2] },
+      { $evalrun: 'dict', entries: [['7', 'later key first'], ['1', 'x'], [big, floatTag(1e16)]] },
+    ];
+    const c = result('kinds', [true]);
+    const t = c.tests[0]!;
+    const recorded: CandidateResult = { ...c, language: 'python', tests: [{ ...t, expected: value as never, actual: value as never }] };
+    const file = scratch();
+    const store = create(file, ['k']);
+    store.record('k', [recorded]);
+    const [text] = [...store.resultTexts()];
+    expect(text).toContain('{"$evalrun":"int","value":"1000000000000000000000000000007"}');
+    expect(text).toContain('{"$evalrun":"float","value":"-0.0"}');
+    expect(text).toContain('{"$evalrun":"float","value":"NaN"}');
+    expect(text).toContain('[["7","later key first"],["1","x"]');
+    // Read back as --resume, report, diff and merge read a log: the same values, and the same text.
+    const { tally } = resume(file, ['k']);
+    const [again] = [...tally.results()];
+    expect(again!.tests[0]!.actual).toEqual(value);
+    expect(again!.tests[0]!.expected).toEqual(value);
+    expect([...tally.resultTexts()]).toEqual([text]);
+    expect(parseExactJson(text!)).toEqual(again);
+  });
+});
