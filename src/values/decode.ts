@@ -126,7 +126,8 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
       return decodeUnion(raw, type, deeper(context));
     case 'list': {
       if (Array.isArray(raw)) return decodeItems(raw, type.item, null, deeper(context));
-      const items = tagItems(raw);
+      // A tuple reads as a list; a set does not (its order is not the one written).
+      const items = tagOf(raw) === 'tuple' ? tagItems(raw) : undefined;
       return items !== undefined ? decodeItems(items.slice(), type.item, null, deeper(context)) : fromString(raw, type, context);
     }
     case 'tuple': {
