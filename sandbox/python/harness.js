@@ -94,6 +94,37 @@
     return namespace;
   }
 
+  // Built-in modules that importlib's BuiltinImporter would make afresh for
+  // anyone who asks, with no import event (create_module(spec)): the
+  // bridge's C module, ctypes' and signal's. Their names in CPython's table
+  // of built-in modules get a first byte that no module name (UTF-8) can
+  // hold, so no spec matches them again. The table is in the interpreter's
+  // memory, so the change is part of the state every candidate starts from;
+  // the modules already imported (signal's) keep working.
+  const UNCREATABLE = ['_pyodide_core', '_ctypes', '_signal'];
+  const INITTAB_ENTRY_BYTES = 8; // struct _inittab on wasm32: a name pointer and an init function
+
+  function forgetBuiltins(Module) {
+    const heap = Module.HEAPU8;
+    const view = new DataView(heap.buffer);
+    const table = view.getUint32(Module._PyImport_Inittab, true);
+    const found = [];
+    for (let entry = table; ; entry += INITTAB_ENTRY_BYTES) {
+      const name = view.getUint32(entry, true);
+      if (name === 0) break;
+      let end = name;
+      while (heap[end] !== 0) end++;
+      const text = String.fromCharCode(...heap.subarray(name, end));
+      if (UNCREATABLE.includes(text)) {
+        heap[name] = 0xff;
+        found.push(text);
+      }
+    }
+    if (found.length !== UNCREATABLE.length) {
+      throw new Error('evalrun: built-in modules not found in the interpreter: ' + UNCREATABLE.filter((n) => !found.includes(n)).join(', '));
+    }
+  }
+
   function install(pyodide, config) {
     if (config.packages !== undefined) mountPackages(pyodide, config.packages, config.packagesSource);
     const Module = pyodide._module;
@@ -113,6 +144,7 @@
     lockdown();
     lockdown.destroy();
     harnessGlobals.destroy();
+    forgetBuiltins(Module);
 
     const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
     let progress = [];

@@ -155,3 +155,32 @@ def f():
     expect(await outcomes(code)).toEqual([JSON.stringify('evalrun: reading tb_frame is not available to candidates')]);
   });
 });
+
+describe('built-in modules a candidate asks importlib to make afresh', () => {
+  const make = (name: string): string =>
+    `importlib.machinery.BuiltinImporter.create_module(importlib.machinery.ModuleSpec('${name}', importlib.machinery.BuiltinImporter, origin='built-in'))`;
+
+  it('finds no _ctypes and no _signal to make (their names are gone from the table of built-in modules)', async () => {
+    const code = `
+import importlib.machinery, signal
+
+def f():
+    return [repr(${make('_ctypes')}), repr(${make('_signal')}), repr(${make('math')}), signal.getsignal(signal.SIGINT) is signal.default_int_handler]
+`;
+    expect(await outcomes(code)).toEqual([JSON.stringify(['None', 'None', "<module 'math'>", true])]);
+  });
+
+  it("gets nothing from the bridge's C module made again: every call into JavaScript is refused by the sealed bridge", async () => {
+    const code = `
+import importlib.machinery
+
+def f():
+    m = ${make('_pyodide_core')}
+    return m.create_proxy(f)
+`;
+    const [out] = await outcomes(code);
+    expect(out).toContain('the JavaScript bridge is sealed');
+    // The next candidate starts from a working interpreter.
+    expect(await outcomes('def f():\n    return 5\n')).toEqual(['5']);
+  });
+});
