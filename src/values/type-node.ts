@@ -24,11 +24,13 @@ export type TypeNode =
  * A decoded value on the host side: JSON data, plus
  *
  * - `bigint` for integers outside the safe range (never for safe ones, so
- *   each integer has one form), and NaN/+-Infinity as numbers;
+ *   each integer has one form);
  * - the Python kinds JSON has no form for, as tagged objects in the same
  *   shape the wire format gives them (see py-tags.ts): tuples, sets,
- *   frozensets, dicts whose keys are not all strings, and (only when types
- *   are judged strictly) integral floats.
+ *   frozensets, dicts whose keys are not all strings (or whose order a
+ *   JavaScript object would change), and floats JSON would read as ints
+ *   (integral ones, -0.0, NaN and the infinities). A plain number is an int
+ *   when it is integral and a float otherwise.
  *
  * A plain object with an own `$evalrun` key is always such a tag.
  */
