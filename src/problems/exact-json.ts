@@ -2,6 +2,7 @@ import { floatValue, normalInt, orderedDict } from '../values/py-tags.js';
 import type { Value } from '../values/type-node.js';
 import { reviveRecordInts } from '../values/wire.js';
 import { checkJsonStructure, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
+import type { PathSegment } from './json-path.js';
 
 /**
  * Puts each number JSON.parse misread back as Python reads it, wherever it
@@ -11,21 +12,34 @@ import { checkJsonStructure, MAX_JSON_DEPTH, type ExactNumber, type OrderedObjec
 export function restoreExactNumbers(root: unknown, exactNumbers: readonly ExactNumber[]): unknown {
   let document = root;
   for (const { path, text } of exactNumbers) {
-    const exact = /^-?\d+$/.test(text) ? normalInt(BigInt(text)) : floatValue(Number(text));
+    const exact = isIntegerLiteral(text) ? normalInt(BigInt(text)) : floatValue(Number(text));
     if (path.length === 0) {
       document = exact;
       continue;
     }
-    let parent: unknown = document;
-    for (let i = 0; i < path.length - 1 && parent !== null && typeof parent === 'object'; i++) {
-      parent = (parent as Record<string | number, unknown>)[path[i]!];
-    }
+    const parent = parentAt(document, path);
     const last = path[path.length - 1]!;
-    if (parent !== null && typeof parent === 'object' && typeof (parent as Record<string | number, unknown>)[last] === 'number') {
-      Object.defineProperty(parent, last, { value: exact, enumerable: true, writable: true, configurable: true });
-    }
+    if (parent !== undefined && typeof parent[last] === 'number') replace(parent, last, exact);
   }
   return document;
+}
+
+export function isIntegerLiteral(text: string): boolean {
+  return /^-?\d+$/.test(text);
+}
+
+/** The container holding the value at `path` (not empty), or undefined when the path leads nowhere. */
+function parentAt(root: unknown, path: readonly PathSegment[]): Record<string | number, unknown> | undefined {
+  let parent: unknown = root;
+  for (let i = 0; i < path.length - 1 && parent !== null && typeof parent === 'object'; i++) {
+    parent = (parent as Record<string | number, unknown>)[path[i]!];
+  }
+  return parent !== null && typeof parent === 'object' ? (parent as Record<string | number, unknown>) : undefined;
+}
+
+/** Sets an own data property, so that a key such as `__proto__` stays data. */
+function replace(parent: Record<string | number, unknown>, key: string | number, value: unknown): void {
+  Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
@@ -37,16 +51,12 @@ export function restoreExactNumbers(root: unknown, exactNumbers: readonly ExactN
 export function restoreKeyOrder(root: unknown, objects: readonly OrderedObject[]): void {
   for (const { path, keys } of objects) {
     if (path.length === 0) continue;
-    let parent: unknown = root;
-    for (let i = 0; i < path.length - 1 && parent !== null && typeof parent === 'object'; i++) {
-      parent = (parent as Record<string | number, unknown>)[path[i]!];
-    }
+    const parent = parentAt(root, path);
     const last = path[path.length - 1]!;
-    if (parent === null || typeof parent !== 'object') continue;
-    const object = (parent as Record<string | number, unknown>)[last];
-    if (object === null || typeof object !== 'object' || Array.isArray(object)) continue;
+    const object = parent?.[last];
+    if (parent === undefined || object === null || typeof object !== 'object' || Array.isArray(object)) continue;
     const entries = keys.map((key): [Value, Value] => [key, (object as Record<string, Value>)[key]!]);
-    Object.defineProperty(parent, last, { value: orderedDict(entries), enumerable: true, writable: true, configurable: true });
+    replace(parent, last, orderedDict(entries));
   }
 }
 
@@ -60,7 +70,8 @@ export function restoreKeyOrder(root: unknown, objects: readonly OrderedObject[]
 export function parseExactJson(text: string): unknown {
   const value = reviveRecordInts(JSON.parse(text) as unknown, text);
   if (!/\d{16}/.test(text)) return value;
-  const exactNumbers: ExactNumber[] = [];
-  checkJsonStructure(text, MAX_JSON_DEPTH, exactNumbers);
-  return exactNumbers.length === 0 ? value : restoreExactNumbers(value, exactNumbers);
+  const found: ExactNumber[] = [];
+  checkJsonStructure(text, MAX_JSON_DEPTH, found);
+  const longIntegers = found.filter((literal) => isIntegerLiteral(literal.text));
+  return longIntegers.length === 0 ? value : restoreExactNumbers(value, longIntegers);
 }

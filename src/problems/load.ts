@@ -13,7 +13,7 @@ import {
   splitAndRejectDuplicates,
   type ProblemIdentity,
 } from './find-files.js';
-import { restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
+import { isIntegerLiteral, restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
 import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
@@ -55,7 +55,7 @@ export async function loadProblems(dir: string, options: LoadOptions = {}): Prom
  * keep JSON's numbers and validate as they always did.
  */
 function inTestValue(literal: ExactNumber): boolean {
-  return /^-?\d+$/.test(literal.text) || literal.path.some(isTestValueField);
+  return isIntegerLiteral(literal.text) || literal.path.some(isTestValueField);
 }
 
 /** A dict inside a test's value (not the input object itself, keyed by parameter names), whose order is Python's. */
