@@ -148,6 +148,13 @@ def is_quoted_literal(s):
 MAX_LAYERS = 5
 
 
+def innermost(t):
+    # Optional[Optional[X]] reads a string as Optional[X] does.
+    while t[0] == 'Optional':
+        t = t[1]
+    return t
+
+
 def read(r, t, top=False, layers=0):
     k = t[0]
     if k == 'str':
@@ -161,7 +168,7 @@ def read(r, t, top=False, layers=0):
             return read_union(r, t, layers)
         if k in ('Optional', 'None') and r in ('None', 'null'):
             return None
-        if k == 'Optional' and (t[1][0] in ('str', 'Union') or is_free(t[1])):
+        if k == 'Optional' and (innermost(t)[0] in ('str', 'Union') or is_free(innermost(t))):
             return read(r, t[1], top, layers)  # the inner type says how a string is read
         if layers >= MAX_LAYERS:
             raise Mismatch('more than %d layers of strings' % MAX_LAYERS)
