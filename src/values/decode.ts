@@ -23,7 +23,7 @@
 
 import { formatValue, isValue, valueKey } from './format.js';
 import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
-import { type LiteralResult, parsePythonLiteral, pythonFloat, setOwn } from './python-literal.js';
+import { type LiteralResult, parsePythonLiteral, pythonFloat, pythonStrip, setOwn } from './python-literal.js';
 import { formatType } from './type-grammar.js';
 import type { TypeNode, Value } from './type-node.js';
 
@@ -252,7 +252,7 @@ const LONG_DIGITS = /\d{16}/;
 const FLOAT_OR_MINUS_ZERO = /\d[.eE]|\.\d|-\s*0/;
 
 function scalarFromText(text: string, type: TypeNode): Value | undefined {
-  const trimmed = text.trim();
+  const trimmed = pythonStrip(text);
   switch (type.kind) {
     case 'int':
       return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? normalInt(BigInt(trimmed.replace(/_/g, ''))) : undefined;

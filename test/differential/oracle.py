@@ -18,6 +18,7 @@ value; `read` applies the declared type to it.
 """
 
 import ast
+import re
 import json
 import math
 import os
@@ -148,6 +149,20 @@ def is_quoted_literal(s):
 MAX_LAYERS = 5
 
 
+def scalar_text(r, k):
+    s = r.strip()
+    if k == 'int' and re.fullmatch(r'[+-]?[0-9]+(_[0-9]+)*', s):
+        return int(s)
+    if k == 'float' and (re.fullmatch(r'[+-]?(inf|infinity|nan)', s, re.IGNORECASE)
+                         or re.fullmatch(r'[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+(_[0-9]+)*)?', s)):
+        return float(s)
+    if k == 'bool' and s.lower() in ('true', 'false'):
+        return s.lower() == 'true'
+    if k in ('None', 'Optional') and s.lower() in ('none', 'null'):
+        return None
+    raise Mismatch('not a Python literal, nor %s text: %r' % (k, r[:80]))
+
+
 def innermost(t):
     # Optional[Optional[X]] reads a string as Optional[X] does.
     while t[0] == 'Optional':
@@ -172,7 +187,14 @@ def read(r, t, top=False, layers=0):
             return read(r, t[1], top, layers)  # the inner type says how a string is read
         if layers >= MAX_LAYERS:
             raise Mismatch('more than %d layers of strings' % MAX_LAYERS)
-        return read(lit_eval(r), t, top, layers + 1)
+        try:
+            value = lit_eval(r)
+        except Mismatch:
+            # Not a literal: a scalar still takes what int()/float() take (ASCII digits), or a bool/None word.
+            if k not in ('int', 'float', 'bool', 'None', 'Optional'):
+                raise
+            value = scalar_text(r, k)
+        return read(value, t, top, layers + 1)
     if k == 'Optional':
         if r is None:
             return None
