@@ -96,7 +96,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       default: true,
       describe: 'Unwrap Markdown fences and drop prose around submitted code (--no-extract runs the text as is)',
     })
-    .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log' })
+    .option('resume', { type: 'string', describe: 'Finish an interrupted run: its id, or the path of its .jsonl log or .json scorecard' })
     .option('shard', {
       type: 'string',
       describe: 'Grade part I of N (1-based), or auto: from JOB_COMPLETION_INDEX + EVALRUN_SHARD_COUNT, or SLURM_ARRAY_TASK_ID',

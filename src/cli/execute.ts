@@ -1,6 +1,5 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { DEFAULTS } from '../defaults.js';
+import { dirname } from 'node:path';
 import { ProblemDirectoryError } from '../problems/find-files.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import type { Reporter, RunOutcome } from '../report/reporter.js';
@@ -10,7 +9,7 @@ import { diffRuns } from '../report/run-diff.js';
 import { ReportWriteError } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { RunLog, RunLogWriteError } from '../runlog/run-log.js';
-import { newRunFiles, type RunFiles } from '../runner/run-files.js';
+import { locateRunLog, newRunFiles, runIdOfLog, scorecardBeside, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
 import type { ShardSpec } from '../runner/shard.js';
@@ -198,11 +197,13 @@ function runOptions(cli: CliOptions): RunOptions {
 }
 
 function resumedRunFiles(run: string, out: string | null): RunFiles {
-  const log = existsSync(run) ? run : join(DEFAULTS.resultsDir, run.endsWith('.jsonl') ? run : `${run}.jsonl`);
-  if (!existsSync(log)) throw new SetupError(`--resume ${run}: no run log at ${log}`);
-  const base = log.endsWith('.jsonl') ? log.slice(0, -1) : `${log}.json`;
-  const runId = (log.split(/[\\/]/).pop() ?? log).replace(/\.jsonl$/, '');
-  return { runId, log, scorecard: out ?? base, resume: true };
+  let log: string;
+  try {
+    log = locateRunLog(run);
+  } catch (e) {
+    throw new SetupError(`--resume ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return { runId: runIdOfLog(log), log, scorecard: out ?? scorecardBeside(log), resume: true };
 }
 
 function resumedOptions(log: string): RunOptions {

@@ -1,9 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { DEFAULTS } from '../defaults.js';
 import type { RunOutcome } from '../report/reporter.js';
 import { RunLog } from '../runlog/run-log.js';
 import { outcomeOf } from './outcome.js';
+import { locateRunLog } from './run-files.js';
 import { collectRows, Tally } from './tally.js';
 
 /** A run read back from its log; `close` releases the log, which the outcome's results read from. */
@@ -16,22 +16,6 @@ export interface ReadRun {
 export class RunLogError extends Error {}
 
 /**
- * The run log a user means: a path to a `.jsonl` file, or a run id under
- * `results/` (with or without its extension, or the scorecard's name).
- */
-export function locateRunLog(run: string): string {
-  if (existsSync(run) && statSync(run).isFile()) {
-    if (run.endsWith('.json') && existsSync(`${run}l`)) return `${run}l`;
-    return run;
-  }
-  const base = run.replace(/\.jsonl?$/, '');
-  const candidates = [`${base}.jsonl`, join(DEFAULTS.resultsDir, `${base}.jsonl`)];
-  const found = candidates.find((file) => existsSync(file));
-  if (found === undefined) throw new RunLogError(`${run}: no run log (looked for ${candidates.join(' and ')})`);
-  return found;
-}
-
-/**
  * Reads a run, finished or interrupted, from its log alone: nothing is
  * graded again. A log written before plan lines existed still reads; it
  * then lacks the problem list, the tags and the skipped submissions, and
@@ -40,7 +24,12 @@ export function locateRunLog(run: string): string {
  * order they were logged.
  */
 export function readRun(run: string): ReadRun {
-  const log = locateRunLog(run);
+  let log: string;
+  try {
+    log = locateRunLog(run);
+  } catch (e) {
+    throw new RunLogError(e instanceof Error ? e.message : String(e));
+  }
   const collected = collectRows();
   let opened: ReturnType<typeof RunLog.read>;
   try {

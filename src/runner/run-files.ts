@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { DEFAULTS } from '../defaults.js';
 import type { ShardSpec } from './shard.js';
 
@@ -38,4 +39,32 @@ export function newRunFiles(out: string | null, shard: ShardSpec | null = null, 
 /** The run log of the scorecard `file`: `x.json` -> `x.jsonl`, anything else gets `.jsonl` added. */
 export function logBeside(scorecard: string): string {
   return scorecard.endsWith('.json') ? `${scorecard}l` : `${scorecard}.jsonl`;
+}
+
+/** The scorecard beside a run log: `x.jsonl` -> `x.json` (the inverse of logBeside). */
+export function scorecardBeside(log: string): string {
+  return log.endsWith('.jsonl') ? log.slice(0, -1) : `${log}.json`;
+}
+
+/** A run's id, from its log's name. */
+export function runIdOfLog(log: string): string {
+  return basename(log).replace(/\.jsonl$/, '');
+}
+
+/**
+ * The run log a user means, for `--resume`, `evalrun report`, `diff` and
+ * `--baseline` alike: a path to the log, or to the scorecard beside it, or
+ * a run id under `results/` (with or without either extension). Throws,
+ * naming where it looked, when there is none.
+ */
+export function locateRunLog(run: string): string {
+  if (existsSync(run) && statSync(run).isFile()) {
+    if (run.endsWith('.json') && existsSync(logBeside(run))) return logBeside(run);
+    return run;
+  }
+  const base = run.replace(/\.jsonl?$/, '');
+  const candidates = [`${base}.jsonl`, join(DEFAULTS.resultsDir, `${base}.jsonl`)];
+  const found = candidates.find((file) => existsSync(file));
+  if (found === undefined) throw new Error(`${run}: no run log (looked for ${candidates.join(' and ')})`);
+  return found;
 }

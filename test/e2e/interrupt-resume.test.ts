@@ -125,8 +125,9 @@ describe('kill -9, --resume, Ctrl-C', () => {
     expect(partial.candidates.length).toBeGreaterThanOrEqual(3);
     expect(partial.candidates.length).toBeLessThan(12);
 
-    const resumed = await runCli(['--resume', log]);
-    expect(resumed.code).toBe(1);
+    // The scorecard's path names the run as well as its log's does (as for evalrun report).
+    const resumed = await runCli(['--resume', out]);
+    expect(resumed.code, resumed.stderr).toBe(1);
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect(comparable(card)).toEqual(comparable(await reference));
   });

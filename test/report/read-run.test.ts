@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { locateRunLog, readRun } from '../../src/runner/read-run.js';
+import { readRun } from '../../src/runner/read-run.js';
+import { locateRunLog } from '../../src/runner/run-files.js';
 import { RunLog } from '../../src/runlog/run-log.js';
 import { candidateResult } from './synthetic-run.js';
 
