@@ -30,11 +30,12 @@
  * at most twice the time of the per-candidate one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { Rng as BaseRng } from './rng.js';
+import { childPids } from './proc.js';
 
 type Contender = 'evalrun' | 'per-test' | 'per-candidate';
 
@@ -647,19 +648,6 @@ function rssKb(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-function childPids(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text !== '') out.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    // The process has just exited.
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------

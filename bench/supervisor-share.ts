@@ -52,13 +52,14 @@
  * the target (at most 2%), 1 otherwise, 2 when the bench itself failed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 import { writePassAtKSet, writePythonSelfCheckSet, type ExpectedVerdicts } from './share-sets.js';
+import { childPids } from './proc.js';
 
 const TARGET_SHARE = 0.02;
 
@@ -248,20 +249,6 @@ function statCpuMs(pid: number): number | null {
   }
 }
 
-function children(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    // A child is listed under the thread that started it, not always the main one.
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text !== '') out.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    // Exited between two reads.
-  }
-  return out;
-}
-
 function commandLine(pid: number): string | null {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '').join(' ');
@@ -283,7 +270,7 @@ function isWorkerCommand(command: string): boolean {
  * reading showed the worker's.
  */
 function sample(root: number, seen: Map<number, SeenProcess>): void {
-  const queue = children(root);
+  const queue = childPids(root);
   while (queue.length > 0) {
     const pid = queue.shift()!;
     const cpuMs = statCpuMs(pid);
@@ -297,7 +284,7 @@ function sample(root: number, seen: Map<number, SeenProcess>): void {
       if (command !== '') entry.command = command;
       entry.worker ||= isWorkerCommand(command);
     }
-    queue.push(...children(pid));
+    queue.push(...childPids(pid));
   }
 }
 
