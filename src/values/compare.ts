@@ -17,7 +17,7 @@
  */
 
 import { DEFAULTS } from '../defaults.js';
-import { formatValue, valueKey } from './format.js';
+import { distinctItems, formatValue, valueKey } from './format.js';
 import { numberOf, setItems, sequenceItems, tagOf, type DictTag } from './py-tags.js';
 import { parsePythonLiteral, pythonFloat } from './python-literal.js';
 import { formatType } from './type-grammar.js';
@@ -433,18 +433,7 @@ class Comparer {
     if (tag === 'set' || tag === 'frozenset') return setItems(value);
     if (this.equality === 'strict') return undefined;
     const items = sequenceItems(value);
-    if (items === undefined || this.equality !== 'python') return items;
-    const seen = new Set<string>();
-    const unique: unknown[] = [];
-    for (const item of items) {
-      const key = valueKey(item);
-      if (key !== undefined) {
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
-      unique.push(item);
-    }
-    return unique;
+    return items === undefined || this.equality !== 'python' ? items : distinctItems(items);
   }
 
   /**

@@ -21,7 +21,7 @@
  * - a union takes the first option the value fits (see decodeUnion).
  */
 
-import { formatValue, isValue, valueKey } from './format.js';
+import { distinctItems, formatValue, isValue, valueKey } from './format.js';
 import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
 import { type LiteralResult, parsePythonLiteral, pythonFloat, pythonStrip, setOwn } from './python-literal.js';
 import { formatType } from './type-grammar.js';
@@ -356,17 +356,7 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
   if (given === undefined) return fromString(raw, type, context);
   const decoded = decodeItems(given, type.item, null, deeper(context));
   if (!decoded.ok || !Array.isArray(decoded.value)) return decoded;
-  const seen = new Set<string>();
-  const unique: Value[] = [];
-  for (const item of decoded.value) {
-    const key = valueKey(item);
-    if (key !== undefined) {
-      if (seen.has(key)) continue;
-      seen.add(key);
-    }
-    unique.push(item);
-  }
-  return ok(pySet(unique, frozen));
+  return ok(pySet(distinctItems(decoded.value), frozen));
 }
 
 /**

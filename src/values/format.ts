@@ -339,6 +339,24 @@ export function valueKey(value: unknown): string | undefined {
   return keyOf(value, 0);
 }
 
+/**
+ * The items as `set()` keeps them: the first of each group of items equal by
+ * {@link valueKey}, in order. Items without a key (NaN) are all kept.
+ */
+export function distinctItems<T>(items: readonly T[]): T[] {
+  const seen = new Set<string>();
+  const distinct: T[] = [];
+  for (const item of items) {
+    const key = valueKey(item);
+    if (key !== undefined) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    distinct.push(item);
+  }
+  return distinct;
+}
+
 function numberKey(n: number): string | undefined {
   if (Number.isNaN(n)) return undefined;
   return Number.isInteger(n) ? `n${BigInt(n).toString()}` : `n${String(n)}`;

@@ -11,7 +11,7 @@
  * keys are all strings a plain object (otherwise a dict tag).
  */
 
-import { formatValue, valueKey } from './format.js';
+import { distinctItems, formatValue, valueKey } from './format.js';
 import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type FloatTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
@@ -146,14 +146,13 @@ class LiteralParser {
     const first = this.parseValue(depth + 1);
     this.skipSpace();
     if (this.peek() === ':') return this.parseDictRest(depth, first, firstAt);
-    const items = new UniqueItems();
-    items.add(first);
+    const items = [first];
     for (;;) {
-      if (this.eat('}')) return pySet(items.values);
+      if (this.eat('}')) return pySet(distinctItems(items));
       if (!this.eat(',')) this.unexpected("',' or '}'");
       this.skipSpace();
-      if (this.eat('}')) return pySet(items.values);
-      items.add(this.parseValue(depth + 1));
+      if (this.eat('}')) return pySet(distinctItems(items));
+      items.push(this.parseValue(depth + 1));
       this.skipSpace();
     }
   }
@@ -251,10 +250,7 @@ class LiteralParser {
     if (arg === undefined) return [];
     const given = Array.isArray(arg) ? arg : tagItems(arg);
     if (given === undefined) return this.fail(`${name}() needs a list, tuple or set literal`, at);
-    if (!unique) return given;
-    const items = new UniqueItems();
-    given.forEach((item) => items.add(item));
-    return items.values;
+    return unique ? distinctItems(given) : given;
   }
 
   /** `(` [value [`,`]] `)`: calls here take at most one argument. */
@@ -553,21 +549,6 @@ export function pythonFloat(text: string): number | undefined {
   return PYTHON_DECIMAL.test(trimmed) ? Number(trimmed.replace(/_/g, '')) : undefined;
 }
 
-
-/** Keeps the first of each group of equal items, in order, as Python sets do. */
-class UniqueItems {
-  readonly values: Value[] = [];
-  private readonly keys = new Set<string>();
-
-  add(item: Value): void {
-    const key = valueKey(item);
-    if (key !== undefined) {
-      if (this.keys.has(key)) return;
-      this.keys.add(key);
-    }
-    this.values.push(item);
-  }
-}
 
 /** A dict whose keys are all strings (none of them the tag's name nor an array index) is a plain object; any other a dict tag. */
 function dictValue(entries: [Value, Value][]): Value {
