@@ -15,7 +15,6 @@ import type { Language } from '../engines/languages.js';
 import { detectLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
-import type { TypeNode, Value } from '../values/type-node.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
 import { gradeWithRecovery, type GradesJobs } from './recovery.js';
 
@@ -73,8 +72,8 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
     functionName: spec.functionName,
     arity: spec.problem.parameterNames.length,
     topLevelNames: runnable.topLevelNames,
-    tests: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, language).args),
-    expected: spec.suites.flatMap((suite) => encodedSuite(suite, spec.problem, language).expected),
+    tests: spec.suites.flatMap((suite) => encodedSuite(suite, language).args),
+    expected: spec.suites.flatMap((suite) => encodedSuite(suite, language).expected),
     returnType,
     tolerance: options.tolerance,
     equality: equalityOf(language, options.strictTypes === true),
@@ -143,7 +142,7 @@ interface EncodedSuite {
  */
 const encodedSuites = new WeakMap<PreparedSuite, Map<string, EncodedSuite>>();
 
-function encodedSuite(suite: PreparedSuite, problem: PreparedProblem, language: KnownLanguage): EncodedSuite {
+function encodedSuite(suite: PreparedSuite, language: KnownLanguage): EncodedSuite {
   let forms = encodedSuites.get(suite);
   if (forms === undefined) {
     forms = new Map();

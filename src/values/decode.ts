@@ -236,7 +236,7 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
 function readLiteral(text: string): LiteralResult {
   // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact,
   // and reads an object with a "$evalrun" key as the dict it is.
-  if (LONG_DIGITS.test(text) || FLOAT_OR_MINUS_ZERO.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
+  if (LONG_DIGITS.test(text) || FLOAT_OR_MINUS_ZERO.test(text) || INDEX_KEY.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
   try {
     return { ok: true, value: JSON.parse(text) as Value };
   } catch {
@@ -250,6 +250,8 @@ const LONG_DIGITS = /\d{16}/;
  * literal or a negative zero goes to the literal parser, which keeps kinds.
  */
 const FLOAT_OR_MINUS_ZERO = /\d[.eE]|\.\d|-\s*0/;
+/** JSON.parse moves a key such as "7" to the front of its object; the literal parser keeps the order written. */
+const INDEX_KEY = /"\d+"\s*:/;
 
 function scalarFromText(text: string, type: TypeNode): Value | undefined {
   const trimmed = pythonStrip(text);
@@ -360,11 +362,10 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
 }
 
 /**
- * Keys stay strings, but for int, float, bool and None key types they must
- * decode as such and are rewritten the way JSON writes them (`"01"` -> `"1"`,
- * `"True"` -> `"true"`), so that comparing keys as strings is sound.
+ * A JSON object for a dict: with str (or Any) keys it stays an object, used
+ * as it is when its values all decode to themselves, like a list's items;
+ * any other key type makes a dict tag whose keys are read by it.
  */
-/** Like a list's items, an object whose keys and values all decode to themselves is used as it is. */
 function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {
   if (!stringKeyed(type.key) || Object.hasOwn(raw, WIRE_TAG)) {
     const pairs: Array<[unknown, unknown]> = Object.keys(raw).map((key) => [key, raw[key]]);
@@ -374,12 +375,10 @@ function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict
   let values: { [key: string]: Value } | null = null;
   const keys = Object.keys(raw);
   for (let i = 0; i < keys.length; i++) {
-    const rawKey = keys[i]!;
-    const key = decodeKey(rawKey, type.key, context);
-    if (key === undefined) return failure(`${formatType(type.key)} key`, rawKey);
-    const result = decode(raw[rawKey], type.value, context);
-    if (!result.ok) return within(result, rawKey);
-    if (values === null && (key !== rawKey || result.value !== raw[rawKey])) {
+    const key = keys[i]!;
+    const result = decode(raw[key], type.value, context);
+    if (!result.ok) return within(result, key);
+    if (values === null && result.value !== raw[key]) {
       values = {};
       for (let j = 0; j < i; j++) setOwn(values, keys[j]!, raw[keys[j]!] as Value);
     }
@@ -388,12 +387,6 @@ function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict
   return ok(values ?? (raw as { [key: string]: Value }));
 }
 
-function decodeKey(rawKey: string, keyType: TypeNode, context: Context): string | undefined {
-  const kind = keyType.kind;
-  if (kind !== 'int' && kind !== 'float' && kind !== 'bool' && kind !== 'none') return rawKey;
-  const result = decode(rawKey, keyType, context);
-  return result.ok ? String(result.value) : undefined;
-}
 
 /** Key types whose keys are strings in Python too: the dict stays a plain object. */
 function stringKeyed(keyType: TypeNode): boolean {

@@ -631,3 +631,14 @@ describe('decodeValue shares what needs no decoding', () => {
     expect(nested.b).toEqual(['2']);
   });
 });
+
+describe('dict key order', () => {
+  it('keeps the order written when a string holds a JSON dict whose keys JavaScript would reorder', () => {
+    expect(decodeValue('{"7": 1, "1": 2}', parseType('Dict[str, int]'))).toEqual({
+      ok: true,
+      value: { $evalrun: 'dict', entries: [['7', 1], ['1', 2]] },
+    });
+    // Keys JavaScript leaves in place stay a plain object.
+    expect(decodeValue('{"b": 1, "a": 2}', parseType('Dict[str, int]'))).toEqual({ ok: true, value: { b: 1, a: 2 } });
+  });
+});
