@@ -48,18 +48,26 @@ module.exports = {
       to: { path: '^src/(cli|report|merge|runner|grading|runlog)/' },
     },
     {
+      name: 'workers-below-the-run',
+      comment:
+        'The workers layer (the pool, its messages, recovery and the worker program) serves the run: it never reaches the CLI, the run, the run log or a reporter; of reports it knows only the row and record types the worker writes.',
+      severity: 'error',
+      from: { path: '^src/workers/' },
+      to: { path: '^src/(cli|runner|runlog|merge)/|^src/report/(?!rows[.]ts$|scorecard[.]ts$)' },
+    },
+    {
       name: 'grading-below-the-run',
       comment: 'Grading turns a candidate into a job and its verdicts into results; it never reaches the run, the run log or the CLI.',
       severity: 'error',
       from: { path: '^src/grading/' },
-      to: { path: '^src/(cli|runner|runlog|merge)/' },
+      to: { path: '^src/(cli|runner|runlog|merge|workers)/' },
     },
     {
       name: 'run-log-only-keeps-lines',
       comment: 'The run log appends and reads back lines; it never grades, plans or renders (it names the shard record type the header carries).',
       severity: 'error',
       from: { path: '^src/runlog/' },
-      to: { path: '^src/(cli|runner|grading|merge|sandbox-host|engines|solutions)/', pathNot: '^src/runner/shard-records[.]ts$' },
+      to: { path: '^src/(cli|runner|grading|merge|sandbox-host|engines|solutions|workers)/', pathNot: '^src/runner/shard-records[.]ts$' },
     },
     {
       name: 'engines-below-the-worker',
@@ -93,7 +101,7 @@ module.exports = {
       name: 'supervisor-reads-descriptors-not-engines',
       comment: 'The supervisor never runs code: of engines/ it reads the descriptors, their list and its look-ups, never an engine (only the worker program reaches the registry).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/engines/|^src/sandbox-host/worker-process[.]ts$' },
+      from: { path: '^src/', pathNot: '^src/engines/|^src/workers/worker-process[.]ts$' },
       to: { path: '^src/engines/', pathNot: '^src/engines/(descriptor|languages|find-language)[.]ts$|^src/engines/[^/]+/language[.]ts$' },
     },
     {

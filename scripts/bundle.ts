@@ -50,18 +50,16 @@ const lazyWorkerParts: Plugin = {
 /**
  * A language descriptor (src/engines/<language>/language.ts) is read by both
  * programs and makes two kinds of `import()`: `./prepare.js`, the code
- * preparation only the supervisor runs, and its engine, which only a worker
- * runs. Each program leaves the other's part out: the import resolves to a
- * stub that fails loudly, should it ever be called in the wrong process.
+ * preparation, and its engine. Both run only in a worker, so the CLI leaves
+ * both out: each import resolves to a stub that fails loudly, should it
+ * ever be called in the supervisor.
  */
-function leaveOutOfDescriptors(part: 'prepare' | 'engine'): Plugin {
+function leaveOutOfDescriptors(): Plugin {
   return {
-    name: `leave-out-descriptor-${part}`,
+    name: 'leave-out-descriptor-parts',
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /\.js$/ }, (args) => {
         if (args.kind !== 'dynamic-import' || !DESCRIPTOR.test(args.importer)) return undefined;
-        const isPrepare = args.path === './prepare.js';
-        if (isPrepare !== (part === 'prepare')) return undefined;
         return { path: relative(root, join(args.resolveDir, args.path)), namespace: 'left-out' };
       });
       pluginBuild.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
@@ -74,17 +72,18 @@ function leaveOutOfDescriptors(part: 'prepare' | 'engine'): Plugin {
 
 rmSync(outdir, { recursive: true, force: true });
 // One file: the modules behind the CLI's lazy imports are in it, but
-// initialised only when imported; engines are not (the supervisor never runs one).
+// initialised only when imported; engines and code preparation are not (the
+// supervisor never runs or prepares a candidate).
 await build({
   entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
-  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors('engine')],
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors()],
   sourcemap: true,
 });
-const workerPlugins = [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts, leaveOutOfDescriptors('prepare')];
+const workerPlugins = [...NODE_CJS_BUNDLE_OPTIONS.plugins, lazyWorkerParts];
 await build({
-  entryPoints: { [stem(WORKER_BUNDLES.main)]: compiled('sandbox-host', 'worker-process.js') },
+  entryPoints: { [stem(WORKER_BUNDLES.main)]: compiled('workers', 'worker-process.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
   plugins: workerPlugins,

@@ -1,14 +1,14 @@
 /**
- * Grading in the supervisor: a candidate's code becomes its one grade job
- * (language detected, the code prepared, arguments and expected values as
- * wire text, the equality rule: each as the language's descriptor says,
- * engines/descriptor.ts), and the worker's verdicts become its results, one
- * per suite. The job itself goes through recovery.ts.
+ * Grading, in the sandbox worker that holds the candidate: its code becomes
+ * its one grade job (language detected, the code prepared, arguments and
+ * expected values as wire text, the equality rule: each as the language's
+ * descriptor says, engines/descriptor.ts), the worker's engines run the job,
+ * and the verdicts become its results, one per suite.
  */
 import type { PreparedProblem, PreparedSuite, PreparedTest } from '../problems/prepared.js';
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
-import type { GradeJob, Verdict } from '../sandbox-host/grade-protocol.js';
+import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SandboxLimits } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
@@ -16,7 +16,11 @@ import { detectLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
-import { gradeWithRecovery, type GradesJobs } from './recovery.js';
+
+/** Runs grade jobs: the worker's engines. */
+export interface RunsJobs {
+  run(job: GradeJob): Promise<GradeReply>;
+}
 
 export interface GradeOptions {
   limits: SandboxLimits;
@@ -47,15 +51,22 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
 }
 
 /**
- * Grades one candidate: its job goes to a sandbox worker (again to a fresh
- * one after a fault, see recovery.ts), and its verdicts become its results,
- * one per suite it was run against.
+ * Grades one candidate: its job runs on `jobs`, and its verdicts become its
+ * results, one per suite it was run against. `oneByOne`: the job comes
+ * again after it killed workers (workers/recovery.ts), to run one test at a
+ * time, the settled tests keeping their verdicts.
  */
-export async function gradeCandidate(pool: GradesJobs, candidate: Candidate, problem: PreparedProblem, options: GradeOptions): Promise<CandidateResult[]> {
-  return gradeCode(pool, codeOf(candidate, problem), options);
+export async function gradeCandidate(
+  jobs: RunsJobs,
+  candidate: Candidate,
+  problem: PreparedProblem,
+  options: GradeOptions,
+  oneByOne?: GradeJob['oneByOne'],
+): Promise<CandidateResult[]> {
+  return gradeCode(jobs, codeOf(candidate, problem), options, oneByOne);
 }
 
-async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOptions): Promise<CandidateResult[]> {
+async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOptions, oneByOne: GradeJob['oneByOne']): Promise<CandidateResult[]> {
   const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
@@ -80,7 +91,8 @@ async function gradeCode(pool: GradesJobs, spec: CandidateCode, options: GradeOp
     limits: options.limits,
   };
   if (language.usesPackages && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
-  const reply = await gradeWithRecovery(pool, job);
+  if (oneByOne !== undefined) job.oneByOne = oneByOne;
+  const reply = await jobs.run(job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
     return unrunnableResults(spec, failure, queued);

@@ -93,7 +93,7 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
     store.log.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
-    for (const { candidate, shard } of candidates) store.record(candidate.key, shards[shard]!.results(candidate.at));
+    for (const { candidate, shard } of candidates) store.recordResults(candidate.key, shards[shard]!.results(candidate.at));
     store.log.noteEnd(end);
   } catch (e) {
     store.log.close();

@@ -2,7 +2,7 @@
  * The table's "failing tests" section: the first failing tests in the run's
  * plan order, however the candidates finish, with only those kept in memory.
  */
-import { candidateRow, type CandidateRow } from './rows.js';
+import type { CandidateRow } from './rows.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
 
 /** How many failing tests are kept in memory for the table (in input order). */
@@ -14,8 +14,14 @@ export interface FailureRow {
   test: TestResult;
 }
 
+/**
+ * Keeps the candidates with failing tests that come first in the plan, by
+ * key and rows only: their tests are read back (from the run log) when the
+ * table asks, so that no test record is held in memory while the run goes.
+ */
 export class FailingTests {
-  private readonly kept: Array<{ rank: number; row: FailureRow }> = [];
+  /** Candidates with failing tests, lowest ranks first; each has at least one, so FAILURES_KEPT of them are enough. */
+  private readonly kept: Array<{ rank: number; key: string; rows: readonly CandidateRow[] }> = [];
   private count = 0;
 
   /**
@@ -23,25 +29,15 @@ export class FailingTests {
    * Only tests of candidates that ran count: a candidate that could not run
    * has one reason, shown in its own row.
    */
-  note(rank: number, results: readonly CandidateResult[], rows: readonly CandidateRow[] = results.map(candidateRow)): void {
+  note(rank: number, key: string, rows: readonly CandidateRow[]): void {
     const count = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed : 0), 0);
     if (count === 0) return;
     this.count += count;
     const worst = this.kept[this.kept.length - 1];
     if (this.kept.length >= FAILURES_KEPT && worst !== undefined && worst.rank < rank) return;
-    let taken = 0;
-    results.forEach((result, i) => {
-      const row = rows[i];
-      if (row?.ran !== true) return;
-      for (const test of result.tests) {
-        if (taken >= FAILURES_KEPT) return;
-        if (test.status === 'pass') continue;
-        this.kept.push({ rank, row: { candidate: row, test } });
-        taken++;
-      }
-    });
-    // Stable sort keeps each candidate's tests in their own order.
-    this.kept.sort((a, b) => a.rank - b.rank);
+    let at = this.kept.length;
+    while (at > 0 && this.kept[at - 1]!.rank > rank) at--;
+    this.kept.splice(at, 0, { rank, key, rows });
     this.kept.length = Math.min(this.kept.length, FAILURES_KEPT);
   }
 
@@ -50,9 +46,22 @@ export class FailingTests {
     return rows.some((row) => row.ran && row.passed < row.total);
   }
 
-  /** The first failing tests in plan order, and how many there are in all. */
-  result(): { shown: FailureRow[]; total: number } {
-    return { shown: this.kept.map((f) => f.row), total: this.count };
+  /** The first failing tests in plan order, their records read with `resultsOf`, and how many there are in all. */
+  result(resultsOf: (key: string) => readonly CandidateResult[]): { shown: FailureRow[]; total: number } {
+    const shown: FailureRow[] = [];
+    for (const { key, rows } of this.kept) {
+      const results = resultsOf(key);
+      results.forEach((result, i) => {
+        const row = rows[i];
+        if (row?.ran !== true) return;
+        for (const test of result.tests) {
+          if (shown.length >= FAILURES_KEPT) return;
+          if (test.status !== 'pass') shown.push({ candidate: row, test });
+        }
+      });
+      if (shown.length >= FAILURES_KEPT) break;
+    }
+    return { shown, total: this.count };
   }
 
   clear(): void {

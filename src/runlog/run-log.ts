@@ -182,15 +182,18 @@ export class RunLog {
     this.append(`${JSON.stringify({ type: 'end', ...end })}\n`);
   }
 
-  /** Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`. */
-  appendCandidate(key: string, results: readonly CandidateResult[]): void {
+  /**
+   * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
+   * from its results' record texts (`recordJson`, which writes exact
+   * integers of any size with every digit).
+   */
+  appendCandidate(key: string, records: readonly string[]): void {
     let text = `{"type":"candidate","key":${JSON.stringify(key)},"results":[`;
     const cuts: number[] = [];
-    results.forEach((result, i) => {
+    records.forEach((record, i) => {
       if (i > 0) text += ',';
       cuts.push(text.length);
-      // Exact integers of any size are written with every digit.
-      text += recordJson(result);
+      text += record;
       cuts.push(text.length);
     });
     text += ']}\n';

@@ -1,14 +1,21 @@
-import { isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
-import { loadProblemLazily } from '../problems/load-lazily.js';
-import type { InvalidProblemFile, PreparedProblem } from '../problems/prepared.js';
-import type { CandidateRow } from '../report/rows.js';
+import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
+import type { InvalidProblemFile } from '../problems/prepared.js';
+import { candidateRow, type CandidateRow } from '../report/rows.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
-import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
-import { WorkerPool } from '../sandbox-host/pool.js';
+import { recordJson } from '../values/wire.js';
+import { ceilingForTests, WorkerPool } from '../workers/pool.js';
+import type { IndexedItem } from '../workers/recovery.js';
 import { allLanguages, equalityOf } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
-import { discoverSubmissions } from '../solutions/discover.js';
+import {
+  collectSubmissions,
+  findSolutionFiles,
+  solutionDiscoveryContext,
+  type DiscoveredSubmissions,
+  type SolutionFileOutcome,
+} from '../solutions/discover.js';
 import type { Tolerance } from '../values/compare.js';
 import {
   candidateKey,
@@ -18,11 +25,11 @@ import {
   type Candidate,
   type ProblemSummary,
 } from '../grading/candidate.js';
-import type { GradeOptions } from '../grading/grade.js';
-import { selector, type Filters } from './filters.js';
+import { unavailableResults, type GradeOptions } from '../grading/grade.js';
+import { selector, type Filters } from '../grading/filters.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
 import { outcomeOf } from './outcome.js';
-import { IN_FLIGHT_TESTS, Schedule } from './schedule.js';
+import { Route } from './route.js';
 import type { ShardSpec } from './shard.js';
 import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord } from './shard-plan.js';
 import { collectRows, Tally } from './tally.js';
@@ -103,13 +110,14 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
 }
 
 /**
- * One run: read the problems, plan the candidates (self-check or
- * submissions, filtered), send each through the one grading route
- * (schedule.ts: a job per candidate, graded by a sandbox worker), append
- * each result to the run log, and hand the outcome to the reporters. A
- * self-check's candidates are known as each problem file is read, so the
- * plan adds them to the schedule then: the first verdicts come before the
- * last file is read.
+ * One run: list the problem files, plan the candidates (self-check or
+ * submissions, filtered), send the work through the one route (route.ts:
+ * batches of items, each done by a sandbox worker, which reads the files,
+ * grades, and writes each candidate's results as record text), append each
+ * candidate's records to the run log as they come, and hand the outcome to
+ * the reporters. A self-check's workers grade each problem as they read it:
+ * the first verdicts come before the last file is read. Other runs first
+ * have the workers read the problems (and the solutions), then plan.
  */
 export async function runEvaluation(
   options: RunOptions,
@@ -138,6 +146,7 @@ async function evaluate(
 ): Promise<RunOutcome> {
   const select = selector(options.filters);
   const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
+  const interrupted = (): boolean => control.signal?.aborted === true;
   let startedAt = new Date().toISOString();
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
@@ -151,16 +160,13 @@ async function evaluate(
     return opened.tally;
   };
   const reports = new Reports(reporter);
-  const schedule = new Schedule({
-    pool,
-    grade: gradeOptionsOf(options),
-    interrupted: () => control.signal?.aborted === true,
-    record: (candidate, results) => {
-      const key = candidateKey(candidate);
-      reports.graded(key, openNewLog().record(key, results));
-    },
-  });
-  reports.onFailure = (e) => schedule.fail(e);
+  const route = new Route({ pool, batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters } });
+  const record = (candidate: Candidate, rows: readonly CandidateRow[], texts: readonly string[]): void => {
+    if (interrupted()) return;
+    const key = candidateKey(candidate);
+    openNewLog().record(key, rows, texts);
+    reports.graded(key, rows);
+  };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.
   const streaming = options.solutionsDir === null && !control.resume && !options.shard;
 
@@ -169,28 +175,17 @@ async function evaluate(
   let planned: PlannedRun;
   let problemReports: ProblemReport[];
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
+  let grading: Promise<void> | null = null;
   try {
-    loaded = await readProblems(
-      options.problemsDir,
-      streaming
-        ? async (problem, summary) => {
-            if (!select.problem(summary.id, summary.tags)) return;
-            for (const candidate of selfCheckPlans([summary])) {
-              schedule.add(candidate, problem);
-              await schedule.room();
-            }
-          }
-        : null,
-    );
+    loaded = await readProblems(options.problemsDir, route, streaming ? { record, interrupted } : null);
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
-    planned = await planCandidates(options, loaded, selected, select.model);
+    planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
     if (options.shard) {
       const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
       planned = { ...planned, candidates: plan.specs };
     }
-    schedule.check();
     if (control.resume) {
       const collected = collectRows();
       const reopened = RunLog.resume(control.logFile, collected.visit);
@@ -202,8 +197,6 @@ async function evaluate(
       openNewLog();
     }
   } catch (e) {
-    schedule.fail(e);
-    await schedule.idle();
     opened.tally?.log.close();
     throw e;
   }
@@ -220,7 +213,7 @@ async function evaluate(
       tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
       skipped_submissions: skipped,
     });
-    // Added to the schedule as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
+    // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
     const todo = streaming ? candidates : candidates.filter((_, i) => !tally.has(keys[i]!));
     await reports.start(
       {
@@ -233,15 +226,14 @@ async function evaluate(
       },
       keys,
     );
-    if (!streaming) await addAll(schedule, todo, loaded.held);
-    await schedule.idle();
+    if (!streaming) grading = gradeAll(route, todo, record, interrupted);
+    await grading;
     await reports.idle();
-    schedule.check();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).
     void pool.close();
 
-    const end = { finished_at: new Date().toISOString(), complete: tally.missing() === 0 };
+    const end = { finished_at: new Date().toISOString(), complete: tally.missing() === 0 && loaded.unread === 0 };
     tally.log.noteEnd(end);
     const outcome = outcomeOf(tally, {
       header: { mode, run_id: control.runId, started_at: startedAt, options: recordOptions(options) },
@@ -255,10 +247,6 @@ async function evaluate(
     });
     await reporter.onRunEnd(outcome);
     return outcome;
-  } catch (e) {
-    schedule.fail(e);
-    await schedule.idle();
-    throw e;
   } finally {
     tally.log.close();
   }
@@ -269,17 +257,18 @@ async function evaluate(
  * and one at a time; those graded before the run is planned (a self-check's
  * first ones) once it is, and only if the plan holds them (a problem that
  * turns out to be a duplicate is left out of the plan, and so out of the
- * reports, though its line stays in the log).
+ * reports, though its line stays in the log). A reporter's failure ends
+ * the run once grading stops.
  */
 class Reports {
   private planned: Set<string> | null = null;
-  private early: Array<[string, CandidateRow[]]> = [];
+  private early: Array<[string, readonly CandidateRow[]]> = [];
   private chain: Promise<void> = Promise.resolve();
-  onFailure: (error: unknown) => void = () => undefined;
+  private failure: { error: unknown } | null = null;
 
   constructor(private readonly reporter: CombinedReporter) {}
 
-  graded(key: string, rows: CandidateRow[]): void {
+  graded(key: string, rows: readonly CandidateRow[]): void {
     if (this.planned === null) this.early.push([key, rows]);
     else if (this.planned.has(key)) this.tell(rows);
   }
@@ -290,90 +279,134 @@ class Reports {
     for (const [key, rows] of this.early.splice(0)) this.graded(key, rows);
   }
 
-  idle(): Promise<void> {
-    return this.chain;
+  /** Resolves once the reporters have heard every candidate so far; throws what the first one that failed threw. */
+  async idle(): Promise<void> {
+    await this.chain;
+    if (this.failure !== null) throw this.failure.error;
   }
 
-  private tell(rows: CandidateRow[]): void {
-    this.chain = this.chain.then(() => this.reporter.onCandidateResult(rows)).catch((e: unknown) => this.onFailure(e));
+  private tell(rows: readonly CandidateRow[]): void {
+    this.chain = this.chain
+      .then(() => (this.failure === null ? this.reporter.onCandidateResult(rows) : undefined))
+      .catch((error: unknown) => void (this.failure ??= { error }));
   }
 }
 
+type RecordCandidate = (candidate: Candidate, rows: readonly CandidateRow[], texts: readonly string[]) => void;
+
 /**
- * Adds the planned candidates to the schedule. The problems read while
- * planning are used as they are; any other is read again, once for all of
- * its candidates, and let go after its last one.
+ * Grades the planned candidates: a worker reads each one's problem file
+ * (candidates of one problem come one after another, so it reads it once
+ * for them) and answers with its records.
  */
-async function addAll(schedule: Schedule, todo: readonly Candidate[], held: Map<string, PreparedProblem>): Promise<void> {
-  const remaining = new Map<string, number>();
-  for (const c of todo) remaining.set(c.file, (remaining.get(c.file) ?? 0) + 1);
-  const reading = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
-  for (const candidate of todo) {
-    const file = candidate.file;
-    const left = (remaining.get(file) ?? 1) - 1;
-    remaining.set(file, left);
-    let problem: PreparedProblem | Promise<PreparedProblem | InvalidProblemFile> | undefined = held.get(file);
-    if (problem === undefined) {
-      problem = reading.get(file) ?? loadProblemLazily(file);
-      reading.set(file, problem);
-    }
-    if (left <= 0) {
-      held.delete(file);
-      reading.delete(file);
-    }
-    schedule.add(candidate, problem);
-    await schedule.room();
+async function gradeAll(route: Route, todo: readonly Candidate[], record: RecordCandidate, interrupted: () => boolean): Promise<void> {
+  await swallowIfInterrupted(
+    interrupted,
+    route.send(
+      groupedByFile(todo).map((index) => ({ index, item: { kind: 'grade', candidate: todo[index]! } })),
+      {
+        onMessage: (index, m) => {
+          const candidate = todo[index]!;
+          if (m.type === 'graded') record(candidate, m.rows, m.texts);
+          else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        },
+        giveUp: (index, _, reason) => recordResults(record, todo[index]!, unavailableResults(todo[index]!, reason)),
+      },
+    ),
+  );
+}
+
+/**
+ * The candidates' indexes with those of one problem file together, in the
+ * order the files first come: a worker then reads a problem once for all
+ * of a batch's candidates, however the solutions were laid out (a JSON
+ * Lines file per model interleaves the problems). Only the order they are
+ * sent in changes; the scorecard keeps the plan's.
+ */
+function groupedByFile(todo: readonly Candidate[]): number[] {
+  const byFile = new Map<string, number[]>();
+  todo.forEach((candidate, index) => {
+    const group = byFile.get(candidate.file);
+    if (group === undefined) byFile.set(candidate.file, [index]);
+    else group.push(index);
+  });
+  return [...byFile.values()].flat();
+}
+
+function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
+  record(candidate, results.map(candidateRow), results.map((r) => recordJson(r)));
+}
+
+/** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */
+async function swallowIfInterrupted(interrupted: () => boolean, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (e) {
+    if (!interrupted()) throw e;
   }
 }
 
 /**
- * Reads and checks every problem file, in the supervisor, while the
- * workers start beside it. With `take` (a self-check), each problem goes to
- * be graded as soon as it is read; otherwise problems are kept for their
- * candidates up to IN_FLIGHT_TESTS tests' worth, and any other is read
- * again when its candidates are graded.
+ * Has the workers read and check every problem file, while the supervisor
+ * only lists them. With `grade` (a self-check), each worker grades a
+ * problem's optimal_solution as soon as it has read it.
  */
 async function readProblems(
   dir: string,
-  take: ((problem: PreparedProblem, summary: ProblemSummary) => Promise<void>) | null,
+  route: Route,
+  grade: { record: RecordCandidate; interrupted: () => boolean } | null,
 ): Promise<ReadProblems> {
   const found = await listProblemFiles(dir);
-  const held = new Map<string, PreparedProblem>();
-  const loaded = new Map<string, ProblemSummary | InvalidProblemFile>();
-  let heldTests = 0;
-  for (const item of found) {
-    if (typeof item !== 'string') continue;
-    const problem = await loadProblemLazily(item);
-    if (isInvalidProblemFile(problem)) {
-      loaded.set(item, problem);
-    } else {
-      const summary = summarizeProblem(problem);
-      loaded.set(item, summary);
-      if (take !== null) await take(problem, summary);
-      else if (heldTests + summary.tests <= IN_FLIGHT_TESTS) {
-        held.set(item, problem);
-        heldTests += summary.tests;
+  const loaded: Array<ProblemSummary | InvalidProblemFile | undefined> = found.map((item) => (typeof item === 'string' ? undefined : item));
+  const items: IndexedItem[] = [];
+  found.forEach((item, index) => {
+    if (typeof item === 'string') items.push({ index, item: grade === null ? { kind: 'read-problem', file: item } : { kind: 'self-check', file: item } });
+  });
+  const fileAt = (index: number): string => found[index] as string;
+  const work = route.send(items, {
+    onMessage: (index, m) => {
+      if (m.type === 'problem') {
+        loaded[index] = m.problem;
+        if (m.grading && !isInvalidProblemFile(m.problem)) return ceilingForTests(m.problem.tests, route.limits);
+      } else if (m.type === 'graded' && grade !== null) {
+        const summary = loaded[index];
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(selfCheckOf(summary), m.rows, m.texts);
+      } else if (m.type === 'failed') {
+        const summary = loaded[index];
+        if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
+        else if (grade !== null) recordResults(grade.record, selfCheckOf(summary), unavailableResults(selfCheckOf(summary), `internal error in evalrun: ${m.message}`));
       }
-    }
-    // Reading a file hardly ever waits, so give the workers' messages (that
-    // they are ready, the answers to jobs) their turn between two files.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const results = found.map((item) => (typeof item === 'string' ? loaded.get(item)! : item));
+    },
+    // A self-check that had read its problem when its worker failed is graded again as a planned candidate.
+    again: (index, item) => {
+      const summary = loaded[index];
+      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary) ? { kind: 'grade', candidate: selfCheckOf(summary) } : item;
+    },
+    giveUp: (index, _, reason) => {
+      loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: reading it stopped the sandbox worker: ${reason}`]);
+    },
+  });
+  await (grade === null ? work : swallowIfInterrupted(grade.interrupted, work));
+  const unread = loaded.filter((problem) => problem === undefined).length;
+  const results = loaded.map((problem, index) => problem ?? invalid(fileAt(index), null, [`${fileAt(index)}: not read (the run was interrupted)`]));
   const walked = found.map((item): WalkedFile => {
     const file = typeof item === 'string' ? item : item.file;
     return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
   });
-  return { ...splitAndRejectDuplicates(results), held, walked };
+  return { ...splitAndRejectDuplicates(results), walked, unread };
+}
+
+function selfCheckOf(summary: ProblemSummary): Candidate {
+  return selfCheckPlans([summary])[0]!;
 }
 
 interface ReadProblems {
   problems: ProblemSummary[];
   invalid: InvalidProblemFile[];
-  /** Problems read while planning and kept for their candidates; each is let go when its last candidate is added. */
-  held: Map<string, PreparedProblem>;
   /** Every entry the walk of the problems folder found, for a shard's input digest. */
   walked: WalkedFile[];
+  /** Files no worker read (the run was interrupted first): the run is not complete. */
+  unread: number;
 }
 
 /** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
@@ -388,6 +421,7 @@ async function planCandidates(
   loaded: ReadProblems,
   selected: readonly ProblemSummary[],
   modelSelected: (id: string) => boolean,
+  route: Route,
 ): Promise<PlannedRun> {
   if (options.solutionsDir === null) return { candidates: selfCheckPlans(selected), skipped: [], walked: null };
 
@@ -397,7 +431,7 @@ async function planCandidates(
   for (const bad of loaded.invalid) if (bad.id !== null && !valid.has(bad.id)) invalidFiles.set(bad.id, bad.file);
   const known = new Set([...valid, ...invalidFiles.keys()]);
 
-  const found = await discoverSubmissions(options.solutionsDir, known);
+  const found = await discoverInWorkers(route, options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
   const candidates: Candidate[] = [];
   for (const submission of found.submissions) {
@@ -412,6 +446,32 @@ async function planCandidates(
     candidates.push(submissionPlan(problem, submission, options.extractCode));
   }
   return { candidates, skipped, walked: found.files };
+}
+
+/**
+ * Finds the submissions as `discoverSubmissions` does, the supervisor only
+ * walking the folder: the workers read the files, which grows with the
+ * candidates, and know the problem ids from the run's context.
+ */
+async function discoverInWorkers(route: Route, dir: string, known: ReadonlySet<string>): Promise<DiscoveredSubmissions> {
+  const found = await findSolutionFiles(dir);
+  const context = solutionDiscoveryContext(dir, known);
+  route.setContext({ knownProblemIds: [...known], solutionsRootName: context.rootName });
+  const outcomes: SolutionFileOutcome[][] = found.files.map(() => []);
+  const skip = (index: number, reason: string): void => {
+    outcomes[index] = [{ kind: 'skipped', skipped: { source: found.files[index]!.source, reason } }];
+  };
+  await route.send(
+    found.files.map((file, index) => ({ index, item: { kind: 'read-solutions', file } })),
+    {
+      onMessage: (index, m) => {
+        if (m.type === 'solutions') outcomes[index] = m.outcomes;
+        else if (m.type === 'failed') skip(index, `unreadable: evalrun failed to read it: ${m.message}`);
+      },
+      giveUp: (index, _, reason) => skip(index, `unreadable: reading it stopped the sandbox worker: ${reason}`),
+    },
+  );
+  return collectSubmissions(found, outcomes);
 }
 
 function gradeOptionsOf(options: RunOptions): GradeOptions {

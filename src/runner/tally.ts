@@ -7,9 +7,10 @@ import { FailingTests, type FailureRow } from '../report/failing-tests.js';
 import { candidateRow, summarize, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult, Summary } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
+import { recordJson } from '../values/wire.js';
 
 export class Tally {
-  private readonly rowsByKey = new Map<string, CandidateRow[]>();
+  private readonly rowsByKey = new Map<string, readonly CandidateRow[]>();
   private order: readonly string[] = [];
   private readonly rankOf = new Map<string, number>();
   private readonly failing = new FailingTests();
@@ -33,16 +34,24 @@ export class Tally {
     this.failing.clear();
     keys.forEach((key, rank) => {
       const rows = this.rowsByKey.get(key);
-      if (rows !== undefined && FailingTests.any(rows)) this.failing.note(rank, this.log.results(key), rows);
+      if (rows !== undefined && FailingTests.any(rows)) this.failing.note(rank, key, rows);
     });
   }
 
-  /** Appends a graded candidate to the run log; its rows, for the reporters. */
-  record(key: string, results: readonly CandidateResult[]): CandidateRow[] {
-    this.log.appendCandidate(key, results);
-    const rows = results.map(candidateRow);
+  /**
+   * Appends a graded candidate to the run log, as the record texts the
+   * worker wrote, and keeps its rows for the reporters.
+   */
+  record(key: string, rows: readonly CandidateRow[], texts: readonly string[]): void {
+    this.log.appendCandidate(key, texts);
     this.rowsByKey.set(key, rows);
-    this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, results, rows);
+    this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
+  }
+
+  /** The same for results held as objects (merged shards); their rows. */
+  recordResults(key: string, results: readonly CandidateResult[]): CandidateRow[] {
+    const rows = results.map(candidateRow);
+    this.record(key, rows, results.map((r) => recordJson(r)));
     return rows;
   }
 
@@ -65,7 +74,7 @@ export class Tally {
   }
 
   failingTests(): { shown: FailureRow[]; total: number } {
-    return this.failing.result();
+    return this.failing.result((key) => this.log.results(key));
   }
 
   /** Full results of the finished candidates, in input order, read back from the log one candidate at a time. */

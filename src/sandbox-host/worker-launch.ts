@@ -23,7 +23,7 @@ let script: string | null = null;
 export function workerScript(): string {
   if (script !== null) return script;
   const bundled = join(packageRoot(), BUNDLE_DIR, WORKER_BUNDLES.main);
-  script = existsSync(bundled) ? bundled : join(packageRoot(), 'dist', 'src', 'sandbox-host', 'worker-process.js');
+  script = existsSync(bundled) ? bundled : join(packageRoot(), 'dist', 'src', 'workers', 'worker-process.js');
   return script;
 }
 

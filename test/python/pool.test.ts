@@ -5,9 +5,9 @@
  * well-behaved candidate graded right after it by the same worker passes.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/grading/recovery.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
 import { workerPids } from './helpers.js';

@@ -14,9 +14,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { gradeWithRecovery } from '../../src/grading/recovery.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
 

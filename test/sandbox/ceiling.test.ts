@@ -6,9 +6,9 @@
  * tests their real verdicts, and the next candidate is graded normally.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/grading/recovery.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
 
 function job(code: string, tests: number[][], expected: number[]): GradeJob {

@@ -12,8 +12,10 @@ import { selfCheckPlans, summarizeProblem } from '../../src/grading/candidate.js
 import { gradeCandidate, type GradeOptions } from '../../src/grading/grade.js';
 import { loadProblemFile } from '../../src/problems/load.js';
 import { isInvalidProblemFile } from '../../src/problems/prepared.js';
-import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { NO_FILTERS } from '../../src/grading/filters.js';
+import type { GradeJob, GradeReply } from '../../src/sandbox-host/grade-protocol.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import { encodeWire } from '../../src/values/wire.js';
 
 const OPTIONS: GradeOptions = {
@@ -40,7 +42,7 @@ describe('grade jobs', () => {
       equality: 'javascript',
       limits: OPTIONS.limits,
     };
-    const reply = await pool.grade(job);
+    const reply = await gradeWithRecovery(pool, job);
     expect(reply).toMatchObject({
       kind: 'ran',
       verdicts: [
@@ -64,10 +66,20 @@ describe('grade jobs', () => {
       tolerance: OPTIONS.tolerance,
       equality: 'javascript',
       limits: OPTIONS.limits,
-      oneByOne: { settled: [[2, { status: 'memory', message: 'sandbox process died: killed by SIGABRT (V8 ran out of memory)' }]] },
     };
     const started: number[] = [];
-    const reply = await pool.grade(job, (test) => started.push(test));
+    let reply: GradeReply | null = null;
+    await pool.run({
+      batch: {
+        options: { grade: { limits: job.limits, tolerance: job.tolerance, languages: ['javascript'] }, extractCode: false, filters: NO_FILTERS },
+        items: [{ kind: 'job', job, oneByOne: [[2, { status: 'memory', message: 'sandbox process died: killed by SIGABRT (V8 ran out of memory)' }]] }],
+      },
+      ceilingMs: () => 10_000,
+      onMessage: (m) => {
+        if (m.type === 'started') started.push(m.test);
+        else if (m.type === 'answered') reply = m.reply;
+      },
+    });
     expect(started).toEqual([0, 1]);
     expect(reply).toMatchObject({
       kind: 'ran',
@@ -100,7 +112,7 @@ describe('grade jobs', () => {
     const problem = await loadProblemFile(file);
     if (isInvalidProblemFile(problem)) throw new Error(problem.errors.join('; '));
     const [candidate] = selfCheckPlans([summarizeProblem(problem)]);
-    const results = await gradeCandidate(pool, candidate!, problem, OPTIONS);
+    const results = await gradeCandidate({ run: (job) => gradeWithRecovery(pool, job) }, candidate!, problem, OPTIONS);
     expect(results[0]).toMatchObject({ model_id: 'optimal_solution', status: 'failed', source: `${file}#optimal_solution`, passed: 1, total: 2 });
     // Non-finite floats are held and recorded as float tags.
     expect(results[0]?.tests[0]).toMatchObject({

@@ -6,8 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
-import { gradeWithRecovery } from '../../src/grading/recovery.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
 

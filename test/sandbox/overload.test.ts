@@ -5,9 +5,9 @@
  * times out. The Python engine's twin is in test/python/hostile.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { gradeWithRecovery } from '../../src/grading/recovery.js';
+import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
-import { WorkerPool } from '../../src/sandbox-host/pool.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
 import { workerPids } from '../python/helpers.js';
 

@@ -15,8 +15,7 @@ import { created } from '../fixtures/toy-language/engine.js';
 import { allLanguages, languageNames } from '../../src/engines/find-language.js';
 import { Engines } from '../../src/engines/registry.js';
 import { selfCheckPlans, submissionPlan, summarizeProblem } from '../../src/grading/candidate.js';
-import { gradeCandidate, type GradeOptions } from '../../src/grading/grade.js';
-import type { GradesJobs } from '../../src/grading/recovery.js';
+import { gradeCandidate, type GradeOptions, type RunsJobs } from '../../src/grading/grade.js';
 import { loadProblemFile } from '../../src/problems/load.js';
 import { isInvalidProblemFile, type PreparedProblem } from '../../src/problems/prepared.js';
 import { recordOptions, type RunOptions } from '../../src/runner/run.js';
@@ -39,14 +38,14 @@ const OPTIONS: GradeOptions = {
 };
 
 /** The worker's side, in this process: the registry runs the job, each result is judged. */
-function inProcessWorker(): GradesJobs & { jobs: GradeJob[]; engines: Engines } {
+function inProcessWorker(): RunsJobs & { jobs: GradeJob[]; engines: Engines } {
   // No engine starts before a job asks (JavaScript's would need a sandbox).
   const engines = new Engines([]);
   const jobs: GradeJob[] = [];
   return {
     jobs,
     engines,
-    async grade(job: GradeJob): Promise<GradeReply> {
+    async run(job: GradeJob): Promise<GradeReply> {
       jobs.push(job);
       const outcome = await engines.run(job);
       if (outcome.kind === 'load-error') return outcome;

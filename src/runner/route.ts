@@ -1,0 +1,91 @@
+/**
+ * The one route every piece of a run's work takes from the plan to a
+ * sandbox worker: items (a problem file to read, a candidate to grade, a
+ * solution file to read) go in batches, and p-limit bounds the batches in
+ * flight at twice the workers, so that each worker runs one and holds the
+ * next in its pipe, and the supervisor's memory stays bounded however
+ * large the run. Faults are handled per item (workers/recovery.ts). The
+ * answers go to the caller's handlers the moment they arrive.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { SandboxLimits } from '../sandbox-host/protocol.js';
+import type { BatchOptions, RunContext, WorkItem } from '../workers/messages.js';
+import { ceilingForTests } from '../workers/pool.js';
+import { runItems, type IndexedItem, type ItemHandlers, type RunsBatches } from '../workers/recovery.js';
+
+/** Batches in flight per worker: the one it runs and the one queued behind it. */
+export const BATCHES_PER_WORKER = 2;
+
+/** The most items in one batch: enough that the supervisor's cost per batch is shared, few enough that every worker gets many batches. */
+const MAX_BATCH_ITEMS = 32;
+
+/** Batches each worker should get at least, so that the run's end is not one worker finishing a large batch alone. */
+const BATCHES_PER_WORKER_AT_LEAST = 8;
+
+/**
+ * Ceiling of reading a file. Reading never runs candidate code, so it is
+ * only there for a worker whose machinery stops answering.
+ */
+const READ_CEILING_MS = 60_000;
+
+export interface RouteOptions {
+  pool: RunsBatches & { readonly size: number; setContext?(context: RunContext): void };
+  batch: BatchOptions;
+}
+
+export class Route {
+  /** The bound on the work in flight: batches sent to workers and not yet answered. */
+  readonly limit: LimitFunction;
+
+  constructor(private readonly options: RouteOptions) {
+    this.limit = pLimit(Math.max(1, options.pool.size) * BATCHES_PER_WORKER);
+  }
+
+  /** What every worker keeps for the rest of the run (the problem ids solution files are read against). */
+  setContext(context: RunContext): void {
+    this.options.pool.setContext?.(context);
+  }
+
+  /** The sandbox limits every candidate of the run gets. */
+  get limits(): SandboxLimits {
+    return this.options.batch.grade.limits;
+  }
+
+  /**
+   * Sends every item, in batches of consecutive items; resolves once each
+   * is answered or given up. A handler that throws ends the route: the
+   * promise rejects with what it threw.
+   */
+  async send(items: readonly IndexedItem[], handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] }): Promise<void> {
+    const limits = this.options.batch.grade.limits;
+    const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item) => ceilingOf(item, limits)) };
+    const size = batchSize(items.length, this.options.pool.size);
+    const sent: Array<Promise<void>> = [];
+    let failed: { error: unknown } | null = null;
+    for (let at = 0; at < items.length; at += size) {
+      const batch = items.slice(at, at + size);
+      const done = this.limit(() => (failed === null ? runItems(this.options.pool, this.options.batch, batch, full) : undefined));
+      // The first failure stops the batches not yet sent; it is thrown once every batch in flight has settled.
+      sent.push(done.catch((error: unknown) => void (failed ??= { error })));
+    }
+    await Promise.all(sent);
+    if (failed !== null) throw (failed as { error: unknown }).error;
+  }
+}
+
+/** Items per batch for a run of `items` on `workers` workers. */
+export function batchSize(items: number, workers: number): number {
+  return Math.min(MAX_BATCH_ITEMS, Math.max(1, Math.ceil(items / (Math.max(1, workers) * BATCHES_PER_WORKER_AT_LEAST))));
+}
+
+/** The wall-clock ceiling of an item, from the tests it runs; a file read has its own. */
+export function ceilingOf(item: WorkItem, limits: SandboxLimits): number {
+  switch (item.kind) {
+    case 'grade':
+      return ceilingForTests(item.oneByOne === undefined ? item.candidate.tests : 1, limits);
+    case 'job':
+      return ceilingForTests(item.oneByOne === undefined ? item.job.tests.length : 1, item.job.limits);
+    default:
+      return READ_CEILING_MS;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The messages between the supervisor and a sandbox worker, one JSON
+ * document per line each way. The supervisor sends batches of work items;
+ * the worker does the items in order and answers each as soon as it is
+ * done, so that a worker lost mid-batch costs only the items it had not
+ * answered. What arrives from a worker is checked here (`readFromWorker`)
+ * before anything else of the supervisor sees it.
+ */
+import type { Candidate, ProblemSummary } from '../grading/candidate.js';
+import type { Filters } from '../grading/filters.js';
+import type { GradeOptions } from '../grading/grade.js';
+import type { InvalidProblemFile } from '../problems/prepared.js';
+import type { CandidateRow } from '../report/rows.js';
+import type { CandidateStatus } from '../report/scorecard.js';
+import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
+import type { SolutionFile, SolutionFileOutcome } from '../solutions/discover.js';
+
+/** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */
+export type Settled = Array<[number, Verdict]>;
+
+/**
+ * One piece of work. Items that read files do so in the worker, so that the
+ * supervisor's work per candidate stays a small fraction of the workers'.
+ */
+export type WorkItem =
+  /** Read and check a problem file: answered by `problem`. */
+  | { kind: 'read-problem'; file: string }
+  /**
+   * Read a problem file and, if the run selects it and it has an
+   * optimal_solution, grade that: answered by `problem`, then `graded`.
+   */
+  | { kind: 'self-check'; file: string }
+  /** Grade a planned candidate against its problem file: answered by `graded`. */
+  | { kind: 'grade'; candidate: Candidate; oneByOne?: Settled }
+  /** Read one solution file (the worker holds the run's known problem ids): answered by `solutions`. */
+  | { kind: 'read-solutions'; file: SolutionFile }
+  /** Run a grade job already built (the sandbox's own tests use it): answered by `answered`. */
+  | { kind: 'job'; job: GradeJob; oneByOne?: Settled };
+
+/** What every item of a batch shares. */
+export interface BatchOptions {
+  grade: GradeOptions;
+  /** Unwrap Markdown fences and drop prose around submitted code. */
+  extractCode: boolean;
+  /** Which problems a self-check grades. */
+  filters: Filters;
+}
+
+export interface Batch {
+  options: BatchOptions;
+  items: WorkItem[];
+}
+
+/** What a worker keeps for the whole run: sent once to each worker, before its first batch. */
+export interface RunContext {
+  /** For reading solution files: the problem ids the run knows, and the solutions folder's name. */
+  knownProblemIds: string[];
+  solutionsRootName: string;
+}
+
+export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'context'; context: RunContext };
+
+/** A graded candidate: its rows for the reports, and its results as record text for the run log. */
+export interface GradedMessage {
+  type: 'graded';
+  batch: number;
+  item: number;
+  rows: CandidateRow[];
+  /** One `recordJson` text per result, as the run log and the scorecard hold it. */
+  texts: string[];
+}
+
+export type FromWorker =
+  | { type: 'ready' }
+  /** `grading`: a self-check item whose optimal_solution is graded next (a `graded` message follows). */
+  | { type: 'problem'; batch: number; item: number; problem: ProblemSummary | InvalidProblemFile; grading: boolean }
+  | GradedMessage
+  | { type: 'solutions'; batch: number; item: number; outcomes: SolutionFileOutcome[] }
+  | { type: 'answered'; batch: number; item: number; reply: GradeReply }
+  /** An item run one test at a time starts this test. */
+  | { type: 'started'; batch: number; item: number; test: number }
+  /** The worker program itself failed on this item (a bug in evalrun, not the candidate). */
+  | { type: 'failed'; batch: number; item: number; message: string };
+
+/** The messages that answer an item (all but `ready`). */
+export type ItemMessage = Exclude<FromWorker, { type: 'ready' }>;
+
+/** Whether this message is the item's last. */
+export function endsItem(m: ItemMessage): boolean {
+  if (m.type === 'started') return false;
+  if (m.type === 'problem') return !m.grading;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Checking what arrives
+// ---------------------------------------------------------------------------
+
+/** A message from a worker, checked; a description of what is wrong otherwise. */
+export function readFromWorker(value: unknown): FromWorker | string {
+  if (!isObject(value)) return 'not an object';
+  if (value.type === 'ready') return { type: 'ready' };
+  if (!isCount(value.batch) || !isCount(value.item)) return `a "${String(value.type)}" message without its batch and item`;
+  switch (value.type) {
+    case 'graded':
+      if (!Array.isArray(value.rows) || !value.rows.every(isRow)) return 'a "graded" message with malformed rows';
+      if (!Array.isArray(value.texts) || value.texts.length !== value.rows.length || !value.texts.every(isRecordText)) {
+        return 'a "graded" message whose texts are not one record per row';
+      }
+      return value as unknown as GradedMessage;
+    case 'problem':
+      if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
+      return value as unknown as FromWorker;
+    case 'solutions':
+      if (!Array.isArray(value.outcomes) || !value.outcomes.every(isSolutionOutcome)) return 'a "solutions" message with malformed outcomes';
+      return value as unknown as FromWorker;
+    case 'answered':
+      if (!isObject(value.reply) || (value.reply.kind !== 'ran' && value.reply.kind !== 'load-error')) return 'an "answered" message without a reply';
+      return value as unknown as FromWorker;
+    case 'started':
+      return isCount(value.test) ? (value as unknown as FromWorker) : 'a "started" message without its test';
+    case 'failed':
+      return typeof value.message === 'string' ? (value as unknown as FromWorker) : 'a "failed" message without its reason';
+    default:
+      return `unknown message type ${JSON.stringify(value.type)}`;
+  }
+}
+
+const STATUSES: ReadonlySet<CandidateStatus> = new Set<CandidateStatus>(['passed', 'failed', 'load-error', 'unsupported', 'no-tests']);
+
+function isRow(value: unknown): value is CandidateRow {
+  if (!isObject(value)) return false;
+  const counts = value.counts;
+  return (
+    typeof value.problem_id === 'string' &&
+    typeof value.model_id === 'string' &&
+    isNullableString(value.prompt_id) &&
+    isNullableString(value.sample_id) &&
+    typeof value.language === 'string' &&
+    STATUSES.has(value.status as CandidateStatus) &&
+    isNullableString(value.error) &&
+    isNullableString(value.entry_point) &&
+    isCount(value.passed) &&
+    isCount(value.total) &&
+    value.passed <= value.total &&
+    typeof value.duration_ms === 'number' &&
+    typeof value.ran === 'boolean' &&
+    isObject(counts) &&
+    isCount(counts.fail) &&
+    isCount(counts.error) &&
+    isCount(counts.timeout) &&
+    isCount(counts.memory)
+  );
+}
+
+/**
+ * A record's framing: one JSON object's text. Its inside is the worker's
+ * own encoding (`recordJson`), written to the log as it came; the run log's
+ * reader checks each line again when it is read back.
+ */
+function isRecordText(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 2 && value.charCodeAt(0) === 0x7b && value.charCodeAt(value.length - 1) === 0x7d && !value.includes('\n');
+}
+
+function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile {
+  if (!isObject(value) || typeof value.file !== 'string') return false;
+  if ('errors' in value) return isNullableString(value.id) && isStrings(value.errors);
+  return (
+    typeof value.id === 'string' &&
+    isStrings(value.tags) &&
+    isStrings(value.warnings) &&
+    typeof value.hasOptimalSolution === 'boolean' &&
+    isCount(value.tests)
+  );
+}
+
+function isSolutionOutcome(value: unknown): value is SolutionFileOutcome {
+  if (!isObject(value)) return false;
+  if (value.kind === 'skipped') return isObject(value.skipped) && typeof value.skipped.source === 'string' && typeof value.skipped.reason === 'string';
+  if (value.kind !== 'submission' || !isObject(value.submission)) return false;
+  const s = value.submission;
+  return (
+    typeof s.problemId === 'string' &&
+    typeof s.modelId === 'string' &&
+    isNullableString(s.promptId) &&
+    isNullableString(s.sampleId) &&
+    typeof s.source === 'string' &&
+    typeof s.raw === 'string' &&
+    isNullableString(s.declaredLanguage)
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isNullableString(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}

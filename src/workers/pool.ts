@@ -1,0 +1,338 @@
+import type { ChildProcess } from 'node:child_process';
+import type { SandboxLimits } from '../sandbox-host/protocol.js';
+import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js';
+import type { WorkerLink } from '../sandbox-host/worker-link.js';
+import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
+import { endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
+
+export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
+
+export interface PoolOptions {
+  size: number;
+  /** Overrides every item's ceiling (BatchRun.ceilingMs). */
+  ceilingMs?: () => number;
+}
+
+/** A batch as the pool runs it: the work, and who hears its answers. */
+export interface BatchRun {
+  batch: Batch;
+  /**
+   * Wall-clock ceiling of an item from when the worker takes it up (for an
+   * item run one test at a time, of each test). It only matters when the
+   * sandbox machinery itself stops answering: a candidate's own time limit
+   * is kept inside the worker.
+   */
+  ceilingMs(item: number): number;
+  /**
+   * Hears each answer, in order. A number returned is the ceiling of the
+   * rest of the item (a self-check learns its tests once it has read the
+   * problem).
+   */
+  onMessage(message: ItemMessage): number | void;
+}
+
+/**
+ * A batch's worker died or stopped answering. `answered` items (the first
+ * ones, since a worker does them in order) were delivered; the item after
+ * them was running, and the rest had not started.
+ */
+export class BatchFault extends Error {
+  constructor(
+    readonly answered: number,
+    readonly fault: SandboxCrashed | SandboxUnresponsive,
+  ) {
+    super(fault.message);
+    this.name = 'BatchFault';
+  }
+}
+
+interface Pending {
+  id: number;
+  run: BatchRun;
+  /** The next item to be answered. */
+  cursor: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  child: ChildProcess;
+  link: WorkerLink;
+  ready: boolean;
+  /** No new batch goes to it: it exited, or it is being killed. */
+  dead: boolean;
+  /** Killed at the ceiling of its first batch: the batches behind that one never started. */
+  killedAtCeiling: boolean;
+  /** In the order the worker runs them; the first is running (or will, once the worker is ready). */
+  batches: Pending[];
+  /** Ceiling of the running item, armed once the worker has the batch. */
+  timer: NodeJS.Timeout | null;
+  stderrTail: string;
+}
+
+/**
+ * The ceiling of a candidate with this many tests under these limits: every
+ * test may use its whole time limit twice (a timed-out batch of tests is
+ * replayed from the interrupted test), plus start-up.
+ */
+export function ceilingForTests(tests: number, limits: SandboxLimits): number {
+  return (tests + 1) * (limits.timeoutMs + 250) * 2 + 10_000;
+}
+
+/**
+ * A fixed number of sandbox worker processes. Each runs one batch at a
+ * time, in the order it received them, answering item by item; a worker
+ * that dies or hangs is replaced, and only the batch it was running fails,
+ * saying how many items were answered (recovery.ts sends the rest again).
+ * Batches queued behind that one had not started, and go to another
+ * worker. How much is in flight is the caller's to bound (the run does it
+ * with p-limit); the pool hands each batch to the least loaded worker.
+ */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  /** Batches no worker has taken yet, oldest first. */
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private context: RunContext | null = null;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  get size(): number {
+    return this.options.size;
+  }
+
+  /**
+   * Starts every worker now instead of at the first batches. A worker takes
+   * a few hundred milliseconds to start (Node without its snapshot, then
+   * isolated-vm and the first isolate); calling this before planning lets
+   * that happen meanwhile.
+   */
+  warm(): void {
+    if (this.closed) return;
+    while (this.live().length < this.options.size) this.slots.push(this.spawn());
+  }
+
+  /** What every worker keeps for the run; sent to each worker now and to every worker started later. */
+  setContext(context: RunContext): void {
+    this.context = context;
+    for (const slot of this.live()) if (slot.ready) this.sendContext(slot);
+  }
+
+  /**
+   * Runs one batch on a worker; resolves once every item is answered, or
+   * rejects with a BatchFault when its worker dies or hangs.
+   */
+  run(run: BatchRun): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'));
+    if (run.batch.items.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, run, cursor: 0, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /**
+   * Stops every worker. Batches still running fail; batches not yet taken
+   * fail too. Each worker's input is closed at once: an idle worker reads
+   * the end of it and exits; a busy one exits after answering what it
+   * already had. Either is killed if it is still there two seconds later.
+   * Closing again waits for the same exits.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
+    await Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+            slot.child.once('exit', () => resolve());
+            slot.link.close();
+            setTimeout(() => slot.child.kill('SIGKILL'), 2000).unref();
+          }),
+      ),
+    );
+  }
+
+  private live(): Slot[] {
+    return this.slots.filter((s) => !s.dead);
+  }
+
+  /** Hands queued batches to workers: an idle one, else a new one, else the least loaded. */
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const live = this.live();
+      let slot = live.find((s) => s.batches.length === 0);
+      if (slot === undefined && live.length < this.options.size) {
+        slot = this.spawn();
+        this.slots.push(slot);
+      }
+      slot ??= live.reduce<Slot | undefined>((best, s) => (best === undefined || s.batches.length < best.batches.length ? s : best), undefined);
+      if (slot === undefined) return;
+      const pending = this.queue.shift()!;
+      slot.batches.push(pending);
+      if (slot.ready) this.post(slot, pending);
+    }
+  }
+
+  private sendContext(slot: Slot): void {
+    if (this.context === null) return;
+    const message: ToWorker = { type: 'context', context: this.context };
+    slot.link.send(message, (error) => {
+      if (error !== null && error !== undefined) this.kill(slot);
+    });
+  }
+
+  private post(slot: Slot, pending: Pending): void {
+    const message: ToWorker = { type: 'batch', id: pending.id, batch: pending.run.batch };
+    try {
+      slot.link.send(message, (error) => {
+        // The pipe broke: the worker is gone or going; its exit settles its batches.
+        if (error !== null && error !== undefined) this.kill(slot);
+      });
+    } catch (e) {
+      // The batch itself cannot be sent (it does not serialize): only it fails.
+      this.take(slot, pending);
+      pending.reject(new Error(`could not send a batch to a sandbox worker: ${e instanceof Error ? e.message : String(e)}`));
+      this.dispatch();
+      return;
+    }
+    if (slot.batches[0] === pending) this.armCeiling(slot, this.ceilingOf(pending, 0));
+  }
+
+  private ceilingOf(pending: Pending, item: number): number {
+    return this.options.ceilingMs?.() ?? pending.run.ceilingMs(item);
+  }
+
+  private armCeiling(slot: Slot, ceiling: number): void {
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    const head = slot.batches[0];
+    if (head === undefined || !slot.ready) return;
+    const cursor = head.cursor;
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      if (slot.batches[0] !== head || head.cursor !== cursor) return;
+      slot.batches.shift();
+      slot.killedAtCeiling = true;
+      this.kill(slot);
+      head.reject(new BatchFault(head.cursor, new SandboxUnresponsive(ceiling)));
+    }, ceiling);
+  }
+
+  private kill(slot: Slot): void {
+    slot.dead = true;
+    slot.child.kill('SIGKILL');
+  }
+
+  private take(slot: Slot, pending: Pending): void {
+    const index = slot.batches.indexOf(pending);
+    if (index >= 0) slot.batches.splice(index, 1);
+    if (index === 0) {
+      const next = slot.batches[0];
+      if (next !== undefined) this.armCeiling(slot, this.ceilingOf(next, next.cursor));
+      else if (slot.timer !== null) {
+        clearTimeout(slot.timer);
+        slot.timer = null;
+      }
+    }
+  }
+
+  private spawn(): Slot {
+    const adopted = adoptPrestarted();
+    const { child, link } = adopted ?? launchWorker();
+    const slot: Slot = { child, link, ready: false, dead: false, killedAtCeiling: false, batches: [], timer: null, stderrTail: '' };
+    // A worker's stderr is only read to explain a crash; keep the tail.
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      slot.stderrTail = (slot.stderrTail + chunk).slice(-2000);
+    });
+    link.onMessage((m) => this.onMessage(slot, m));
+    child.once('exit', (code, signal) => this.onExit(slot, code, signal));
+    if (adopted?.ready === true) this.becomeReady(slot);
+    return slot;
+  }
+
+  private becomeReady(slot: Slot): void {
+    if (slot.ready) return;
+    slot.ready = true;
+    this.sendContext(slot);
+    for (const pending of [...slot.batches]) if (!slot.dead) this.post(slot, pending);
+  }
+
+  private onMessage(slot: Slot, raw: unknown): void {
+    if (slot.dead) return;
+    const message = readFromWorker(raw);
+    if (typeof message === 'string') return this.protocolError(slot, message);
+    if (message.type === 'ready') return this.becomeReady(slot);
+    const head = slot.batches[0];
+    // A worker answers its batches in order and each batch's items in order: anything else is not evalrun's worker speaking.
+    if (head === undefined || head.id !== message.batch) return this.protocolError(slot, `an answer to batch ${message.batch}, which it is not running`);
+    if (message.item !== head.cursor) return this.protocolError(slot, `an answer to item ${message.item} where item ${head.cursor} was due`);
+    let ceiling: number | void;
+    try {
+      ceiling = head.run.onMessage(message);
+    } catch (e) {
+      // The listener's failure is the run's to report; the worker did nothing wrong.
+      this.take(slot, head);
+      head.reject(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    if (!endsItem(message)) {
+      this.armCeiling(slot, this.options.ceilingMs?.() ?? (typeof ceiling === 'number' ? ceiling : head.run.ceilingMs(head.cursor)));
+      return;
+    }
+    head.cursor++;
+    if (head.cursor < head.run.batch.items.length) {
+      this.armCeiling(slot, this.ceilingOf(head, head.cursor));
+      return;
+    }
+    this.take(slot, head);
+    head.resolve();
+    this.dispatch();
+  }
+
+  /** A message that breaks the protocol: the worker cannot be trusted with more work, and its running batch fails as if it crashed. */
+  private protocolError(slot: Slot, what: string): void {
+    slot.stderrTail = `${slot.stderrTail}\nevalrun: the worker sent ${what}`.slice(-2000);
+    this.kill(slot);
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+    slot.dead = true;
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    const batches = slot.batches.splice(0);
+    const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail), ranOutOfMemory(slot.stderrTail));
+    // The first batch was running unless the ceiling already failed it; the rest never started.
+    const running = slot.killedAtCeiling ? undefined : batches.shift();
+    running?.reject(new BatchFault(running.cursor, crash));
+    if (this.closed) {
+      for (const pending of batches) pending.reject(new BatchFault(pending.cursor, crash));
+      return;
+    }
+    this.queue.unshift(...batches);
+    this.dispatch();
+  }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
+  const how = signal !== null ? `killed by ${signal}` : `exit code ${code ?? 'unknown'}`;
+  const said = /evalrun: the worker sent (.*)$/.exec(stderrTail)?.[1];
+  if (said !== undefined) return `${how} after it sent ${said}`;
+  return ranOutOfMemory(stderrTail) ? `${how} (V8 ran out of memory)` : how;
+}
+
+/** V8's fatal out-of-memory report, which it writes before it aborts the process. */
+function ranOutOfMemory(stderrTail: string): boolean {
+  return /out of memory|OOM|heap limit|Allocation failed/i.test(stderrTail);
+}

@@ -1,0 +1,178 @@
+/**
+ * Work items through the pool, and what happens after a worker fails. A
+ * worker answers a batch's items in order, so when it dies or stops
+ * answering, the items it answered are done, the next one was running, and
+ * the rest had not started:
+ *
+ * - the rest go again as a batch, costing them nothing;
+ * - the running item goes again alone, so that an item that kills workers
+ *   can use up only its own attempts. A worker that dies or hangs for a
+ *   reason not shown to be the item's (killed from outside, a crash, a hang
+ *   of the machinery) costs time, not verdicts: the item goes to a fresh
+ *   worker, up to FAULT_RETRIES times;
+ * - a candidate whose worker V8 aborted for running out of memory, or that
+ *   failed on every attempt, is sent again to run its tests one at a time,
+ *   each in a fresh context, the worker saying which test it starts: a test
+ *   that kills its worker again is the one at fault, and gets `memory` (out
+ *   of memory) or an error naming the failure (once it has failed on
+ *   FAULT_RETRIES + 1 workers); every other test still gets its real
+ *   verdict;
+ * - any other item (reading a file) that fails on every attempt is given
+ *   up, and the caller says what that means for the run.
+ */
+import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
+import { FAULT_RETRIES, type SandboxCrashed, type SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
+import type { BatchOptions, ItemMessage, WorkItem } from './messages.js';
+import { BatchFault, ceilingForTests, type BatchRun } from './pool.js';
+
+/** What recovery needs of the pool (pool.ts): a batch run, or a BatchFault thrown. */
+export interface RunsBatches {
+  run(run: BatchRun): Promise<void>;
+}
+
+/** What the caller of `runItems` says and hears about each item, by its own index. */
+export interface ItemHandlers {
+  /** Wall-clock ceiling of an item (of each test, when it runs one test at a time). */
+  ceilingMs(item: WorkItem): number;
+  /** Each answer; a number returned is the ceiling of the rest of the item. */
+  onMessage(index: number, message: ItemMessage): number | void;
+  /** The item to send again after a fault (a self-check that had read its problem is graded as a planned candidate). */
+  again?(index: number, item: WorkItem): WorkItem;
+  /** An item that is no candidate failed on every attempt: `reason` says how. */
+  giveUp(index: number, item: WorkItem, reason: string): void;
+}
+
+export interface IndexedItem {
+  index: number;
+  item: WorkItem;
+}
+
+/** Sends items as one batch, and again after faults as above, until each is answered or given up. */
+export async function runItems(pool: RunsBatches, options: BatchOptions, items: readonly IndexedItem[], handlers: ItemHandlers): Promise<void> {
+  let rest = items;
+  while (rest.length > 0) {
+    const sent = rest;
+    try {
+      await pool.run({
+        batch: { options, items: sent.map((s) => s.item) },
+        ceilingMs: (i) => handlers.ceilingMs(sent[i]!.item),
+        onMessage: (m) => handlers.onMessage(sent[m.item]!.index, m),
+      });
+      return;
+    } catch (e) {
+      if (!(e instanceof BatchFault)) throw e;
+      const running = sent[e.answered];
+      rest = sent.slice(e.answered + 1);
+      if (running !== undefined) await runAlone(pool, options, running, handlers, e.fault);
+    }
+  }
+}
+
+async function runAlone(
+  pool: RunsBatches,
+  options: BatchOptions,
+  entry: IndexedItem,
+  handlers: ItemHandlers,
+  first: SandboxCrashed | SandboxUnresponsive,
+): Promise<void> {
+  let item = handlers.again?.(entry.index, entry.item) ?? entry.item;
+  let fault = first;
+  for (let attempt = 1; !outOfMemory(fault) && attempt <= FAULT_RETRIES; attempt++) {
+    const failed = await tryAlone(pool, options, item, handlers.ceilingMs(item), (m) => handlers.onMessage(entry.index, m));
+    if (failed === null) return;
+    fault = failed;
+    item = handlers.again?.(entry.index, item) ?? item;
+  }
+  const tests = testsOf(item);
+  if (tests === null || (item.kind !== 'grade' && item.kind !== 'job')) {
+    handlers.giveUp(entry.index, item, `${fault.message} (on each of ${FAULT_RETRIES + 1} workers)`);
+    return;
+  }
+  const settled = new Map<number, Verdict>();
+  const faults = new Map<number, number>();
+  for (;;) {
+    let running: number | null = null;
+    const oneByOne: Array<[number, Verdict]> = [...settled];
+    const failed = await tryAlone(pool, options, { ...item, oneByOne }, handlers.ceilingMs({ ...item, oneByOne }), (m) => {
+      if (m.type === 'started') running = m.test;
+      else return handlers.onMessage(entry.index, m);
+    });
+    if (failed === null) return;
+    // A worker that died before it said which test it started held the first one still to run.
+    const test = running ?? firstUnsettled(tests, settled);
+    if (test === null) {
+      handlers.giveUp(entry.index, item, failed.message);
+      return;
+    }
+    const tries = (faults.get(test) ?? 0) + 1;
+    faults.set(test, tries);
+    const memory = outOfMemory(failed);
+    if (!memory && tries <= FAULT_RETRIES) continue;
+    const message = tries > 1 ? `${failed.message} (on each of ${tries} workers)` : failed.message;
+    settled.set(test, memory ? { status: 'memory', message } : { status: 'error', message, durationMs: null });
+  }
+}
+
+/** One item as a batch of its own: null once answered, or the fault. */
+async function tryAlone(
+  pool: RunsBatches,
+  options: BatchOptions,
+  item: WorkItem,
+  ceilingMs: number,
+  onMessage: (m: ItemMessage) => number | void,
+): Promise<SandboxCrashed | SandboxUnresponsive | null> {
+  try {
+    await pool.run({ batch: { options, items: [item] }, ceilingMs: () => ceilingMs, onMessage });
+    return null;
+  } catch (e) {
+    if (e instanceof BatchFault) return e.fault;
+    throw e;
+  }
+}
+
+/** How many tests an item runs at most, when it runs candidate code. */
+function testsOf(item: WorkItem): number | null {
+  if (item.kind === 'job') return item.job.tests.length;
+  if (item.kind === 'grade') return item.candidate.tests;
+  return null;
+}
+
+function outOfMemory(e: Error): boolean {
+  return 'outOfMemory' in e && e.outOfMemory === true;
+}
+
+function firstUnsettled(tests: number, settled: ReadonlyMap<number, Verdict>): number | null {
+  for (let i = 0; i < tests; i++) if (!settled.has(i)) return i;
+  return null;
+}
+
+/** Options for batches that only carry grade jobs built already, which hold their own. */
+function jobOptions(job: GradeJob): BatchOptions {
+  return {
+    grade: { limits: job.limits, tolerance: job.tolerance, languages: [job.language] },
+    extractCode: false,
+    filters: { problems: [], tags: [], models: [] },
+  };
+}
+
+/**
+ * One grade job built already, through the same route and recovery as a
+ * run's candidates; its reply. The sandbox's own tests grade jobs this way.
+ */
+export async function gradeWithRecovery(pool: RunsBatches, job: GradeJob): Promise<GradeReply> {
+  let reply: GradeReply | null = null;
+  let gaveUp: string | null = null;
+  const item: WorkItem = { kind: 'job', job };
+  await runItems(pool, jobOptions(job), [{ index: 0, item }], {
+    ceilingMs: (it) => ceilingForTests(it.kind === 'job' && it.oneByOne !== undefined ? 1 : job.tests.length, job.limits),
+    onMessage: (_, m) => {
+      if (m.type === 'answered') reply = m.reply;
+      else if (m.type === 'failed') throw new Error(`sandbox worker failed: ${m.message}`);
+    },
+    giveUp: (_, __, reason) => {
+      gaveUp = reason;
+    },
+  });
+  if (reply !== null) return reply;
+  throw new Error(gaveUp ?? 'the sandbox worker gave no answer');
+}

@@ -1,0 +1,278 @@
+/**
+ * Entry point of a sandbox worker process. It does the work of a run that
+ * grows with its candidates: reading problem and solution files, preparing
+ * candidates, running them in isolates, judging, and writing each result as
+ * the record text the run log keeps. The supervisor only plans and routes.
+ * Isolates live here, not in the supervisor, because V8 can abort the whole
+ * process on some out-of-memory paths inside an isolate; the supervisor
+ * then loses one worker and one candidate, never the run.
+ */
+import { problemChangedMessage, selfCheckPlans, summarizeProblem, type Candidate } from '../grading/candidate.js';
+import { selector, type Selector } from '../grading/filters.js';
+import { gradeCandidate, internalErrorResults, unavailableResults, type GradeOptions, type RunsJobs } from '../grading/grade.js';
+import { loadProblemLazily } from '../problems/load-lazily.js';
+import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } from '../problems/prepared.js';
+import { candidateRow } from '../report/rows.js';
+import type { CandidateResult } from '../report/scorecard.js';
+import { readSolutionFile, type SolutionDiscoveryContext } from '../solutions/discover.js';
+import { Engines } from '../engines/registry.js';
+import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
+import { judge } from '../sandbox-host/judge.js';
+import type { CandidateOutcome } from '../sandbox-host/protocol.js';
+import { WorkerIo } from '../sandbox-host/worker-io.js';
+import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
+import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
+import type { Batch, BatchOptions, FromWorker, RunContext, ToWorker, WorkItem } from './messages.js';
+
+/** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
+const engines = new Engines();
+const io = new WorkerIo();
+let context: RunContext | null = null;
+let known: { context: RunContext; discovery: SolutionDiscoveryContext } | null = null;
+
+/** The run's known problem ids as a set, made once per context. */
+function discoveryContext(run: RunContext): SolutionDiscoveryContext {
+  if (known?.context !== run) known = { context: run, discovery: { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName } };
+  return known.discovery;
+}
+
+function send(message: FromWorker): void {
+  if (!io.send(message)) throw new SupervisorGone();
+}
+
+class SupervisorGone extends Error {
+  constructor() {
+    super('the supervisor is gone');
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Problems, read once for the items of a batch and the batches after it
+// ---------------------------------------------------------------------------
+
+/**
+ * Prepared problems this worker read lately: a problem's candidates come
+ * in one batch or in batches one after another, so a few suffice, and the
+ * worker's memory stays bounded whatever the run's size.
+ */
+const PROBLEMS_KEPT = 8;
+const problems = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
+
+function problemAt(file: string): Promise<PreparedProblem | InvalidProblemFile> {
+  let problem = problems.get(file);
+  if (problem === undefined) {
+    problem = loadProblemLazily(file);
+    if (problems.size >= PROBLEMS_KEPT) problems.delete(problems.keys().next().value as string);
+  } else {
+    problems.delete(file);
+  }
+  problems.set(file, problem);
+  return problem;
+}
+
+// ---------------------------------------------------------------------------
+// Jobs in the engines
+// ---------------------------------------------------------------------------
+
+/** Runs grade jobs on this worker's engines; a job sent one test at a time says which test starts. */
+function localJobs(batch: number, item: number): RunsJobs {
+  return { run: (job) => runJob(job, (test) => send({ type: 'started', batch, item, test })) };
+}
+
+function runJob(job: GradeJob, onTest: (test: number) => void): Promise<GradeReply> {
+  return job.oneByOne === undefined ? runAll(job) : runOneByOne(job, job.oneByOne.settled, onTest);
+}
+
+async function runAll(job: GradeJob): Promise<GradeReply> {
+  // The candidate's own time starts here, when this worker takes it up, not when it was queued.
+  const started = performance.now();
+  const outcome: CandidateOutcome = await engines.run(job);
+  if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
+  const verdicts = outcome.tests.map((test, i) => bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality)));
+  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
+}
+
+/**
+ * Each test as a job of its own, in a fresh context, after the job killed
+ * a worker: the supervisor hears which test starts, so that a test that
+ * kills this worker too is known. A settled test (one that killed workers
+ * before) keeps its verdict and is not run.
+ */
+async function runOneByOne(job: GradeJob, settled: ReadonlyArray<[number, Verdict]>, onTest: (test: number) => void): Promise<GradeReply> {
+  const known = new Map(settled);
+  const verdicts: Verdict[] = [];
+  let entryPoint = '';
+  let durationMs = 0;
+  const { oneByOne: _, ...alone } = job;
+  for (let i = 0; i < job.tests.length; i++) {
+    const verdict = known.get(i);
+    if (verdict !== undefined) {
+      verdicts.push(verdict);
+      continue;
+    }
+    onTest(i);
+    const reply = await runAll({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1) });
+    if (reply.kind === 'load-error') return reply;
+    entryPoint = reply.entryPoint;
+    durationMs += reply.durationMs ?? 0;
+    verdicts.push(reply.verdicts[0] ?? { status: 'error', message: 'sandbox returned no verdict', durationMs: null });
+  }
+  return { kind: 'ran', entryPoint, verdicts, durationMs };
+}
+
+// Judged on the full value first; only what is recorded is capped, here, so
+// that a 50 MB return value never travels to the supervisor.
+function bound(verdict: Verdict): Verdict {
+  switch (verdict.status) {
+    case 'pass':
+      return verdict.actual === undefined ? verdict : { ...verdict, actual: boundWire(verdict.actual) };
+    case 'fail':
+      return { ...verdict, actual: boundWire(verdict.actual), reason: boundMessage(verdict.reason) };
+    case 'error':
+    case 'memory':
+      return { ...verdict, message: boundMessage(verdict.message) };
+    case 'timeout':
+      return verdict;
+  }
+}
+
+/**
+ * A value's JSON is never longer than its wire text, so short text is
+ * within the cap as it is; only longer text, which the judge has already
+ * decoded once, is decoded again to be capped.
+ */
+function boundWire(text: string): string {
+  if (text.length <= MAX_RECORDED_VALUE_CHARS) return text;
+  return encodeWire(boundValue(decodeTrustedWire(text, 'a judged value')));
+}
+
+// ---------------------------------------------------------------------------
+// Items
+// ---------------------------------------------------------------------------
+
+async function doItem(id: number, index: number, item: WorkItem, options: BatchOptions, select: Selector): Promise<void> {
+  switch (item.kind) {
+    case 'read-problem': {
+      const problem = await problemAt(item.file);
+      send({ type: 'problem', batch: id, item: index, problem: isInvalidProblemFile(problem) ? problem : summarizeProblem(problem), grading: false });
+      return;
+    }
+    case 'self-check': {
+      const problem = await problemAt(item.file);
+      if (isInvalidProblemFile(problem)) {
+        send({ type: 'problem', batch: id, item: index, problem, grading: false });
+        return;
+      }
+      const summary = summarizeProblem(problem);
+      const candidate = select.problem(summary.id, summary.tags) ? selfCheckPlans([summary])[0] : undefined;
+      send({ type: 'problem', batch: id, item: index, problem: summary, grading: candidate !== undefined });
+      if (candidate !== undefined) sendGraded(id, index, await grade(id, index, candidate, problem, options.grade, undefined));
+      return;
+    }
+    case 'grade': {
+      const problem = await problemAt(item.candidate.file);
+      const results = isInvalidProblemFile(problem)
+        ? unavailableResults(item.candidate, problemChangedMessage(problem))
+        : await grade(id, index, item.candidate, problem, options.grade, item.oneByOne);
+      sendGraded(id, index, results);
+      return;
+    }
+    case 'read-solutions': {
+      if (context === null) throw new Error('no run context before a solution file');
+      const outcomes = readSolutionFile(item.file, discoveryContext(context));
+      send({ type: 'solutions', batch: id, item: index, outcomes });
+      return;
+    }
+    case 'job': {
+      const job = item.oneByOne === undefined ? item.job : { ...item.job, oneByOne: { settled: item.oneByOne } };
+      const reply = await runJob(job, (test) => send({ type: 'started', batch: id, item: index, test }));
+      send({ type: 'answered', batch: id, item: index, reply });
+      return;
+    }
+  }
+}
+
+async function grade(
+  id: number,
+  index: number,
+  candidate: Candidate,
+  problem: PreparedProblem,
+  options: GradeOptions,
+  oneByOne: Array<[number, Verdict]> | undefined,
+): Promise<CandidateResult[]> {
+  try {
+    return await gradeCandidate(localJobs(id, index), candidate, problem, options, oneByOne === undefined ? undefined : { settled: oneByOne });
+  } catch (e) {
+    if (e instanceof SupervisorGone) throw e;
+    // A bug in evalrun while grading this candidate: it gets an error verdict naming it, and the run goes on.
+    return internalErrorResults(candidate, problem, e);
+  }
+}
+
+function sendGraded(batch: number, item: number, results: readonly CandidateResult[]): void {
+  send({ type: 'graded', batch, item, rows: results.map(candidateRow), texts: results.map((r) => recordJson(r)) });
+}
+
+async function doBatch(id: number, batch: Batch): Promise<void> {
+  const select = selector(batch.options.filters);
+  for (let index = 0; index < batch.items.length; index++) {
+    const item = batch.items[index]!;
+    try {
+      await doItem(id, index, item, batch.options, select);
+    } catch (e) {
+      if (e instanceof SupervisorGone) throw e;
+      send({ type: 'failed', batch: id, item: index, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
+
+/**
+ * Between batches the worker would only wait for the supervisor: prepare
+ * the next context then, so that creating it is not part of the next job.
+ * Skipped when a batch has already arrived, since that creates what it
+ * needs anyway.
+ */
+async function warmWhenIdle(): Promise<void> {
+  if (io.hasRequest()) return;
+  // The Python interpreter the last job used is restored now rather than
+  // when the next Python job arrives.
+  await engines.warm();
+}
+
+function parseMessage(text: string): ToWorker | null {
+  try {
+    const message = JSON.parse(text) as ToWorker | null;
+    return message?.type === 'batch' || message?.type === 'context' ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Batches run one at a time, in the order they came; the supervisor may
+ * queue one behind another. When it closes the link, the worker exits.
+ */
+async function serve(): Promise<void> {
+  send({ type: 'ready' });
+  for (;;) {
+    await warmWhenIdle();
+    const text = io.next();
+    if (text === null) return;
+    const message = parseMessage(text);
+    if (message === null) continue;
+    if (message.type === 'context') context = message.context;
+    else await doBatch(message.id, message.batch);
+  }
+}
+
+serve().then(
+  () => {
+    engines.dispose();
+    process.exit(0);
+  },
+  (e: unknown) => {
+    if (e instanceof SupervisorGone) process.exit(0);
+    process.stderr.write(`evalrun sandbox worker: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,151 @@
+/**
+ * The route from the plan to the workers, with a pool that answers from
+ * here: p-limit bounds the batches in flight at BATCHES_PER_WORKER per
+ * worker, every item is answered once, and after a worker fault mid-batch
+ * only the unanswered items go again: the running one alone (so that it
+ * uses up only its own attempts), the rest as a batch.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Candidate } from '../../src/grading/candidate.js';
+import { NO_FILTERS } from '../../src/grading/filters.js';
+import { batchSize, BATCHES_PER_WORKER, Route } from '../../src/runner/route.js';
+import { SandboxCrashed } from '../../src/sandbox-host/sandbox-errors.js';
+import type { BatchOptions, ItemMessage, WorkItem } from '../../src/workers/messages.js';
+import { BatchFault, type BatchRun } from '../../src/workers/pool.js';
+import { FAULT_RETRIES } from '../../src/workers/pool.js';
+
+const OPTIONS: BatchOptions = {
+  grade: { limits: { memoryMb: 64, timeoutMs: 1000, seed: 1 }, tolerance: { relative: 1e-9, absolute: 1e-9 }, languages: ['javascript'] },
+  extractCode: true,
+  filters: NO_FILTERS,
+};
+
+function candidate(i: number, tests = 2): Candidate {
+  return { problemId: `p${i}`, file: `/p/p${i}.json`, modelId: 'm', promptId: null, sampleId: String(i), source: `s${i}`, tests, submission: null, extract: false };
+}
+
+function graded(m: { batch: number; item: number }, passed: boolean): ItemMessage {
+  const row = {
+    problem_id: 'p', model_id: 'm', prompt_id: null, sample_id: null, language: 'javascript', status: passed ? 'passed' : 'failed', error: null,
+    entry_point: 'f', passed: passed ? 1 : 0, total: 1, duration_ms: 0, counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0 }, ran: true,
+  } as const;
+  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], texts: ['{}'] };
+}
+
+/**
+ * A pool of `size` workers that answers every item after a few turns of the
+ * event loop, counting the batches it holds at once. `crash(item)` says
+ * whether a worker dies on that item instead of answering it.
+ */
+class FakePool {
+  inFlight = 0;
+  most = 0;
+  batches: WorkItem[][] = [];
+  constructor(
+    readonly size: number,
+    private readonly crash: (item: WorkItem) => SandboxCrashed | null = () => null,
+  ) {}
+
+  async run(run: BatchRun): Promise<void> {
+    this.batches.push(run.batch.items);
+    this.inFlight++;
+    this.most = Math.max(this.most, this.inFlight);
+    try {
+      for (let i = 0; i < run.batch.items.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
+        const item = run.batch.items[i]!;
+        const fault = this.crash(item);
+        if (fault !== null) throw new BatchFault(i, fault);
+        run.onMessage(graded({ batch: 1, item: i }, true));
+      }
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+const gradeItems = (n: number) => Array.from({ length: n }, (_, index) => ({ index, item: { kind: 'grade', candidate: candidate(index) } as WorkItem }));
+
+describe('Route', () => {
+  it('never has more than BATCHES_PER_WORKER batches per worker in flight, and answers every item once', async () => {
+    for (const size of [1, 2, 3, 8]) {
+      const pool = new FakePool(size);
+      const route = new Route({ pool, batch: OPTIONS });
+      const answered = new Map<number, number>();
+      await route.send(gradeItems(500), {
+        onMessage: (index) => void answered.set(index, (answered.get(index) ?? 0) + 1),
+        giveUp: () => {
+          throw new Error('nothing is given up');
+        },
+      });
+      expect(pool.most).toBeLessThanOrEqual(size * BATCHES_PER_WORKER);
+      expect(pool.most).toBeGreaterThan(0);
+      expect(answered.size).toBe(500);
+      expect([...answered.values()].every((n) => n === 1)).toBe(true);
+      expect(route.limit.concurrency).toBe(size * BATCHES_PER_WORKER);
+    }
+  });
+
+  it('sizes batches so that every worker gets several, and no batch is empty or huge', () => {
+    expect(batchSize(1, 64)).toBe(1);
+    expect(batchSize(100, 2)).toBeLessThanOrEqual(100 / 2);
+    expect(batchSize(1_000_000, 2)).toBeLessThanOrEqual(32);
+    expect(batchSize(4000, 64)).toBeLessThan(4000 / 64);
+  });
+
+  it('after a fault mid-batch, sends the running item again alone and the rest as a batch, none answered twice', async () => {
+    let killsLeft = 1;
+    // The worker dies once on candidate 5 (say, killed from outside).
+    const pool = new FakePool(2, (item) => {
+      if (item.kind === 'grade' && item.candidate.problemId === 'p5' && killsLeft > 0) {
+        killsLeft--;
+        return new SandboxCrashed('killed by SIGKILL');
+      }
+      return null;
+    });
+    const route = new Route({ pool, batch: OPTIONS });
+    const answered: number[] = [];
+    await route.send(gradeItems(40), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    // The batch that held p5: its answered items were not sent again; p5 went alone; the ones after it went together.
+    const alone = pool.batches.filter((b) => b.length === 1 && b[0]!.kind === 'grade' && b[0]!.candidate.problemId === 'p5');
+    expect(alone).toHaveLength(1);
+    const sentTwice = pool.batches.flat().filter((item) => item.kind === 'grade' && item.candidate.problemId !== 'p5');
+    expect(sentTwice.length).toBeGreaterThan(39);
+    const counts = new Map<string, number>();
+    for (const item of sentTwice) if (item.kind === 'grade') counts.set(item.candidate.problemId, (counts.get(item.candidate.problemId) ?? 0) + 1);
+    // p5's batch-mates after it were sent twice (not run the first time); none before it was.
+    expect([...counts.values()].every((n) => n <= 2)).toBe(true);
+  });
+
+  it('a candidate that kills every worker uses up only its own attempts, then runs one test at a time', async () => {
+    const pool = new FakePool(2, (item) => (item.kind === 'grade' && item.candidate.problemId === 'p3' && item.oneByOne === undefined ? new SandboxCrashed('killed by SIGSEGV') : null));
+    const route = new Route({ pool, batch: OPTIONS });
+    const answered: number[] = [];
+    await route.send(gradeItems(10), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    const p3 = pool.batches.filter((b) => b.some((item) => item.kind === 'grade' && item.candidate.problemId === 'p3'));
+    // In its batch, then alone on FAULT_RETRIES more workers, then one test at a time.
+    expect(p3).toHaveLength(1 + FAULT_RETRIES + 1);
+    expect(p3.slice(1).every((b) => b.length === 1)).toBe(true);
+    expect(p3.at(-1)![0]).toMatchObject({ kind: 'grade', oneByOne: [] });
+    // No batch-mate was sent alone.
+    expect(pool.batches.filter((b) => b.length === 1 && !(b[0]!.kind === 'grade' && b[0]!.candidate.problemId === 'p3'))).toEqual([]);
+  });
+
+  it('stops sending batches once a handler throws, and throws what it threw', async () => {
+    const pool = new FakePool(2);
+    const route = new Route({ pool, batch: OPTIONS });
+    let heard = 0;
+    await expect(
+      route.send(gradeItems(400), {
+        onMessage: () => {
+          heard++;
+          if (heard === 3) throw new Error('disk full');
+        },
+        giveUp: () => undefined,
+      }),
+    ).rejects.toThrow('disk full');
+    expect(pool.batches.length).toBeLessThan(40);
+  });
+});
