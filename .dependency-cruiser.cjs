@@ -27,11 +27,18 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(values/|defaults[.]ts$)' },
     },
     {
+      name: 'folders-stand-alone',
+      comment: 'The folder walk serves problems, solutions and engines alike, so it knows none of them.',
+      severity: 'error',
+      from: { path: '^src/folders/' },
+      to: { path: '^src/', pathNot: '^src/folders/' },
+    },
+    {
       name: 'problems-below-the-run',
-      comment: 'Reading problem files needs only values.',
+      comment: 'Reading problem files needs only values and the folder walk.',
       severity: 'error',
       from: { path: '^src/problems/' },
-      to: { path: '^src/', pathNot: '^src/(problems|values)/|^src/(defaults|package-root|write-text)[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/(problems|values|folders)/|^src/(defaults|package-root|write-text)[.]ts$' },
     },
     {
       name: 'reports-never-run-code',
@@ -74,7 +81,7 @@ module.exports = {
       comment: 'Engines run code in isolates for the worker; they know the job types and values, nothing of grading or the run.',
       severity: 'error',
       from: { path: '^src/engines/' },
-      to: { path: '^src/', pathNot: '^src/(engines|values)/|^src/sandbox-host/protocol[.]ts$|^src/(defaults|package-root)[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/(engines|values|folders)/|^src/sandbox-host/protocol[.]ts$|^src/(defaults|package-root)[.]ts$' },
     },
     {
       name: 'one-folder-per-language',

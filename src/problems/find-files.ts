@@ -4,9 +4,8 @@
  * this (workers read the files), so it stays free of the schema and the
  * value decoders and starts quickly.
  */
-import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { isHiddenOrNodeModules, walkFolder } from '../folders/walk.js';
 import { osReason } from './file-text.js';
 import { formatJsonPath } from './json-path.js';
 import { isInvalidProblemFile, type InvalidProblemFile } from './prepared.js';
@@ -83,99 +82,48 @@ async function assertDirectory(dir: string): Promise<void> {
 type Found = string | InvalidProblemFile;
 
 async function findProblemFiles(dir: string): Promise<Found[]> {
-  let entries: Dirent[];
-  let real: string;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-    real = await realpath(dir);
-  } catch (error) {
-    throw new ProblemDirectoryError(
-      dir,
-      `cannot read folder: ${osReason(error)}`,
-      `problem directory "${dir}" cannot be read: ${osReason(error)}`,
-      { cause: error },
-    );
-  }
   const found: Found[] = [];
-  await walk(dir, entries, { visited: new Set([real]), ancestors: new Map([[real, dir]]), found });
+  for (const entry of await walkFolder(dir, { ignore: isHiddenOrNodeModules })) {
+    const isProblemName = entry.path.endsWith('.json');
+    switch (entry.kind) {
+      case 'file':
+        if (isProblemName) found.push(entry.path);
+        break;
+      case 'not-regular':
+        // Never opened: a FIFO would block the whole run until someone wrote to it.
+        if (isProblemName) found.push(invalid(entry.path, null, [`${entry.path}: cannot read file: not a regular file`]));
+        break;
+      case 'broken-link':
+        // A link that resolves to itself is reported whatever its name; another
+        // broken `.json` link is reported by the failed read.
+        if ((entry.error as NodeJS.ErrnoException).code === 'ELOOP') {
+          found.push(symlinkLoop(entry.path, 'too many levels of symbolic links'));
+        } else if (isProblemName) found.push(entry.path);
+        break;
+      case 'unreadable-folder':
+        if (entry.parts.length === 0) {
+          throw new ProblemDirectoryError(
+            dir,
+            `cannot read folder: ${osReason(entry.error)}`,
+            `problem directory "${dir}" cannot be read: ${osReason(entry.error)}`,
+            { cause: entry.error },
+          );
+        }
+        found.push(invalid(entry.path, null, [`${entry.path}: cannot read folder: ${osReason(entry.error)}`]));
+        break;
+      case 'folder-loop':
+        found.push(symlinkLoop(entry.path, `leads back to ${entry.ancestor}`));
+        break;
+      case 'folder-again':
+        // Its files were found under the name that reached it first.
+        break;
+    }
+  }
   return found;
-}
-
-interface Walk {
-  /** Real paths of every directory entered so far. */
-  visited: Set<string>;
-  /** Real path -> path as walked, for the directories enclosing the current one. */
-  ancestors: Map<string, string>;
-  found: Found[];
-}
-
-async function walk(dir: string, entries: Dirent[], state: Walk): Promise<void> {
-  for (const entry of [...entries].sort((a, b) => compareNames(a.name, b.name))) {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-    const path = join(dir, entry.name);
-    const kind = await entryKind(entry, path);
-    const isProblemName = entry.name.endsWith('.json');
-    if (kind === 'directory') await walkSubdirectory(path, state);
-    else if (kind === 'loop') state.found.push(symlinkLoop(path, 'too many levels of symbolic links'));
-    else if (isProblemName && (kind === 'file' || kind === 'broken')) state.found.push(path);
-    else if (isProblemName && kind === 'other') {
-      // Never opened: a FIFO would block the whole run until someone wrote to it.
-      state.found.push(invalid(path, null, [`${path}: cannot read file: not a regular file`]));
-    }
-  }
-}
-
-async function walkSubdirectory(path: string, state: Walk): Promise<void> {
-  let real: string;
-  let entries: Dirent[];
-  try {
-    real = await realpath(path);
-    const ancestor = state.ancestors.get(real);
-    if (ancestor !== undefined) {
-      state.found.push(symlinkLoop(path, `leads back to ${ancestor}`));
-      return;
-    }
-    if (state.visited.has(real)) return;
-    state.visited.add(real);
-    entries = await readdir(path, { withFileTypes: true });
-  } catch (error) {
-    state.found.push(invalid(path, null, [`${path}: cannot read folder: ${osReason(error)}`]));
-    return;
-  }
-  state.ancestors.set(real, path);
-  try {
-    await walk(path, entries, state);
-  } finally {
-    state.ancestors.delete(real);
-  }
 }
 
 function symlinkLoop(path: string, why: string): InvalidProblemFile {
   return invalid(path, null, [`${path}: symlink loop (${why}), not followed`]);
-}
-
-/**
- * What an entry is, looking through symlinks. A link that cannot be
- * resolved is `broken` (a `.json` one is then reported by the failed read)
- * or `loop` when it resolves to itself, which is reported whatever its name.
- */
-async function entryKind(entry: Dirent, path: string): Promise<'file' | 'directory' | 'other' | 'broken' | 'loop'> {
-  if (entry.isDirectory()) return 'directory';
-  if (entry.isFile()) return 'file';
-  if (!entry.isSymbolicLink()) return 'other';
-  try {
-    const target = await stat(path);
-    if (target.isDirectory()) return 'directory';
-    return target.isFile() ? 'file' : 'other';
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'loop' : 'broken';
-  }
-}
-
-/** Code-unit order: the same on every machine, unlike localeCompare. */
-function compareNames(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
 }
 
 // ---------------------------------------------------------------------------

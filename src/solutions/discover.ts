@@ -51,8 +51,10 @@
  * Order: paths in code-unit order, depth first; lines in file order.
  * Only a missing or non-folder `dir` throws.
  */
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isHiddenOrNodeModules, walkFolder } from '../folders/walk.js';
 import { normalizeLanguageName, sourceExtensions, type SolutionLanguage } from './language.js';
 
 export interface Submission {
@@ -90,37 +92,51 @@ const FIELDS = {
 
 const MAX_ID_LENGTH = 200;
 
-type Outcome = { kind: 'submission'; submission: Submission } | { kind: 'skipped'; skipped: SkippedSubmission };
+/** What reading one solution file gave: a submission, or a reason to skip, per solution in it. */
+export type SolutionFileOutcome =
+  | { kind: 'submission'; submission: Submission }
+  | { kind: 'skipped'; skipped: SkippedSubmission };
 
-/** A file found by the walk: where it is, and its path parts inside the solutions folder. */
-interface FoundFile {
+/** A file found in the solutions folder: where it is, and its path parts inside that folder. */
+export interface SolutionFile {
   source: string;
   parts: string[];
 }
 
-interface DiscoveryContext {
+/** What reading a solution file needs to know besides the file. */
+export interface SolutionDiscoveryContext {
   known: ReadonlySet<string>;
   /** Model name for files directly in the solutions folder. */
   rootName: string;
+}
+
+/** The walk of a solutions folder, before any file is read. */
+export interface FoundSolutionFiles {
+  /** Every regular file, in walk order. */
+  files: SolutionFile[];
+  /** Entries that could not be walked (unreadable folders, broken links, files of other types, folders reached again). */
+  skipped: SkippedSubmission[];
 }
 
 export async function discoverSubmissions(
   dir: string,
   knownProblemIds: ReadonlySet<string>,
 ): Promise<DiscoveredSubmissions> {
-  await assertFolder(dir);
-  const ctx: DiscoveryContext = { known: knownProblemIds, rootName: path.basename(path.resolve(dir)) };
-  const skipped: SkippedSubmission[] = [];
+  const { files, skipped } = await findSolutionFiles(dir);
+  const ctx = solutionDiscoveryContext(dir, knownProblemIds);
   const submissions: Submission[] = [];
-  const files = await walk(dir, skipped);
   for (const file of files) {
-    for (const outcome of await readSolutionFile(file, ctx)) {
+    for (const outcome of readSolutionFile(file, ctx)) {
       if (outcome.kind === 'submission') submissions.push(outcome.submission);
       else skipped.push(outcome.skipped);
     }
   }
   numberSamples(submissions);
   return { submissions, skipped, files: files.map((f) => ({ path: f.source, relative: f.parts.join('/') })) };
+}
+
+export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlySet<string>): SolutionDiscoveryContext {
+  return { known: knownProblemIds, rootName: path.basename(path.resolve(dir)) };
 }
 
 async function assertFolder(dir: string): Promise<void> {
@@ -135,59 +151,47 @@ async function assertFolder(dir: string): Promise<void> {
 
 // ---------------------------------------------------------------- walking
 
-async function walk(dir: string, skipped: SkippedSubmission[]): Promise<FoundFile[]> {
-  const files: FoundFile[] = [];
-  const visited = new Set<string>();
-  await walkFolder(dir, [], visited, files, skipped);
-  return files;
-}
-
-function isIgnored(name: string): boolean {
-  return name.startsWith('.') || name === 'node_modules';
-}
-
-async function walkFolder(
-  folder: string,
-  parts: string[],
-  visited: Set<string>,
-  files: FoundFile[],
-  skipped: SkippedSubmission[],
-): Promise<void> {
-  let names: string[];
-  try {
-    const real = await realpath(folder);
-    if (visited.has(real)) {
-      skipped.push({ source: folder, reason: `folder already read (symbolic link to ${real})` });
-      return;
+/**
+ * Walks `dir` without reading a file, so that the files can be read
+ * elsewhere (`readSolutionFile`, in walk order). Throws as
+ * `discoverSubmissions` does for a missing or non-folder `dir`.
+ */
+export async function findSolutionFiles(dir: string): Promise<FoundSolutionFiles> {
+  await assertFolder(dir);
+  const files: SolutionFile[] = [];
+  const skipped: SkippedSubmission[] = [];
+  for (const entry of await walkFolder(dir, { ignore: isHiddenOrNodeModules })) {
+    const { path: source } = entry;
+    switch (entry.kind) {
+      case 'file':
+        files.push({ source, parts: entry.parts });
+        break;
+      case 'not-regular':
+        skipped.push({ source, reason: 'not a regular file' });
+        break;
+      case 'broken-link':
+        skipped.push({ source, reason: `unreadable: ${errorText(entry.error)}` });
+        break;
+      case 'unreadable-folder':
+        skipped.push({ source, reason: `unreadable folder: ${errorText(entry.error)}` });
+        break;
+      case 'folder-loop':
+      case 'folder-again':
+        skipped.push({ source, reason: `folder already read (symbolic link to ${entry.real})` });
+        break;
     }
-    visited.add(real);
-    names = (await readdir(folder)).filter((n) => !isIgnored(n)).sort(byCodeUnits);
-  } catch (err) {
-    skipped.push({ source: folder, reason: `unreadable folder: ${errorText(err)}` });
-    return;
   }
-  for (const name of names) {
-    const full = path.join(folder, name);
-    let info;
-    try {
-      info = await stat(full); // follows links; a broken link throws
-    } catch (err) {
-      skipped.push({ source: full, reason: `unreadable: ${errorText(err)}` });
-      continue;
-    }
-    if (info.isDirectory()) await walkFolder(full, [...parts, name], visited, files, skipped);
-    else if (info.isFile()) files.push({ source: full, parts: [...parts, name] });
-    else skipped.push({ source: full, reason: 'not a regular file' });
-  }
-}
-
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return { files, skipped };
 }
 
 // ---------------------------------------------------------------- files
 
-async function readSolutionFile(file: FoundFile, ctx: DiscoveryContext): Promise<Outcome[]> {
+/**
+ * Reads one file found by `findSolutionFiles`. Synchronous and dependent on
+ * nothing but its arguments and the file, so that any process can read any
+ * share of the files; sample ids are left for `numberSamples`.
+ */
+export function readSolutionFile(file: SolutionFile, ctx: SolutionDiscoveryContext): SolutionFileOutcome[] {
   const name = file.parts[file.parts.length - 1] as string;
   const ext = path.extname(name).toLowerCase();
   const sourceLanguage = sourceExtensions().get(ext);
@@ -196,7 +200,7 @@ async function readSolutionFile(file: FoundFile, ctx: DiscoveryContext): Promise
   }
   let text: string;
   try {
-    text = await readFile(file.source, 'utf8');
+    text = readFileSync(file.source, 'utf8');
   } catch (err) {
     return [skip(file.source, `unreadable: ${errorText(err)}`)];
   }
@@ -206,13 +210,13 @@ async function readSolutionFile(file: FoundFile, ctx: DiscoveryContext): Promise
   return [readSourceFile(file, text, sourceLanguage as SolutionLanguage, ctx)];
 }
 
-function readSourceFile(file: FoundFile, text: string, language: SolutionLanguage, ctx: DiscoveryContext): Outcome {
+function readSourceFile(file: SolutionFile, text: string, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   const ids = idsFromPath(file.parts, ctx);
   if (ids === null) return skip(file.source, unknownPathReason(file.parts));
   return submit({ ...ids, sampleId: null, source: file.source, raw: text, declaredLanguage: language });
 }
 
-function readJsonSolution(file: FoundFile, text: string, ctx: DiscoveryContext): Outcome {
+function readJsonSolution(file: SolutionFile, text: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -244,10 +248,10 @@ function readJsonSolution(file: FoundFile, text: string, ctx: DiscoveryContext):
   });
 }
 
-function readJsonLines(file: FoundFile, text: string, ctx: DiscoveryContext): Outcome[] {
+function readJsonLines(file: SolutionFile, text: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome[] {
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const defaultModel = file.parts.length >= 2 ? (file.parts[file.parts.length - 2] as string) : stemOf(file.parts[0] as string);
-  const outcomes: Outcome[] = [];
+  const outcomes: SolutionFileOutcome[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx));
@@ -255,7 +259,7 @@ function readJsonLines(file: FoundFile, text: string, ctx: DiscoveryContext): Ou
   return outcomes.length > 0 ? outcomes : [skip(file.source, 'empty file')];
 }
 
-function readJsonLine(line: string, source: string, defaultModel: string, ctx: DiscoveryContext): Outcome {
+function readJsonLine(line: string, source: string, defaultModel: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -353,12 +357,12 @@ function stemOf(name: string): string {
 }
 
 /** The folder `levelsUp` above the file, or the solutions folder's name at the top. */
-function folderName(parts: readonly string[], levelsUp: number, ctx: DiscoveryContext): string {
+function folderName(parts: readonly string[], levelsUp: number, ctx: SolutionDiscoveryContext): string {
   return parts[parts.length - 1 - levelsUp] ?? ctx.rootName;
 }
 
 /** Rules a–c of the module comment. */
-function idsFromPath(parts: readonly string[], ctx: DiscoveryContext): PathIds | null {
+function idsFromPath(parts: readonly string[], ctx: SolutionDiscoveryContext): PathIds | null {
   const stem = stemOf(parts[parts.length - 1] as string);
   if (ctx.known.has(stem)) return { problemId: stem, promptId: null, modelId: folderName(parts, 1, ctx) };
   const dotted = splitProblemAndPrompt(stem, ctx.known);
@@ -381,7 +385,7 @@ function splitProblemAndPrompt(stem: string, known: ReadonlySet<string>): { prob
 }
 
 /** Model and prompt for a solution object that names its problem itself. */
-function pathIdsForProblem(parts: readonly string[], problemId: string, ctx: DiscoveryContext): PathIds {
+function pathIdsForProblem(parts: readonly string[], problemId: string, ctx: SolutionDiscoveryContext): PathIds {
   const ids = idsFromPath(parts, ctx);
   if (ids !== null && ids.problemId === problemId) return ids;
   return { problemId, promptId: null, modelId: folderName(parts, 1, ctx) };
@@ -400,8 +404,12 @@ function unknownProblemReason(problemId: string): string {
 
 // ---------------------------------------------------------------- samples
 
-/** Numbers the samples of each (problem, prompt, model) that has several. */
-function numberSamples(submissions: Submission[]): void {
+/**
+ * Numbers the samples of each (problem, prompt, model) that has several.
+ * `submissions` must be in walk order (files as found, then lines within
+ * each file), whichever process read them.
+ */
+export function numberSamples(submissions: Submission[]): void {
   const groups = new Map<string, Submission[]>();
   for (const s of submissions) {
     const key = JSON.stringify([s.problemId, s.promptId, s.modelId]);
@@ -424,11 +432,11 @@ function numberSamples(submissions: Submission[]): void {
 
 // ---------------------------------------------------------------- helpers
 
-function submit(submission: Submission): Outcome {
+function submit(submission: Submission): SolutionFileOutcome {
   return { kind: 'submission', submission };
 }
 
-function skip(source: string, reason: string): Outcome {
+function skip(source: string, reason: string): SolutionFileOutcome {
   return { kind: 'skipped', skipped: { source, reason } };
 }
 

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverSubmissions, type Submission } from '../../src/solutions/discover.js';
+import {
+  discoverSubmissions,
+  findSolutionFiles,
+  numberSamples,
+  readSolutionFile,
+  solutionDiscoveryContext,
+  type Submission,
+} from '../../src/solutions/discover.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MIXED = path.join(here, '../fixtures/solutions-mixed');
@@ -184,6 +191,35 @@ describe('discoverSubmissions on awkward folders', () => {
       ['add.js', '0'],
       ['add.py', '1'],
     ]);
+  });
+
+  it('is the walk, each file read on its own with plain data, and the sample numbering, composed', async () => {
+    await mkdir(path.join(dir, 'm'));
+    await writeFile(path.join(dir, 'm', 'add.js'), 'function add(a, b) { return a + b }');
+    await writeFile(path.join(dir, 'm', 'add.py'), 'def add(a, b):\n    return a + b\n');
+    const line = (sample: object): string => JSON.stringify({ problem: 'add', model: 'm', code: 'x', ...sample });
+    await writeFile(path.join(dir, 'm', 'more.jsonl'), [line({ sample: 1 }), '{', line({})].join('\n'));
+    await writeFile(path.join(dir, 'notes.txt'), 'not a solution');
+    await symlink(path.join(dir, 'missing.js'), path.join(dir, 'gone.js'));
+    const whole = await discoverSubmissions(dir, KNOWN);
+
+    const { files, skipped } = await findSolutionFiles(dir);
+    const ctx = solutionDiscoveryContext(dir, KNOWN);
+    expect(ctx).toEqual({ known: KNOWN, rootName: path.basename(dir) });
+    // As other processes would: from copies of the inputs, in any order, put back in walk order.
+    const read = new Map([...files].reverse().map((file) => [file, readSolutionFile(structuredClone(file), structuredClone(ctx))]));
+    const outcomes = files.flatMap((file) => read.get(file) ?? []);
+    const submissions = outcomes.flatMap((o) => (o.kind === 'submission' ? [o.submission] : []));
+    numberSamples(submissions);
+    expect(submissions).toEqual(whole.submissions);
+    expect([...skipped, ...outcomes.flatMap((o) => (o.kind === 'skipped' ? [o.skipped] : []))]).toEqual(whole.skipped);
+    expect(whole.submissions.map((s) => [path.basename(s.source), s.sampleId])).toEqual([
+      ['add.js', '0'],
+      ['add.py', '2'],
+      ['more.jsonl:1', '1'],
+      ['more.jsonl:3', '3'],
+    ]);
+    expect(whole.skipped.map((s) => path.relative(dir, s.source))).toEqual(['gone.js', 'm/more.jsonl:2', 'notes.txt']);
   });
 
   it('reports an empty JSONL file and one of blank lines as empty', async () => {

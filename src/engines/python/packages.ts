@@ -13,9 +13,9 @@
  * of these (sandbox/python/boot.js, "compiled extension modules").
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
+import { walkFolderSync, type WalkEntry } from '../../folders/walk.js';
 
 export interface PackageFile {
   /** Where the interpreter sees it. */
@@ -62,21 +62,31 @@ export function readPythonPackages(dirs: readonly string[]): PythonPackages {
   dirs.forEach((dir, index) => {
     const root = `/evalrun/packages/${index}`;
     set.paths.push(root);
-    for (const name of readdirSync(dir).sort()) {
-      if (!name.endsWith('.whl')) continue;
+    const { wheels, tree } = folderFiles(dir);
+    for (const wheel of wheels) {
+      const name = wheel.parts[0] as string;
       const kind = wheelKind(name);
       if (kind === 'unusable') continue;
       const path = `/evalrun/wheels/${index}/${name}`;
-      const bytes = new Uint8Array(readFileSync(join(dir, name)));
+      const bytes = new Uint8Array(readFileSync(wheel.path));
       set.files.push({ path, bytes });
       if (kind === 'pure') set.paths.push(path);
       else set.platformWheels.push(path);
       for (const library of wheelLibraries(bytes)) libraries.add(sha256(library));
     }
-    const first = set.files.length;
-    collectTree(dir, dir, root, set.files, 0);
-    for (const file of set.files.slice(first)) {
-      if (isSharedLibrary(file.path, file.bytes)) libraries.add(sha256(file.bytes));
+    for (const file of tree) {
+      // Only files read whole pay for this look-up, and the limit must hold before the read.
+      let size: number;
+      try {
+        size = statSync(file.path).size;
+      } catch {
+        continue;
+      }
+      if (size > MAX_FILE_BYTES) continue;
+      const path = `${root}/${file.parts.join('/')}`;
+      const bytes = new Uint8Array(readFileSync(file.path));
+      set.files.push({ path, bytes });
+      if (isSharedLibrary(path, bytes)) libraries.add(sha256(bytes));
     }
   });
   set.sharedLibraries = [...libraries].sort();
@@ -144,23 +154,26 @@ function findEndOfDirectory(view: DataView): number {
   return -1;
 }
 
-/** Every file under `dir` but wheels, hidden entries and caches, at the same place under `root`. */
-function collectTree(top: string, dir: string, root: string, out: PackageFile[], depth: number): void {
-  // Links may loop; no package nests this deep.
-  if (depth > 40) return;
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.') || SKIPPED.has(name)) continue;
-    const full = join(dir, name);
-    let stats;
-    try {
-      stats = statSync(full);
-    } catch {
-      continue;
-    }
-    if (stats.isDirectory()) {
-      collectTree(top, full, root, out, depth + 1);
-    } else if (stats.isFile() && !(dir === top && name.endsWith('.whl')) && stats.size <= MAX_FILE_BYTES) {
-      out.push({ path: `${root}/${relative(top, full).split(sep).join('/')}`, bytes: new Uint8Array(readFileSync(full)) });
-    }
+/**
+ * The regular files under `dir` but hidden entries and caches, in walk
+ * order: the wheels at its top, and the rest. A folder it may not list fails
+ * the whole set, as a missing package would fail the candidates; links that
+ * lead nowhere and files of other types are left out.
+ */
+function folderFiles(dir: string): { wheels: WalkEntry[]; tree: WalkEntry[] } {
+  const wheels: WalkEntry[] = [];
+  const tree: WalkEntry[] = [];
+  // A package may be linked in under two names and imported by either, so
+  // a folder is walked again under each; no package nests deeper than this.
+  for (const entry of walkFolderSync(dir, { ignore: isSkipped, reenter: true, maxDepth: 40 })) {
+    if (entry.kind === 'unreadable-folder') throw entry.error;
+    if (entry.kind !== 'file') continue;
+    if (entry.parts.length === 1 && entry.path.endsWith('.whl')) wheels.push(entry);
+    else tree.push(entry);
   }
+  return { wheels, tree };
+}
+
+function isSkipped(name: string): boolean {
+  return name.startsWith('.') || SKIPPED.has(name);
 }
