@@ -62,10 +62,11 @@
  * 1.05), 1 otherwise, 2 when the bench itself failed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
+import { defaultCacheDir } from '../src/engines/python/snapshot-cache.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 import { writePassAtKSet, writePythonSelfCheckSet, type ExpectedVerdicts } from './share-sets.js';
@@ -338,7 +339,28 @@ function checkBuilt(build: Build): void {
   }
 }
 
-async function runOnce(build: Build, args: readonly string[], expected: ExpectedVerdicts, scratch: string, intervalMs: number): Promise<RunResult> {
+/**
+ * The Python memory snapshots in a build's cache, with their times: a change
+ * means a run made one, paying a cold boot. Checkouts that share node_modules
+ * share the cache, and writing a snapshot drops those of other keys, so two
+ * builds whose snapshot keys differ would each boot cold after the other.
+ */
+function snapshotStamp(build: Build): string {
+  const dir = join(build.root, relative(packageRoot(), defaultCacheDir()));
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.snapshot'))
+      .map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`)
+      .sort()
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** `timed` false: a warm-up, which may make the Python snapshot. */
+async function runOnce(build: Build, args: readonly string[], expected: ExpectedVerdicts, scratch: string, intervalMs: number, timed = true): Promise<RunResult> {
+  const snapshotsBefore = snapshotStamp(build);
   const dir = mkdtempSync(join(scratch, 'run-'));
   const card = join(dir, 'scorecard.json');
   const stderrFile = join(dir, 'stderr.txt');
@@ -382,6 +404,9 @@ async function runOnce(build: Build, args: readonly string[], expected: Expected
   const workersSampledMs = processes.filter((p) => p.worker).reduce((s, p) => s + p.cpuMs, 0);
   let detail = totals.code === 0 ? checkVerdicts(card, expected) : `exit code ${totals.code}: ${readFileSync(stderrFile, 'utf8').trim().slice(-600)}`;
   if (!totals.subreaper && detail === '') detail = 'the wrapper could not become a child subreaper: processes that outlive the CLI would be missed';
+  if (timed && detail === '' && snapshotStamp(build) !== snapshotsBefore) {
+    detail = `a Python snapshot was written in ${build.root}'s cache during the run, so its CPU holds a cold boot (do two builds with different snapshot keys share node_modules?)`;
+  }
   // Workers that the command line test misses would silently count as the supervisor's.
   if (detail === '' && helpers.length === processes.length) detail = `no worker process was recognised (commands seen: ${helpers.map((p) => p.command).join(' | ') || 'none'})`;
   const result: RunResult = {
@@ -656,7 +681,7 @@ async function main(): Promise<number> {
     mkdirSync(warm);
     const warmExpected = writePythonSelfCheckSet(join(warm, 'py'), { problems: 2, tests: 3 });
     for (const build of builds) {
-      const warmRun = await runOnce(build, ['--problems', join(warm, 'py')], warmExpected, scratch, options.intervalMs);
+      const warmRun = await runOnce(build, ['--problems', join(warm, 'py')], warmExpected, scratch, options.intervalMs, false);
       if (!warmRun.ok) throw new Error(`the warm-up run of ${build.root} failed: ${warmRun.detail}`);
     }
 
