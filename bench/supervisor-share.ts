@@ -17,8 +17,9 @@
  *
  * Who counts as what: the workers are the processes that host isolates,
  * the CLI's children started by src/sandbox-host/worker-launch.ts, known by
- * their command line (the worker bundle); the supervisor is everything else
- * of the run: the CLI process and any other process under it.
+ * the file name of the script on their command line (the worker bundle, or
+ * tsc's worker-process.js wherever a build puts it); the supervisor is
+ * everything else of the run: the CLI process and any other process under it.
  *
  * How CPU is read, exactly where it can be: the CLI is started by a small
  * python3 wrapper that waits for its exit without reaping it
@@ -39,6 +40,13 @@
  * hold the verdicts the generator computed in advance, or the measurement
  * is reported as failed.
  *
+ * With --baseline DIR, every run is made twice, once by this build and once
+ * by the evalrun checkout in DIR (built: bin/evalrun.js and dist/bundle/),
+ * on the same generated sets; which build goes first turns with the round
+ * and the size. Each workload then also reports the baseline's figures and
+ * two ratios of this build to the baseline, each at most 1.05: the workers'
+ * CPU per candidate, and the median wall time of the 4N run.
+ *
  * Options:
  *   --rounds R        rounds (default 3)
  *   --only LIST       workloads, comma-separated (default all four)
@@ -47,21 +55,26 @@
  *   --quick           small sizes, one round: a smoke run, below the issue's 2,000 candidates
  *   --json            print the results as one JSON document on stdout (progress goes to stderr)
  *   --keep            keep the generated sets and the scorecards
+ *   --baseline DIR    also measure the build in DIR, side by side (see above)
  *
- * Exit code 0 when every run had the expected verdicts and every share met
- * the target (at most 2%), 1 otherwise, 2 when the bench itself failed.
+ * Exit code 0 when every run (of both builds) had the expected verdicts and
+ * every share and ratio met its target (share at most 2%, ratios at most
+ * 1.05), 1 otherwise, 2 when the bench itself failed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
+import { defaultCacheDir } from '../src/engines/python/snapshot-cache.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { generateProblemSet } from './generate.js';
 import { writePassAtKSet, writePythonSelfCheckSet, type ExpectedVerdicts } from './share-sets.js';
 import { childPids } from './proc.js';
 
 const TARGET_SHARE = 0.02;
+/** Against --baseline: this build's workers' CPU per candidate, and its wall time, over the baseline's. */
+const TARGET_RATIO = 1.05;
 
 type WorkloadName = 'js-passk' | 'py-passk' | 'js-self' | 'py-self';
 const WORKLOADS: readonly WorkloadName[] = ['js-passk', 'py-passk', 'js-self', 'py-self'];
@@ -93,6 +106,7 @@ interface Options {
   quick: boolean;
   json: boolean;
   keep: boolean;
+  baseline: string | null;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -104,6 +118,7 @@ function parseOptions(argv: readonly string[]): Options {
     quick: false,
     json: false,
     keep: false,
+    baseline: null,
   };
   let roundsGiven = false;
   const count = (flag: string, value: string | undefined): number => {
@@ -141,6 +156,12 @@ function parseOptions(argv: readonly string[]): Options {
       case '--keep':
         options.keep = true;
         break;
+      case '--baseline': {
+        const dir = argv[++i];
+        if (dir === undefined || dir === '') throw new Error('--baseline needs the folder of another evalrun checkout');
+        options.baseline = resolve(dir);
+        break;
+      }
       default:
         throw new Error(`unknown option ${flag} (see the comment at the top of bench/supervisor-share.ts)`);
     }
@@ -304,13 +325,46 @@ function checkVerdicts(cardFile: string, expected: ExpectedVerdicts): string {
   return wrong.length === 0 ? '' : `verdicts differ: ${wrong.map((k) => `${k} ${String(got[k])} (expected ${String(expected[k])})`).join(', ')}`;
 }
 
-const BIN = join(packageRoot(), 'bin', 'evalrun.js');
+/** A checkout of evalrun whose CLI is measured: this one, or the one --baseline names. */
+interface Build {
+  name: 'build' | 'baseline';
+  root: string;
+}
 
-async function runOnce(args: readonly string[], expected: ExpectedVerdicts, scratch: string, intervalMs: number): Promise<RunResult> {
+const CLI = join('bin', 'evalrun.js');
+
+function checkBuilt(build: Build): void {
+  for (const file of [CLI, join(BUNDLE_DIR, WORKER_BUNDLES.main)]) {
+    if (!existsSync(join(build.root, file))) throw new Error(`${build.root} has no ${file}: build it first (npm run build there)`);
+  }
+}
+
+/**
+ * The Python memory snapshots in a build's cache, with their times: a change
+ * means a run made one, paying a cold boot. Checkouts that share node_modules
+ * share the cache, and writing a snapshot drops those of other keys, so two
+ * builds whose snapshot keys differ would each boot cold after the other.
+ */
+function snapshotStamp(build: Build): string {
+  const dir = join(build.root, relative(packageRoot(), defaultCacheDir()));
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.snapshot'))
+      .map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`)
+      .sort()
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** `timed` false: a warm-up, which may make the Python snapshot. */
+async function runOnce(build: Build, args: readonly string[], expected: ExpectedVerdicts, scratch: string, intervalMs: number, timed = true): Promise<RunResult> {
+  const snapshotsBefore = snapshotStamp(build);
   const dir = mkdtempSync(join(scratch, 'run-'));
   const card = join(dir, 'scorecard.json');
   const stderrFile = join(dir, 'stderr.txt');
-  const wrapper = spawn(python, ['-c', WRAPPER, stderrFile, BIN, ...args, '--out', card], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const wrapper = spawn(python, ['-c', WRAPPER, stderrFile, join(build.root, CLI), ...args, '--out', card], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let wrapperErr = '';
   const seen = new Map<number, SeenProcess>();
@@ -350,6 +404,11 @@ async function runOnce(args: readonly string[], expected: ExpectedVerdicts, scra
   const workersSampledMs = processes.filter((p) => p.worker).reduce((s, p) => s + p.cpuMs, 0);
   let detail = totals.code === 0 ? checkVerdicts(card, expected) : `exit code ${totals.code}: ${readFileSync(stderrFile, 'utf8').trim().slice(-600)}`;
   if (!totals.subreaper && detail === '') detail = 'the wrapper could not become a child subreaper: processes that outlive the CLI would be missed';
+  if (timed && detail === '' && snapshotStamp(build) !== snapshotsBefore) {
+    detail = `a Python snapshot was written in ${build.root}'s cache during the run, so its CPU holds a cold boot (do two builds with different snapshot keys share node_modules?)`;
+  }
+  // Workers that the command line test misses would silently count as the supervisor's.
+  if (detail === '' && helpers.length === processes.length) detail = `no worker process was recognised (commands seen: ${helpers.map((p) => p.command).join(' | ') || 'none'})`;
   const result: RunResult = {
     candidates: expected.candidates,
     wallMs: totals.wall * 1000,
@@ -442,6 +501,45 @@ interface Figures {
   measured: boolean;
   failures: string[];
   pass: boolean;
+  /** With --baseline: the same workload graded by the baseline build. */
+  baseline?: Comparison;
+}
+
+interface Comparison {
+  supervisorUsPerCandidate: number;
+  workersUsPerCandidate: number;
+  /** This build's workers' CPU per candidate over the baseline's. */
+  workersRatio: number;
+  /** Median wall time of the 4N run. */
+  wall4NMs: { build: number; baseline: number };
+  /** This build's wall time of the 4N run over the baseline's. */
+  wallRatio: number;
+  workersPass: boolean;
+  wallPass: boolean;
+  /** Whether the baseline's runs held the expected verdicts. */
+  measured: boolean;
+  failures: string[];
+  /** Both ratios met the target and both builds' verdicts were as expected. */
+  pass: boolean;
+}
+
+function compare(own: Figures, base: Figures): Comparison {
+  const workersRatio = own.workersUsPerCandidate / base.workersUsPerCandidate;
+  const wallRatio = own.wallMs[1] / base.wallMs[1];
+  const workersPass = workersRatio <= TARGET_RATIO;
+  const wallPass = wallRatio <= TARGET_RATIO;
+  return {
+    supervisorUsPerCandidate: base.supervisorUsPerCandidate,
+    workersUsPerCandidate: base.workersUsPerCandidate,
+    workersRatio,
+    wall4NMs: { build: own.wallMs[1], baseline: base.wallMs[1] },
+    wallRatio,
+    workersPass,
+    wallPass,
+    measured: base.measured,
+    failures: base.failures,
+    pass: own.measured && base.measured && workersPass && wallPass,
+  };
 }
 
 function figures(p: PreparedWorkload, runs: Array<[RunResult, RunResult]>): Figures {
@@ -482,6 +580,7 @@ function figures(p: PreparedWorkload, runs: Array<[RunResult, RunResult]>): Figu
 }
 
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
+const passFail = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
@@ -512,9 +611,30 @@ function printTable(all: Figures[], options: Options): void {
     ]);
   }
   out(table(rows));
+  if (options.baseline !== null) {
+    out();
+    out(`Against the baseline ${options.baseline} (same sets, the builds alternating), ratios this build / baseline, target <= ${TARGET_RATIO}`);
+    const against: string[][] = [
+      ['workload', 'baseline supervisor µs/cand', 'baseline workers µs/cand', 'workers ratio', 'wall 4N: this / baseline (s)', 'wall ratio', 'baseline verdicts', 'result'],
+    ];
+    for (const f of all) {
+      const b = f.baseline!;
+      against.push([
+        f.label,
+        thousands(b.supervisorUsPerCandidate),
+        thousands(b.workersUsPerCandidate),
+        `${b.workersRatio.toFixed(3)} ${passFail(b.workersPass)}`,
+        `${(b.wall4NMs.build / 1000).toFixed(2)} / ${(b.wall4NMs.baseline / 1000).toFixed(2)}`,
+        `${b.wallRatio.toFixed(3)} ${passFail(b.wallPass)}`,
+        b.measured ? 'as expected' : 'WRONG',
+        passFail(b.pass),
+      ]);
+    }
+    out(table(against));
+  }
   out();
   for (const f of all) {
-    out(`${f.label} (${f.shape}): share ${(f.share * 100).toFixed(1)}% (target <= ${TARGET_SHARE * 100}%)  ${f.pass ? 'PASS' : 'FAIL'}${f.measured ? '' : ' (measurement failed)'}`);
+    out(`${f.label} (${f.shape}): share ${(f.share * 100).toFixed(1)}% (target <= ${TARGET_SHARE * 100}%)  ${passFail(f.pass)}${f.measured ? '' : ' (measurement failed)'}`);
     out(
       `  CPU of the N and 4N runs: supervisor ${(f.cpuMs.supervisor[0] / 1000).toFixed(2)} / ${(f.cpuMs.supervisor[1] / 1000).toFixed(2)} s, ` +
         `workers ${(f.cpuMs.workers[0] / 1000).toFixed(2)} / ${(f.cpuMs.workers[1] / 1000).toFixed(2)} s; ${f.workerProcesses} worker processes`,
@@ -525,6 +645,14 @@ function printTable(all: Figures[], options: Options): void {
       out(`  processes the CLI did not reap itself: up to ${f.orphans} a run; CPU outside the CLI's cutime + cstime: up to ${f.maxResidualMs.toFixed(0)} ms`);
     }
     for (const failure of f.failures) out(`  FAILED: ${failure}`);
+    if (f.baseline !== undefined) {
+      const b = f.baseline;
+      out(
+        `  against the baseline: workers' CPU per candidate x${b.workersRatio.toFixed(3)} ${passFail(b.workersPass)}, ` +
+          `wall of the 4N run x${b.wallRatio.toFixed(3)} ${passFail(b.wallPass)} (targets <= ${TARGET_RATIO})`,
+      );
+      for (const failure of b.failures) out(`  FAILED (baseline): ${failure}`);
+    }
   }
 }
 
@@ -535,7 +663,9 @@ function progress(line: string): void {
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   keepFiles = options.keep;
-  if (!existsSync(join(packageRoot(), BUNDLE_DIR, WORKER_BUNDLES.main))) throw new Error('build first: npm run build');
+  const builds: Build[] = [{ name: 'build', root: packageRoot() }];
+  if (options.baseline !== null) builds.push({ name: 'baseline', root: options.baseline });
+  builds.forEach(checkBuilt);
   if (!existsSync('/proc/self/stat')) throw new Error('this bench reads /proc: it needs Linux');
   // The interpreter itself, not a launcher such as a pyenv shim, which would start processes of its own before each run.
   const found = spawnSync('python3', ['-c', 'import os, sys; os.waitid; os.posix_spawn; os.waitstatus_to_exitcode; print(sys.executable)'], { encoding: 'utf8' });
@@ -546,29 +676,42 @@ async function main(): Promise<number> {
     progress(`supervisor-share: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), scratch ${scratch}`);
     const prepared: PreparedWorkload[] = [];
     for (const w of workloads(options.quick)) if (options.only.includes(w.name)) prepared.push(await prepare(w, scratch, options.concurrency));
-    // Untimed: makes the Python snapshot if this checkout has none yet and warms the page cache.
+    // Untimed: makes the Python snapshot if a checkout has none yet and warms the page cache.
     const warm = join(scratch, 'warm');
     mkdirSync(warm);
     const warmExpected = writePythonSelfCheckSet(join(warm, 'py'), { problems: 2, tests: 3 });
-    const warmRun = await runOnce(['--problems', join(warm, 'py')], warmExpected, scratch, options.intervalMs);
-    if (!warmRun.ok) throw new Error(`the warm-up run failed: ${warmRun.detail}`);
+    for (const build of builds) {
+      const warmRun = await runOnce(build, ['--problems', join(warm, 'py')], warmExpected, scratch, options.intervalMs, false);
+      if (!warmRun.ok) throw new Error(`the warm-up run of ${build.root} failed: ${warmRun.detail}`);
+    }
 
-    const runs = new Map<WorkloadName, Array<[RunResult, RunResult]>>(prepared.map((p) => [p.workload.name, []]));
+    // For each workload, each build's [N run, 4N run] of every round, in the order of `builds`.
+    const runs = new Map<WorkloadName, Array<Array<[RunResult, RunResult]>>>(prepared.map((p) => [p.workload.name, builds.map(() => [])]));
     for (let round = 0; round < options.rounds; round++) {
       for (const p of prepared) {
         // The large run goes first every other round, so that neither size always follows the other.
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        const pair: RunResult[] = [];
-        for (const i of order) pair[i] = await runOnce(p.sizes[i]!.args, p.sizes[i]!.expected, scratch, options.intervalMs);
-        const [a, b] = pair as [RunResult, RunResult];
-        runs.get(p.workload.name)!.push([a, b]);
+        const pairs: RunResult[][] = builds.map(() => []);
+        for (const i of order) {
+          // Which build leads turns with the size and the round, so that at each size each build goes first every other round.
+          const buildOrder = (round + i) % 2 === 0 ? [...builds.keys()] : [...builds.keys()].reverse();
+          for (const b of buildOrder) pairs[b]![i] = await runOnce(builds[b]!, p.sizes[i]!.args, p.sizes[i]!.expected, scratch, options.intervalMs);
+        }
         const describe = (r: RunResult): string =>
           `${r.candidates} cand ${(r.wallMs / 1000).toFixed(2)} s, supervisor ${(r.supervisorMs / 1000).toFixed(2)} s, workers ${(r.workersMs / 1000).toFixed(2)} s${r.ok ? '' : ' (FAILED)'}`;
-        progress(`round ${round + 1}/${options.rounds} ${p.workload.name}: ${describe(a)}; ${describe(b)}`);
-        for (const r of [a, b]) if (!r.ok) progress(`  failed: ${r.detail}`);
+        pairs.forEach((pair, b) => {
+          const [small, big] = pair as [RunResult, RunResult];
+          runs.get(p.workload.name)![b]!.push([small, big]);
+          const who = builds.length > 1 ? ` (${builds[b]!.name})` : '';
+          progress(`round ${round + 1}/${options.rounds} ${p.workload.name}${who}: ${describe(small)}; ${describe(big)}`);
+          for (const r of [small, big]) if (!r.ok) progress(`  failed: ${r.detail}`);
+        });
       }
     }
-    const all = prepared.map((p) => figures(p, runs.get(p.workload.name)!));
+    const all = prepared.map((p) => {
+      const [own, base] = runs.get(p.workload.name)!.map((r) => figures(p, r)) as [Figures, Figures | undefined];
+      return base === undefined ? own : { ...own, baseline: compare(own, base) };
+    });
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify(
@@ -580,7 +723,8 @@ async function main(): Promise<number> {
             rounds: options.rounds,
             quick: options.quick,
             clockTicks: CLOCK_TICKS,
-            target: { share: TARGET_SHARE },
+            baseline: options.baseline,
+            target: options.baseline === null ? { share: TARGET_SHARE } : { share: TARGET_SHARE, workersRatio: TARGET_RATIO, wallRatio: TARGET_RATIO },
             workloads: all,
           },
           null,
@@ -588,7 +732,7 @@ async function main(): Promise<number> {
         )}\n`,
       );
     } else printTable(all, options);
-    return all.every((f) => f.pass) ? 0 : 1;
+    return all.every((f) => f.pass && (f.baseline?.pass ?? true)) ? 0 : 1;
   } finally {
     if (options.keep) progress(`kept: ${scratch}`);
     else rmSync(scratch, { recursive: true, force: true });
