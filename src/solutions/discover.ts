@@ -122,17 +122,27 @@ export async function discoverSubmissions(
   dir: string,
   knownProblemIds: ReadonlySet<string>,
 ): Promise<DiscoveredSubmissions> {
-  const { files, skipped } = await findSolutionFiles(dir);
+  const found = await findSolutionFiles(dir);
   const ctx = solutionDiscoveryContext(dir, knownProblemIds);
+  return collectSubmissions(found, found.files.map((file) => readSolutionFile(file, ctx)));
+}
+
+/**
+ * The submissions of a walked folder from what reading each of its files
+ * gave (`outcomes[i]` for `found.files[i]`, read in any process), in walk
+ * order, with sample ids numbered.
+ */
+export function collectSubmissions(found: FoundSolutionFiles, outcomes: ReadonlyArray<readonly SolutionFileOutcome[]>): DiscoveredSubmissions {
+  const skipped = [...found.skipped];
   const submissions: Submission[] = [];
-  for (const file of files) {
-    for (const outcome of readSolutionFile(file, ctx)) {
+  for (const fileOutcomes of outcomes) {
+    for (const outcome of fileOutcomes) {
       if (outcome.kind === 'submission') submissions.push(outcome.submission);
       else skipped.push(outcome.skipped);
     }
   }
   numberSamples(submissions);
-  return { submissions, skipped, files: files.map((f) => ({ path: f.source, relative: f.parts.join('/') })) };
+  return { submissions, skipped, files: found.files.map((f) => ({ path: f.source, relative: f.parts.join('/') })) };
 }
 
 export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlySet<string>): SolutionDiscoveryContext {

@@ -95,9 +95,10 @@ describe('Route', () => {
 
   it('after a fault mid-batch, sends the running item again alone and the rest as a batch, none answered twice', async () => {
     let killsLeft = 1;
-    // The worker dies once on candidate 5 (say, killed from outside).
+    // Batches of 3 (40 items, 2 workers): the worker dies once on candidate 4, in the middle of its batch (say, killed from outside).
+    expect(batchSize(40, 2)).toBe(3);
     const pool = new FakePool(2, (item) => {
-      if (item.kind === 'grade' && item.candidate.problemId === 'p5' && killsLeft > 0) {
+      if (item.kind === 'grade' && item.candidate.problemId === 'p4' && killsLeft > 0) {
         killsLeft--;
         return new SandboxCrashed('killed by SIGKILL');
       }
@@ -107,30 +108,36 @@ describe('Route', () => {
     const answered: number[] = [];
     await route.send(gradeItems(40), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
     expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-    // The batch that held p5: its answered items were not sent again; p5 went alone; the ones after it went together.
-    const alone = pool.batches.filter((b) => b.length === 1 && b[0]!.kind === 'grade' && b[0]!.candidate.problemId === 'p5');
-    expect(alone).toHaveLength(1);
-    const sentTwice = pool.batches.flat().filter((item) => item.kind === 'grade' && item.candidate.problemId !== 'p5');
-    expect(sentTwice.length).toBeGreaterThan(39);
+    const ids = (b: WorkItem[]) => b.map((item) => (item.kind === 'grade' ? item.candidate.problemId : '?'));
+    const sent = pool.batches.map(ids);
+    // The batch [p3, p4, p5]: p3 was answered and not sent again; p4 went alone; p5, not started, went again without it.
+    expect(sent).toContainEqual(['p3', 'p4', 'p5']);
+    expect(sent).toContainEqual(['p4']);
+    expect(sent).toContainEqual(['p5']);
     const counts = new Map<string, number>();
-    for (const item of sentTwice) if (item.kind === 'grade') counts.set(item.candidate.problemId, (counts.get(item.candidate.problemId) ?? 0) + 1);
-    // p5's batch-mates after it were sent twice (not run the first time); none before it was.
-    expect([...counts.values()].every((n) => n <= 2)).toBe(true);
+    for (const id of sent.flat()) counts.set(id, (counts.get(id) ?? 0) + 1);
+    expect(counts.get('p3')).toBe(1);
+    expect(counts.get('p4')).toBe(2);
+    expect(counts.get('p5')).toBe(2);
+    expect([...counts.entries()].filter(([id]) => !['p4', 'p5'].includes(id)).every(([, n]) => n === 1)).toBe(true);
   });
 
   it('a candidate that kills every worker uses up only its own attempts, then runs one test at a time', async () => {
-    const pool = new FakePool(2, (item) => (item.kind === 'grade' && item.candidate.problemId === 'p3' && item.oneByOne === undefined ? new SandboxCrashed('killed by SIGSEGV') : null));
+    // Batches of 4 (64 items, 2 workers): p5 is in the middle of [p4 .. p7].
+    expect(batchSize(64, 2)).toBe(4);
+    const pool = new FakePool(2, (item) => (item.kind === 'grade' && item.candidate.problemId === 'p5' && item.oneByOne === undefined ? new SandboxCrashed('killed by SIGSEGV') : null));
     const route = new Route({ pool, batch: OPTIONS });
     const answered: number[] = [];
-    await route.send(gradeItems(10), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
-    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
-    const p3 = pool.batches.filter((b) => b.some((item) => item.kind === 'grade' && item.candidate.problemId === 'p3'));
+    await route.send(gradeItems(64), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    const p5 = pool.batches.filter((b) => b.some((item) => item.kind === 'grade' && item.candidate.problemId === 'p5'));
     // In its batch, then alone on FAULT_RETRIES more workers, then one test at a time.
-    expect(p3).toHaveLength(1 + FAULT_RETRIES + 1);
-    expect(p3.slice(1).every((b) => b.length === 1)).toBe(true);
-    expect(p3.at(-1)![0]).toMatchObject({ kind: 'grade', oneByOne: [] });
-    // No batch-mate was sent alone.
-    expect(pool.batches.filter((b) => b.length === 1 && !(b[0]!.kind === 'grade' && b[0]!.candidate.problemId === 'p3'))).toEqual([]);
+    expect(p5).toHaveLength(1 + FAULT_RETRIES + 1);
+    expect(p5.slice(1).every((b) => b.length === 1)).toBe(true);
+    expect(p5.at(-1)![0]).toMatchObject({ kind: 'grade', oneByOne: [] });
+    // No batch-mate was sent alone: p6 and p7 went on together.
+    expect(pool.batches.filter((b) => b.length === 1 && !(b[0]!.kind === 'grade' && b[0]!.candidate.problemId === 'p5'))).toEqual([]);
+    expect(pool.batches.map((b) => b.map((item) => (item.kind === 'grade' ? item.candidate.problemId : '?')))).toContainEqual(['p6', 'p7']);
   });
 
   it('stops sending batches once a handler throws, and throws what it threw', async () => {

@@ -62,9 +62,9 @@ describe('the run log', () => {
     const a = result('a', [true, false, true]);
     const b = result('b', [true]);
     const c = result('c', [false, false]);
-    store.record('kc', [c]);
-    store.record('ka', [a]);
-    store.record('kb', [b]);
+    store.recordResults('kc', [c]);
+    store.recordResults('ka', [a]);
+    store.recordResults('kb', [b]);
     expect([...store.results()]).toEqual([a, b, c]);
     expect([...store.resultTexts()].map((t) => JSON.parse(t) as unknown)).toEqual([a, b, c]);
     expect([...store.resultTexts()]).toEqual([a, b, c].map((r) => JSON.stringify(r)));
@@ -86,12 +86,12 @@ describe('the run log', () => {
     const first = create(file, ['ka', 'kb']);
     const a = result('a', [false, true]);
     const b = result('b', [true, true]);
-    first.record('ka', [a]);
+    first.recordResults('ka', [a]);
     first.log.close();
     const { tally: store } = resume(file, ['ka', 'kb']);
     expect(store.has('ka')).toBe(true);
     expect(store.has('kb')).toBe(false);
-    store.record('kb', [b]);
+    store.recordResults('kb', [b]);
     expect([...store.resultTexts()]).toEqual([a, b].map((r) => JSON.stringify(r)));
     expect(store.failingTests().shown.map((f) => [f.candidate.problem_id, f.test.index])).toEqual([['a', 0]]);
     store.log.close();
@@ -102,14 +102,14 @@ describe('the run log', () => {
     const first = create(file, ['ka', 'kb']);
     const a = result('a', [true]);
     const b = result('b', [true, false]);
-    first.record('ka', [a]);
+    first.recordResults('ka', [a]);
     first.log.close();
     appendFileSync(file, '{"type":"candidate","key":"kb","results":[{"problem_');
     const { tally: store, damagedLines } = resume(file, ['ka', 'kb']);
     expect(damagedLines).toBe(0);
     expect(store.has('kb')).toBe(false);
     expect(store.missing()).toBe(1);
-    store.record('kb', [b]);
+    store.recordResults('kb', [b]);
     store.log.close();
     const { tally: again } = resume(file, ['ka', 'kb']);
     expect([...again.results()]).toEqual([a, b]);
@@ -120,7 +120,7 @@ describe('the run log', () => {
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
     const store = create(scratch(), ['km']);
     const many = result('m', Array.from({ length: FAILURES_KEPT + 30 }, () => false));
-    store.record('km', [many]);
+    store.recordResults('km', [many]);
     expect(store.failingTests().shown).toHaveLength(FAILURES_KEPT);
     expect(store.failingTests().total).toBe(FAILURES_KEPT + 30);
     store.log.close();
@@ -149,7 +149,7 @@ describe("the run log's values", () => {
     const recorded: CandidateResult = { ...c, language: 'python', tests: [{ ...t, expected: value as never, actual: value as never }] };
     const file = scratch();
     const store = create(file, ['k']);
-    store.record('k', [recorded]);
+    store.recordResults('k', [recorded]);
     const [text] = [...store.resultTexts()];
     expect(text).toContain('{"$evalrun":"int","value":"1000000000000000000000000000007"}');
     expect(text).toContain('{"$evalrun":"float","value":"-0.0"}');
