@@ -102,6 +102,10 @@ export function progressReporter(options: ProgressOptions): Reporter {
   };
 
   return {
+    onPlan(info: RunStartInfo) {
+      counts.total = info.candidates;
+      dirty = true;
+    },
     onRunStart(info: RunStartInfo) {
       counts.total = info.candidates;
       timer = setInterval(draw, intervalMs);

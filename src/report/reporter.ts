@@ -6,8 +6,14 @@ export interface RunStartInfo {
   mode: ScorecardHead['mode'];
   problems: number;
   invalidProblems: number;
-  /** Candidates this run will grade (after filters, minus those already done when resuming). */
+  /**
+   * Candidates this run will grade (after filters, minus those already done
+   * when resuming). When `estimated`, an upper bound: a self-check starts
+   * grading before its workers have read every problem file, and counts one
+   * candidate per file until they have; `onPlan` then gives the count.
+   */
   candidates: number;
+  estimated?: boolean;
   /** Candidates taken from the run log of an interrupted run. */
   resumed: number;
   logFile: string;
@@ -32,6 +38,8 @@ export interface RunOutcome {
  */
 export interface Reporter {
   onRunStart?(info: RunStartInfo): void | Promise<void>;
+  /** The run's settled counts, after an `estimated` start. */
+  onPlan?(info: RunStartInfo): void | Promise<void>;
   onCandidateResult?(rows: readonly CandidateRow[]): void | Promise<void>;
   onRunEnd?(outcome: RunOutcome): void | Promise<void>;
 }
@@ -39,6 +47,7 @@ export interface Reporter {
 /** Calls every reporter in order; a hook of one finishes before the next starts. */
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
+  onPlan(info: RunStartInfo): Promise<void>;
   onCandidateResult(rows: readonly CandidateRow[]): Promise<void>;
   onRunEnd(outcome: RunOutcome): Promise<void>;
 }
@@ -47,6 +56,9 @@ export function combineReporters(reporters: readonly Reporter[]): CombinedReport
   return {
     async onRunStart(info) {
       for (const r of reporters) await r.onRunStart?.(info);
+    },
+    async onPlan(info) {
+      for (const r of reporters) await r.onPlan?.(info);
     },
     async onCandidateResult(rows) {
       for (const r of reporters) await r.onCandidateResult?.(rows);

@@ -1,7 +1,7 @@
 import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
-import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
+import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome, type RunStartInfo } from '../report/reporter.js';
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
 import { recordJson } from '../values/wire.js';
@@ -177,7 +177,17 @@ async function evaluate(
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
   let grading: Promise<void> | null = null;
   try {
-    loaded = await readProblems(options.problemsDir, route, streaming ? { record, interrupted } : null);
+    loaded = await readProblems(
+      options.problemsDir,
+      route,
+      streaming
+        ? {
+            record,
+            interrupted,
+            listed: (files) => reports.startEstimated({ mode, problems: files, invalidProblems: 0, candidates: files, resumed: 0, logFile: control.logFile }),
+          }
+        : null,
+    );
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
@@ -215,7 +225,7 @@ async function evaluate(
     });
     // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
     const todo = streaming ? candidates : candidates.filter((_, i) => !tally.has(keys[i]!));
-    await reports.start(
+    reports.plan(
       {
         mode,
         problems: problemReports.length,
@@ -224,7 +234,7 @@ async function evaluate(
         resumed: candidates.length - todo.length,
         logFile: control.logFile,
       },
-      keys,
+      streaming ? null : keys,
     );
     if (!streaming) grading = gradeAll(route, todo, record, interrupted);
     await grading;
@@ -254,41 +264,47 @@ async function evaluate(
 
 /**
  * Tells the reporters of each graded candidate, in the order they finish
- * and one at a time; those graded before the run is planned (a self-check's
- * first ones) once it is, and only if the plan holds them (a problem that
- * turns out to be a duplicate is left out of the plan, and so out of the
- * reports, though its line stays in the log). A reporter's failure ends
+ * and one at a time. A self-check starts them once the problem files are
+ * listed, with one candidate per file at most, and settles the count once
+ * every file is read (`onPlan`); any other run starts them once it is
+ * planned, and tells only candidates of the plan. A reporter's failure ends
  * the run once grading stops.
  */
 class Reports {
+  /** Keys the reporters hear of; null: every graded candidate (a self-check, planned as it goes). */
   private planned: Set<string> | null = null;
-  private early: Array<[string, readonly CandidateRow[]]> = [];
+  private started = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | null = null;
 
   constructor(private readonly reporter: CombinedReporter) {}
 
   graded(key: string, rows: readonly CandidateRow[]): void {
-    if (this.planned === null) this.early.push([key, rows]);
-    else if (this.planned.has(key)) this.tell(rows);
+    if (this.started && (this.planned === null || this.planned.has(key))) this.tell(() => this.reporter.onCandidateResult(rows));
   }
 
-  async start(info: Parameters<CombinedReporter['onRunStart']>[0], keys: readonly string[]): Promise<void> {
-    await this.reporter.onRunStart(info);
-    this.planned = new Set(keys);
-    for (const [key, rows] of this.early.splice(0)) this.graded(key, rows);
+  /** Starts the reporters before the plan is known: `info.candidates` is an upper bound. */
+  startEstimated(info: RunStartInfo): void {
+    this.started = true;
+    this.tell(() => this.reporter.onRunStart({ ...info, estimated: true }));
   }
 
-  /** Resolves once the reporters have heard every candidate so far; throws what the first one that failed threw. */
+  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. */
+  plan(info: RunStartInfo, keys: readonly string[] | null): void {
+    const estimated = this.started;
+    this.planned = keys === null ? null : new Set(keys);
+    this.started = true;
+    this.tell(() => (estimated ? this.reporter.onPlan(info) : this.reporter.onRunStart(info)));
+  }
+
+  /** Resolves once the reporters have heard everything so far; throws what the first one that failed threw. */
   async idle(): Promise<void> {
     await this.chain;
     if (this.failure !== null) throw this.failure.error;
   }
 
-  private tell(rows: readonly CandidateRow[]): void {
-    this.chain = this.chain
-      .then(() => (this.failure === null ? this.reporter.onCandidateResult(rows) : undefined))
-      .catch((error: unknown) => void (this.failure ??= { error }));
+  private tell(hook: () => Promise<void>): void {
+    this.chain = this.chain.then(() => (this.failure === null ? hook() : undefined)).catch((error: unknown) => void (this.failure ??= { error }));
   }
 }
 
@@ -354,9 +370,10 @@ async function swallowIfInterrupted(interrupted: () => boolean, work: Promise<vo
 async function readProblems(
   dir: string,
   route: Route,
-  grade: { record: RecordCandidate; interrupted: () => boolean } | null,
+  grade: { record: RecordCandidate; interrupted: () => boolean; listed: (files: number) => void } | null,
 ): Promise<ReadProblems> {
   const found = await listProblemFiles(dir);
+  grade?.listed(found.length);
   const loaded: Array<ProblemSummary | InvalidProblemFile | undefined> = found.map((item) => (typeof item === 'string' ? undefined : item));
   const items: IndexedItem[] = [];
   found.forEach((item, index) => {
