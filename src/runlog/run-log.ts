@@ -46,9 +46,27 @@ interface Located {
   cuts: number[] | null;
 }
 
+/** Lines are written once per turn of the event loop, or sooner when this much is waiting. */
+const WRITE_AHEAD_BYTES = 1 << 16;
+
+/** Results are read back through a window of this size: the scorecard reads them nearly in the order they were written. */
+const READ_WINDOW_BYTES = 1 << 20;
+
 export class RunLog {
   private readonly lines = new Map<string, Located>();
   private closed = false;
+  /**
+   * Lines appended and not yet written, from `size - waitingBytes` on: a
+   * run appends a line per candidate, and one write per turn of the event
+   * loop costs the supervisor one system call for all the candidates that
+   * came in that turn. A kill loses at most those lines, which --resume
+   * grades again.
+   */
+  private waiting: string[] = [];
+  private waitingBytes = 0;
+  private flushScheduled = false;
+  private writeFailure: RunLogWriteError | null = null;
+  private window: { offset: number; bytes: Buffer } | null = null;
   /** Opened by `read`: appending would change a log this process does not own. */
   private readOnly = false;
 
@@ -69,9 +87,11 @@ export class RunLog {
     const log = new RunLog(fd, 0, file);
     try {
       log.append(`${JSON.stringify(header)}\n`);
+      log.flush();
     } catch (e) {
       // A log without its header cannot be resumed: leave none behind.
-      log.close();
+      closeSync(fd);
+      log.closed = true;
       rmSync(file, { force: true });
       throw new RunLogWriteError(file, e instanceof RunLogWriteError ? e.reason : e, false);
     }
@@ -232,8 +252,30 @@ export class RunLog {
   }
 
   close(): void {
-    if (!this.closed) closeSync(this.fd);
-    this.closed = true;
+    if (!this.closed) {
+      try {
+        this.flush();
+      } finally {
+        closeSync(this.fd);
+        this.closed = true;
+      }
+    }
+  }
+
+  /** Writes the lines still waiting; throws RunLogWriteError if the file refuses them. */
+  flush(): void {
+    if (this.writeFailure !== null) throw this.writeFailure;
+    if (this.waiting.length === 0) return;
+    const text = this.waiting.length === 1 ? this.waiting[0]! : this.waiting.join('');
+    const at = this.size - this.waitingBytes;
+    this.waiting = [];
+    this.waitingBytes = 0;
+    try {
+      writeText(this.fd, text, at);
+    } catch (e) {
+      this.writeFailure = new RunLogWriteError(this.file, e);
+      throw this.writeFailure;
+    }
   }
 
   private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
@@ -243,25 +285,49 @@ export class RunLog {
 
   private append(text: string): number {
     if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
-    let length: number;
-    try {
-      length = writeText(this.fd, text, this.size);
-    } catch (e) {
-      throw new RunLogWriteError(this.file, e);
-    }
+    if (this.writeFailure !== null) throw this.writeFailure;
+    const length = Buffer.byteLength(text, 'utf8');
+    this.waiting.push(text);
+    this.waitingBytes += length;
     this.size += length;
+    if (this.waitingBytes >= WRITE_AHEAD_BYTES) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        if (this.closed) return;
+        try {
+          this.flush();
+        } catch {
+          // Kept, and thrown by the next append, flush or close, where the run reports it.
+        }
+      }).unref();
+    }
     return length;
   }
 
   private readText(located: Located): string {
-    const buffer = Buffer.alloc(located.length);
+    this.flush();
+    const end = located.offset + located.length;
+    const window = this.window;
+    if (window === null || located.offset < window.offset || end > window.offset + window.bytes.length) {
+      if (located.length > READ_WINDOW_BYTES) return this.readBytes(located.offset, located.length).toString('utf8');
+      this.window = { offset: located.offset, bytes: this.readBytes(located.offset, Math.min(READ_WINDOW_BYTES, this.size - located.offset)) };
+      if (end > this.window.offset + this.window.bytes.length) throw new Error(`${this.file}: log ends early at byte ${this.window.offset + this.window.bytes.length}`);
+    }
+    const from = located.offset - this.window!.offset;
+    return this.window!.bytes.toString('utf8', from, from + located.length);
+  }
+
+  private readBytes(offset: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
     let read = 0;
-    while (read < located.length) {
-      const n = readSync(this.fd, buffer, read, located.length - read, located.offset + read);
-      if (n === 0) throw new Error(`${this.file}: log ends early at byte ${located.offset + read}`);
+    while (read < length) {
+      const n = readSync(this.fd, buffer, read, length - read, offset + read);
+      if (n === 0) break;
       read += n;
     }
-    return buffer.toString('utf8');
+    return read === length ? buffer : buffer.subarray(0, read);
   }
 }
 

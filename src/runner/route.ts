@@ -46,10 +46,6 @@ export class Route {
     this.options.pool.setContext?.(context);
   }
 
-  /** The sandbox limits every candidate of the run gets. */
-  get limits(): SandboxLimits {
-    return this.options.batch.grade.limits;
-  }
 
   /**
    * Sends every item, in batches of consecutive items; resolves once each
@@ -58,7 +54,7 @@ export class Route {
    */
   async send(items: readonly IndexedItem[], handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] }): Promise<void> {
     const limits = this.options.batch.grade.limits;
-    const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item) => ceilingOf(item, limits)) };
+    const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item, tests) => ceilingOf(item, limits, tests)) };
     const size = batchSize(items.length, this.options.pool.size);
     const sent: Array<Promise<void>> = [];
     let failed: { error: unknown } | null = null;
@@ -78,13 +74,19 @@ export function batchSize(items: number, workers: number): number {
   return Math.min(MAX_BATCH_ITEMS, Math.max(1, Math.ceil(items / (Math.max(1, workers) * BATCHES_PER_WORKER_AT_LEAST))));
 }
 
-/** The wall-clock ceiling of an item, from the tests it runs; a file read has its own. */
-export function ceilingOf(item: WorkItem, limits: SandboxLimits): number {
+/**
+ * The wall-clock ceiling of an item, from the tests it runs; a file read
+ * has its own, and a self-check, once its worker reports the tests of the
+ * problem it read, the ceiling of that many.
+ */
+export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0): number {
   switch (item.kind) {
     case 'grade':
       return ceilingForTests(item.oneByOne === undefined ? item.candidate.tests : 1, limits);
     case 'job':
       return ceilingForTests(item.oneByOne === undefined ? item.job.tests.length : 1, item.job.limits);
+    case 'self-check':
+      return reportedTests > 0 ? READ_CEILING_MS + ceilingForTests(reportedTests, limits) : READ_CEILING_MS;
     default:
       return READ_CEILING_MS;
   }

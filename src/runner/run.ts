@@ -5,7 +5,7 @@ import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome
 import type { CandidateResult, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
 import { recordJson } from '../values/wire.js';
-import { ceilingForTests, WorkerPool } from '../workers/pool.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { IndexedItem } from '../workers/recovery.js';
 import { allLanguages, equalityOf } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
@@ -384,7 +384,6 @@ async function readProblems(
     onMessage: (index, m) => {
       if (m.type === 'problem') {
         loaded[index] = m.problem;
-        if (m.grading && !isInvalidProblemFile(m.problem)) return ceilingForTests(m.problem.tests, route.limits);
       } else if (m.type === 'graded' && grade !== null) {
         const summary = loaded[index];
         if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(selfCheckOf(summary), m.rows, m.texts);

@@ -37,7 +37,12 @@ export class WorkerIo {
 
   /** Writes one message; false if the supervisor is gone. */
   send(message: unknown): boolean {
-    const bytes = Buffer.from(jsonLine(message), 'utf8');
+    return this.sendText(jsonLine(message));
+  }
+
+  /** Writes message lines made already (`jsonLine`), in one write; false if the supervisor is gone. */
+  sendText(text: string): boolean {
+    const bytes = Buffer.from(text, 'utf8');
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(WORKER_REPLY_FD, bytes, written);
       return true;

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
-import { WORKER_STDIO, WorkerLink } from './worker-link.js';
+import { ProgressCell } from './progress-cell.js';
+import { workerStdio, WorkerLink } from './worker-link.js';
 
 /** Where `npm run build` writes the bundled CLI and worker (scripts/bundle.ts). */
 export const BUNDLE_DIR = join('dist', 'bundle');
@@ -27,10 +28,11 @@ export function workerScript(): string {
   return script;
 }
 
-/** A sandbox worker process and the link that carries its messages. */
+/** A sandbox worker process, the link that carries its messages, and its progress cell. */
 export interface WorkerHandle {
   child: ChildProcess;
   link: WorkerLink;
+  progress: ProgressCell;
 }
 
 /**
@@ -52,10 +54,11 @@ const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tier
 
 /** Starts one sandbox worker process. */
 export function launchWorker(): WorkerHandle {
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, workerScript()], {
-    stdio: [...WORKER_STDIO],
-  });
-  return { child, link: new WorkerLink(child) };
+  const progress = new ProgressCell();
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, workerScript()], { stdio: workerStdio(progress.fd) });
+  // The worker has its own descriptor for the cell; this one is kept for reading, until the worker is gone.
+  child.once('exit', () => setImmediate(() => progress.close()));
+  return { child, link: new WorkerLink(child), progress };
 }
 
 /** A worker started before any pool existed, and whether it has said it is ready. */

@@ -9,8 +9,14 @@ import { jsonLine, LineSplitter } from './json-lines.js';
  */
 export const WORKER_REPLY_FD = 3;
 
-/** The stdio of a worker process: requests in on stdin, stdout ignored, stderr kept for crash reports, replies on fd 3. */
-export const WORKER_STDIO = ['pipe', 'ignore', 'pipe', 'pipe'] as const;
+/**
+ * The stdio of a worker process: requests in on stdin, stdout ignored,
+ * stderr kept for crash reports, replies on fd 3, and its progress cell on
+ * fd 4 (progress-cell.ts).
+ */
+export function workerStdio(progressFd: number): ['pipe', 'ignore', 'pipe', 'pipe', number] {
+  return ['pipe', 'ignore', 'pipe', 'pipe', progressFd];
+}
 
 /**
  * The supervisor's end of the pipes to one sandbox worker: one JSON document
@@ -33,7 +39,7 @@ export class WorkerLink {
     const input = child.stdin as Socket | null;
     const replies = child.stdio[WORKER_REPLY_FD] as Socket | null | undefined;
     if (input === null || replies === null || replies === undefined) {
-      throw new Error('a sandbox worker must be started with WORKER_STDIO');
+      throw new Error('a sandbox worker must be started with workerStdio()');
     }
     this.input = input;
     this.replies = replies;

@@ -1,9 +1,10 @@
 /**
  * The messages between the supervisor and a sandbox worker, one JSON
  * document per line each way. The supervisor sends batches of work items;
- * the worker does the items in order and answers each as soon as it is
- * done, so that a worker lost mid-batch costs only the items it had not
- * answered. What arrives from a worker is checked here (`readFromWorker`)
+ * the worker does the items in order and answers each, a few answers to a
+ * write, so that a worker lost mid-batch costs only the items it had not
+ * answered. Which item (and test) it is running meanwhile is in its
+ * progress cell (sandbox-host/progress-cell.ts). What arrives from a worker is checked here (`readFromWorker`)
  * before anything else of the supervisor sees it.
  */
 import type { Candidate, ProblemSummary } from '../grading/candidate.js';
@@ -77,8 +78,6 @@ export type FromWorker =
   | GradedMessage
   | { type: 'solutions'; batch: number; item: number; outcomes: SolutionFileOutcome[] }
   | { type: 'answered'; batch: number; item: number; reply: GradeReply }
-  /** An item run one test at a time starts this test. */
-  | { type: 'started'; batch: number; item: number; test: number }
   /** The worker program itself failed on this item (a bug in evalrun, not the candidate). */
   | { type: 'failed'; batch: number; item: number; message: string };
 
@@ -87,9 +86,7 @@ export type ItemMessage = Exclude<FromWorker, { type: 'ready' }>;
 
 /** Whether this message is the item's last. */
 export function endsItem(m: ItemMessage): boolean {
-  if (m.type === 'started') return false;
-  if (m.type === 'problem') return !m.grading;
-  return true;
+  return m.type !== 'problem' || !m.grading;
 }
 
 // ---------------------------------------------------------------------------
@@ -117,8 +114,6 @@ export function readFromWorker(value: unknown): FromWorker | string {
     case 'answered':
       if (!isObject(value.reply) || (value.reply.kind !== 'ran' && value.reply.kind !== 'load-error')) return 'an "answered" message without a reply';
       return value as unknown as FromWorker;
-    case 'started':
-      return isCount(value.test) ? (value as unknown as FromWorker) : 'a "started" message without its test';
     case 'failed':
       return typeof value.message === 'string' ? (value as unknown as FromWorker) : 'a "failed" message without its reason';
     default:

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { SandboxLimits } from '../sandbox-host/protocol.js';
 import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js';
+import type { Progress, ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 import { endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
@@ -18,27 +19,30 @@ export interface BatchRun {
   batch: Batch;
   /**
    * Wall-clock ceiling of an item from when the worker takes it up (for an
-   * item run one test at a time, of each test). It only matters when the
+   * item run one test at a time, of each test), given the tests the
+   * worker's progress cell reports (0 when it reports none: a self-check
+   * learns them once it has read its problem). It only matters when the
    * sandbox machinery itself stops answering: a candidate's own time limit
    * is kept inside the worker.
    */
-  ceilingMs(item: number): number;
-  /**
-   * Hears each answer, in order. A number returned is the ceiling of the
-   * rest of the item (a self-check learns its tests once it has read the
-   * problem).
-   */
-  onMessage(message: ItemMessage): number | void;
+  ceilingMs(item: number, tests: number): number;
+  /** Hears each answer, in order. */
+  onMessage(message: ItemMessage): void;
 }
 
 /**
  * A batch's worker died or stopped answering. `answered` items (the first
- * ones, since a worker does them in order) were delivered; the item after
- * them was running, and the rest had not started.
+ * ones, since a worker does them in order) were delivered. `running`, from
+ * the worker's progress cell, is the item it was running (and the test, for
+ * an item run one test at a time); items between the answered ones and it
+ * were done but not yet answered, and the ones after it had not started.
+ * Null when the cell did not say (then the first unanswered item is taken
+ * to be the one running).
  */
 export class BatchFault extends Error {
   constructor(
     readonly answered: number,
+    readonly running: { item: number; test: number | null } | null,
     readonly fault: SandboxCrashed | SandboxUnresponsive,
   ) {
     super(fault.message);
@@ -58,6 +62,9 @@ interface Pending {
 interface Slot {
   child: ChildProcess;
   link: WorkerLink;
+  progress: ProgressCell;
+  /** The progress cell's `seq` when the ceiling was last armed: a change is progress. */
+  seenSeq: number;
   ready: boolean;
   /** No new batch goes to it: it exited, or it is being killed. */
   dead: boolean;
@@ -65,10 +72,15 @@ interface Slot {
   killedAtCeiling: boolean;
   /** In the order the worker runs them; the first is running (or will, once the worker is ready). */
   batches: Pending[];
-  /** Ceiling of the running item, armed once the worker has the batch. */
-  timer: NodeJS.Timeout | null;
+  /** When the running item's ceiling passes (performance.now()), once the worker has the batch; null when nothing runs. */
+  deadline: number | null;
+  /** That ceiling, for the error. */
+  ceilingMs: number;
   stderrTail: string;
 }
+
+/** How often the pool looks for a worker past its ceiling; ceilings are seconds long, so a fraction of a second late is nothing. */
+const CEILING_CHECK_MS = 100;
 
 /**
  * The ceiling of a candidate with this many tests under these limits: every
@@ -96,6 +108,8 @@ export class WorkerPool {
   private closed = false;
   private closing: Promise<void> | null = null;
   private context: RunContext | null = null;
+  /** One timer for every worker's ceiling: answers only move a deadline, which costs no timer per answer. */
+  private watch: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: PoolOptions) {}
 
@@ -147,6 +161,7 @@ export class WorkerPool {
 
   private async shutDown(): Promise<void> {
     this.closed = true;
+    if (this.watch !== null) clearInterval(this.watch);
     for (const pending of this.queue.splice(0)) pending.reject(new Error('worker pool is closed'));
     await Promise.all(
       this.slots.map(
@@ -207,24 +222,40 @@ export class WorkerPool {
     if (slot.batches[0] === pending) this.armCeiling(slot, this.ceilingOf(pending, 0));
   }
 
-  private ceilingOf(pending: Pending, item: number): number {
-    return this.options.ceilingMs?.() ?? pending.run.ceilingMs(item);
+  private ceilingOf(pending: Pending, item: number, tests = 0): number {
+    return this.options.ceilingMs?.() ?? pending.run.ceilingMs(item, tests);
   }
 
   private armCeiling(slot: Slot, ceiling: number): void {
-    if (slot.timer !== null) clearTimeout(slot.timer);
-    slot.timer = null;
     const head = slot.batches[0];
-    if (head === undefined || !slot.ready) return;
-    const cursor = head.cursor;
-    slot.timer = setTimeout(() => {
-      slot.timer = null;
-      if (slot.batches[0] !== head || head.cursor !== cursor) return;
+    if (head === undefined || !slot.ready) {
+      slot.deadline = null;
+      return;
+    }
+    slot.deadline = performance.now() + ceiling;
+    slot.ceilingMs = ceiling;
+    slot.seenSeq = slot.progress.read()?.seq ?? 0;
+    this.watch ??= setInterval(() => this.checkCeilings(), CEILING_CHECK_MS).unref();
+  }
+
+  /** Kills the workers whose running item outlived its ceiling; their batch fails as unresponsive. */
+  private checkCeilings(): void {
+    const now = performance.now();
+    for (const slot of this.live()) {
+      const head = slot.batches[0];
+      if (slot.deadline === null || head === undefined || now < slot.deadline) continue;
+      // A worker that has moved on (another item, another test, its tests known) since the deadline was set is not stuck.
+      const cell = slot.progress.read();
+      if (cell !== null && cell.seq !== slot.seenSeq && cell.batch === head.id && cell.item >= head.cursor) {
+        this.armCeiling(slot, this.ceilingOf(head, cell.item, cell.tests));
+        continue;
+      }
+      slot.deadline = null;
       slot.batches.shift();
       slot.killedAtCeiling = true;
       this.kill(slot);
-      head.reject(new BatchFault(head.cursor, new SandboxUnresponsive(ceiling)));
-    }, ceiling);
+      head.reject(new BatchFault(head.cursor, runningIn(head, cell), new SandboxUnresponsive(slot.ceilingMs)));
+    }
   }
 
   private kill(slot: Slot): void {
@@ -238,17 +269,14 @@ export class WorkerPool {
     if (index === 0) {
       const next = slot.batches[0];
       if (next !== undefined) this.armCeiling(slot, this.ceilingOf(next, next.cursor));
-      else if (slot.timer !== null) {
-        clearTimeout(slot.timer);
-        slot.timer = null;
-      }
+      else slot.deadline = null;
     }
   }
 
   private spawn(): Slot {
     const adopted = adoptPrestarted();
-    const { child, link } = adopted ?? launchWorker();
-    const slot: Slot = { child, link, ready: false, dead: false, killedAtCeiling: false, batches: [], timer: null, stderrTail: '' };
+    const { child, link, progress } = adopted ?? launchWorker();
+    const slot: Slot = { child, link, progress, seenSeq: 0, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '' };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -276,19 +304,15 @@ export class WorkerPool {
     // A worker answers its batches in order and each batch's items in order: anything else is not evalrun's worker speaking.
     if (head === undefined || head.id !== message.batch) return this.protocolError(slot, `an answer to batch ${message.batch}, which it is not running`);
     if (message.item !== head.cursor) return this.protocolError(slot, `an answer to item ${message.item} where item ${head.cursor} was due`);
-    let ceiling: number | void;
     try {
-      ceiling = head.run.onMessage(message);
+      head.run.onMessage(message);
     } catch (e) {
       // The listener's failure is the run's to report; the worker did nothing wrong.
       this.take(slot, head);
       head.reject(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    if (!endsItem(message)) {
-      this.armCeiling(slot, this.options.ceilingMs?.() ?? (typeof ceiling === 'number' ? ceiling : head.run.ceilingMs(head.cursor)));
-      return;
-    }
+    if (!endsItem(message)) return;
     head.cursor++;
     if (head.cursor < head.run.batch.items.length) {
       this.armCeiling(slot, this.ceilingOf(head, head.cursor));
@@ -307,22 +331,27 @@ export class WorkerPool {
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     slot.dead = true;
-    if (slot.timer !== null) clearTimeout(slot.timer);
-    slot.timer = null;
+    slot.deadline = null;
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     const batches = slot.batches.splice(0);
     const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail), ranOutOfMemory(slot.stderrTail));
     // The first batch was running unless the ceiling already failed it; the rest never started.
     const running = slot.killedAtCeiling ? undefined : batches.shift();
-    running?.reject(new BatchFault(running.cursor, crash));
+    running?.reject(new BatchFault(running.cursor, runningIn(running, slot.progress.read()), crash));
     if (this.closed) {
-      for (const pending of batches) pending.reject(new BatchFault(pending.cursor, crash));
+      for (const pending of batches) pending.reject(new BatchFault(pending.cursor, null, crash));
       return;
     }
     this.queue.unshift(...batches);
     this.dispatch();
   }
+}
+
+/** The item (and test) of `pending` its worker's cell says was running, if it is one not yet answered. */
+function runningIn(pending: Pending, cell: Progress | null): BatchFault['running'] {
+  if (cell === null || cell.batch !== pending.id || cell.item < pending.cursor || cell.item >= pending.run.batch.items.length) return null;
+  return { item: cell.item, test: cell.test >= 0 ? cell.test : null };
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {

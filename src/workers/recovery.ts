@@ -32,10 +32,10 @@ export interface RunsBatches {
 
 /** What the caller of `runItems` says and hears about each item, by its own index. */
 export interface ItemHandlers {
-  /** Wall-clock ceiling of an item (of each test, when it runs one test at a time). */
-  ceilingMs(item: WorkItem): number;
-  /** Each answer; a number returned is the ceiling of the rest of the item. */
-  onMessage(index: number, message: ItemMessage): number | void;
+  /** Wall-clock ceiling of an item (of each test, when it runs one test at a time), given the tests its worker reports (0: none). */
+  ceilingMs(item: WorkItem, tests: number): number;
+  /** Each answer. */
+  onMessage(index: number, message: ItemMessage): void;
   /** The item to send again after a fault (a self-check that had read its problem is graded as a planned candidate). */
   again?(index: number, item: WorkItem): WorkItem;
   /** An item that is no candidate failed on every attempt: `reason` says how. */
@@ -55,15 +55,17 @@ export async function runItems(pool: RunsBatches, options: BatchOptions, items: 
     try {
       await pool.run({
         batch: { options, items: sent.map((s) => s.item) },
-        ceilingMs: (i) => handlers.ceilingMs(sent[i]!.item),
+        ceilingMs: (i, tests) => handlers.ceilingMs(sent[i]!.item, tests),
         onMessage: (m) => handlers.onMessage(sent[m.item]!.index, m),
       });
       return;
     } catch (e) {
       if (!(e instanceof BatchFault)) throw e;
-      const running = sent[e.answered];
-      rest = sent.slice(e.answered + 1);
-      if (running !== undefined) await runAlone(pool, options, running, handlers, e.fault);
+      // Done but not yet answered (before the running one), or not started (after it): again, as a batch.
+      const at = e.running?.item ?? e.answered;
+      const running = sent[at];
+      rest = [...sent.slice(e.answered, at), ...sent.slice(at + 1)];
+      if (running !== undefined) await runAlone(pool, options, running, handlers, e);
     }
   }
 }
@@ -73,14 +75,14 @@ async function runAlone(
   options: BatchOptions,
   entry: IndexedItem,
   handlers: ItemHandlers,
-  first: SandboxCrashed | SandboxUnresponsive,
+  first: BatchFault,
 ): Promise<void> {
   let item = handlers.again?.(entry.index, entry.item) ?? entry.item;
-  let fault = first;
+  let fault = first.fault;
   for (let attempt = 1; !outOfMemory(fault) && attempt <= FAULT_RETRIES; attempt++) {
-    const failed = await tryAlone(pool, options, item, handlers.ceilingMs(item), (m) => handlers.onMessage(entry.index, m));
+    const failed = await tryAlone(pool, options, item, handlers, (m) => handlers.onMessage(entry.index, m));
     if (failed === null) return;
-    fault = failed;
+    fault = failed.fault;
     item = handlers.again?.(entry.index, item) ?? item;
   }
   const tests = testsOf(item);
@@ -91,24 +93,20 @@ async function runAlone(
   const settled = new Map<number, Verdict>();
   const faults = new Map<number, number>();
   for (;;) {
-    let running: number | null = null;
     const oneByOne: Array<[number, Verdict]> = [...settled];
-    const failed = await tryAlone(pool, options, { ...item, oneByOne }, handlers.ceilingMs({ ...item, oneByOne }), (m) => {
-      if (m.type === 'started') running = m.test;
-      else return handlers.onMessage(entry.index, m);
-    });
+    const failed = await tryAlone(pool, options, { ...item, oneByOne }, handlers, (m) => handlers.onMessage(entry.index, m));
     if (failed === null) return;
-    // A worker that died before it said which test it started held the first one still to run.
-    const test = running ?? firstUnsettled(tests, settled);
+    // A worker that died before its cell named a test held the first one still to run.
+    const test = failed.running?.test ?? firstUnsettled(tests, settled);
     if (test === null) {
-      handlers.giveUp(entry.index, item, failed.message);
+      handlers.giveUp(entry.index, item, failed.fault.message);
       return;
     }
     const tries = (faults.get(test) ?? 0) + 1;
     faults.set(test, tries);
-    const memory = outOfMemory(failed);
+    const memory = outOfMemory(failed.fault);
     if (!memory && tries <= FAULT_RETRIES) continue;
-    const message = tries > 1 ? `${failed.message} (on each of ${tries} workers)` : failed.message;
+    const message = tries > 1 ? `${failed.fault.message} (on each of ${tries} workers)` : failed.fault.message;
     settled.set(test, memory ? { status: 'memory', message } : { status: 'error', message, durationMs: null });
   }
 }
@@ -118,14 +116,14 @@ async function tryAlone(
   pool: RunsBatches,
   options: BatchOptions,
   item: WorkItem,
-  ceilingMs: number,
-  onMessage: (m: ItemMessage) => number | void,
-): Promise<SandboxCrashed | SandboxUnresponsive | null> {
+  handlers: ItemHandlers,
+  onMessage: (m: ItemMessage) => void,
+): Promise<BatchFault | null> {
   try {
-    await pool.run({ batch: { options, items: [item] }, ceilingMs: () => ceilingMs, onMessage });
+    await pool.run({ batch: { options, items: [item] }, ceilingMs: (_, tests) => handlers.ceilingMs(item, tests), onMessage });
     return null;
   } catch (e) {
-    if (e instanceof BatchFault) return e.fault;
+    if (e instanceof BatchFault) return e;
     throw e;
   }
 }

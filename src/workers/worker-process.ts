@@ -19,6 +19,8 @@ import { Engines } from '../engines/registry.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { judge } from '../sandbox-host/judge.js';
 import type { CandidateOutcome } from '../sandbox-host/protocol.js';
+import { jsonLine } from '../sandbox-host/json-lines.js';
+import { ProgressWriter } from '../sandbox-host/progress-cell.js';
 import { WorkerIo } from '../sandbox-host/worker-io.js';
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
@@ -27,6 +29,7 @@ import type { Batch, BatchOptions, FromWorker, RunContext, ToWorker, WorkItem } 
 /** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
 const engines = new Engines();
 const io = new WorkerIo();
+const progress = new ProgressWriter();
 let context: RunContext | null = null;
 let known: { context: RunContext; discovery: SolutionDiscoveryContext } | null = null;
 
@@ -36,8 +39,42 @@ function discoveryContext(run: RunContext): SolutionDiscoveryContext {
   return known.discovery;
 }
 
+// ---------------------------------------------------------------------------
+// Answers, sent a few at a time
+// ---------------------------------------------------------------------------
+
+/**
+ * Answers wait here and go in one write: at the end of a batch, or once the
+ * oldest has waited FLUSH_AFTER_MS or they fill FLUSH_AT_CHARS. Each write
+ * wakes the supervisor, and on a machine with many workers those wake-ups
+ * are what the supervisor would spend its time on. What the supervisor needs
+ * to know at once (which item and test runs, for faults and ceilings) is in
+ * the progress cell instead.
+ */
+const FLUSH_AFTER_MS = 50;
+const FLUSH_AT_CHARS = 1 << 18;
+const waiting: string[] = [];
+let waitingChars = 0;
+let waitingSince = 0;
+
 function send(message: FromWorker): void {
-  if (!io.send(message)) throw new SupervisorGone();
+  const line = jsonLine(message);
+  if (waiting.length === 0) waitingSince = performance.now();
+  waiting.push(line);
+  waitingChars += line.length;
+  if (waitingChars >= FLUSH_AT_CHARS) flush();
+}
+
+function flushIfWaitedLong(): void {
+  if (waiting.length > 0 && performance.now() - waitingSince >= FLUSH_AFTER_MS) flush();
+}
+
+function flush(): void {
+  if (waiting.length === 0) return;
+  const text = waiting.join('');
+  waiting.length = 0;
+  waitingChars = 0;
+  if (!io.sendText(text)) throw new SupervisorGone();
 }
 
 class SupervisorGone extends Error {
@@ -76,7 +113,7 @@ function problemAt(file: string): Promise<PreparedProblem | InvalidProblemFile> 
 
 /** Runs grade jobs on this worker's engines; a job sent one test at a time says which test starts. */
 function localJobs(batch: number, item: number): RunsJobs {
-  return { run: (job) => runJob(job, (test) => send({ type: 'started', batch, item, test })) };
+  return { run: (job) => runJob(job, (test) => progress.set(batch, item, job.tests.length, test)) };
 }
 
 function runJob(job: GradeJob, onTest: (test: number) => void): Promise<GradeReply> {
@@ -165,6 +202,8 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
       }
       const summary = summarizeProblem(problem);
       const candidate = select.problem(summary.id, summary.tags) ? selfCheckPlans([summary])[0] : undefined;
+      // Its ceiling now follows from its tests.
+      if (candidate !== undefined) progress.set(id, index, summary.tests, -1);
       send({ type: 'problem', batch: id, item: index, problem: summary, grading: candidate !== undefined });
       if (candidate !== undefined) sendGraded(id, index, await grade(id, index, candidate, problem, options.grade, undefined));
       return;
@@ -185,7 +224,7 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
     }
     case 'job': {
       const job = item.oneByOne === undefined ? item.job : { ...item.job, oneByOne: { settled: item.oneByOne } };
-      const reply = await runJob(job, (test) => send({ type: 'started', batch: id, item: index, test }));
+      const reply = await runJob(job, (test) => progress.set(id, index, job.tests.length, test));
       send({ type: 'answered', batch: id, item: index, reply });
       return;
     }
@@ -217,13 +256,23 @@ async function doBatch(id: number, batch: Batch): Promise<void> {
   const select = selector(batch.options.filters);
   for (let index = 0; index < batch.items.length; index++) {
     const item = batch.items[index]!;
+    progress.set(id, index, testsOf(item), -1);
     try {
       await doItem(id, index, item, batch.options, select);
     } catch (e) {
       if (e instanceof SupervisorGone) throw e;
       send({ type: 'failed', batch: id, item: index, message: e instanceof Error ? e.message : String(e) });
     }
+    flushIfWaitedLong();
   }
+  flush();
+}
+
+/** The tests an item runs, when the supervisor already knew them; 0 otherwise. */
+function testsOf(item: WorkItem): number {
+  if (item.kind === 'grade') return item.candidate.tests;
+  if (item.kind === 'job') return item.job.tests.length;
+  return 0;
 }
 
 /**
@@ -254,6 +303,7 @@ function parseMessage(text: string): ToWorker | null {
  */
 async function serve(): Promise<void> {
   send({ type: 'ready' });
+  flush();
   for (;;) {
     await warmWhenIdle();
     const text = io.next();

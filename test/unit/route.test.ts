@@ -55,7 +55,7 @@ class FakePool {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
         const item = run.batch.items[i]!;
         const fault = this.crash(item);
-        if (fault !== null) throw new BatchFault(i, fault);
+        if (fault !== null) throw new BatchFault(i, { item: i, test: null }, fault);
         run.onMessage(graded({ batch: 1, item: i }, true));
       }
     } finally {
@@ -120,6 +120,35 @@ describe('Route', () => {
     expect(counts.get('p4')).toBe(2);
     expect(counts.get('p5')).toBe(2);
     expect([...counts.entries()].filter(([id]) => !['p4', 'p5'].includes(id)).every(([, n]) => n === 1)).toBe(true);
+  });
+
+  it("takes the running item from the worker's progress cell: the items it had done but not answered go again as a batch, not alone", async () => {
+    let crashed = false;
+    const batches: string[][] = [];
+    const answered: number[] = [];
+    // A worker that answers a batch only at its end, and dies on p5 the first time, its cell naming item 1 ([p4, p5, p6, p7]).
+    const pool = {
+      size: 2,
+      async run(run: BatchRun): Promise<void> {
+        const ids = run.batch.items.map((item) => (item.kind === 'grade' ? item.candidate.problemId : '?'));
+        batches.push(ids);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const at = ids.indexOf('p5');
+        if (at >= 0 && !crashed) {
+          crashed = true;
+          throw new BatchFault(0, { item: at, test: null }, new SandboxCrashed('killed by SIGKILL'));
+        }
+        ids.forEach((_, i) => run.onMessage(graded({ batch: 1, item: i }, true)));
+      },
+    };
+    const route = new Route({ pool, batch: OPTIONS });
+    await route.send(gradeItems(64), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    expect(batches).toContainEqual(['p4', 'p5', 'p6', 'p7']);
+    expect(batches).toContainEqual(['p5']);
+    // p4 was done but not answered when the worker died: it goes again with p6 and p7, not alone.
+    expect(batches).toContainEqual(['p4', 'p6', 'p7']);
+    expect(batches.filter((b) => b.length === 1)).toEqual([['p5']]);
   });
 
   it('a candidate that kills every worker uses up only its own attempts, then runs one test at a time', async () => {
