@@ -70,7 +70,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('concurrency', {
       type: 'number',
       default: defaultConcurrency(),
-      describe: 'Candidates graded at once, each in its own sandbox process',
+      describe: 'Sandbox worker processes: candidates graded at once, one per worker',
     })
     .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: 'Heap limit of each sandbox, in MB' })
     .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: 'Time limit of each test, in ms' })

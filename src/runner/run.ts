@@ -161,9 +161,8 @@ async function evaluate(
   };
   const reports = new Reports(reporter);
   const route = new Route({ pool, batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters } });
-  const record = (candidate: Candidate, rows: readonly CandidateRow[], texts: readonly string[]): void => {
+  const record = (key: string, rows: readonly CandidateRow[], texts: readonly string[]): void => {
     if (interrupted()) return;
-    const key = candidateKey(candidate);
     openNewLog().record(key, rows, texts);
     reports.graded(key, rows);
   };
@@ -236,7 +235,7 @@ async function evaluate(
       },
       streaming ? null : keys,
     );
-    if (!streaming) grading = gradeAll(route, todo, record, interrupted);
+    if (!streaming) grading = gradeAll(route, todo, todo.map(candidateKey), record, interrupted);
     await grading;
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
@@ -279,8 +278,17 @@ class Reports {
 
   constructor(private readonly reporter: CombinedReporter) {}
 
+  /** Rows not yet told: told together, one step of the chain for all that came meanwhile. */
+  private queued: Array<readonly CandidateRow[]> = [];
+
   graded(key: string, rows: readonly CandidateRow[]): void {
-    if (this.started && (this.planned === null || this.planned.has(key))) this.tell(() => this.reporter.onCandidateResult(rows));
+    if (!this.started || (this.planned !== null && !this.planned.has(key))) return;
+    this.queued.push(rows);
+    if (this.queued.length === 1) this.tell(() => this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    for (const rows of this.queued.splice(0)) await this.reporter.onCandidateResult(rows);
   }
 
   /** Starts the reporters before the plan is known: `info.candidates` is an upper bound. */
@@ -308,14 +316,15 @@ class Reports {
   }
 }
 
-type RecordCandidate = (candidate: Candidate, rows: readonly CandidateRow[], texts: readonly string[]) => void;
+/** Appends a graded candidate, by its key, to the run log and tells the reporters. */
+type RecordCandidate = (key: string, rows: readonly CandidateRow[], texts: readonly string[]) => void;
 
 /**
  * Grades the planned candidates: a worker reads each one's problem file
  * (candidates of one problem come one after another, so it reads it once
  * for them) and answers with its records.
  */
-async function gradeAll(route: Route, todo: readonly Candidate[], record: RecordCandidate, interrupted: () => boolean): Promise<void> {
+async function gradeAll(route: Route, todo: readonly Candidate[], keys: readonly string[], record: RecordCandidate, interrupted: () => boolean): Promise<void> {
   await swallowIfInterrupted(
     interrupted,
     route.send(
@@ -323,7 +332,7 @@ async function gradeAll(route: Route, todo: readonly Candidate[], record: Record
       {
         onMessage: (index, m) => {
           const candidate = todo[index]!;
-          if (m.type === 'graded') record(candidate, m.rows, m.texts);
+          if (m.type === 'graded') record(keys[index]!, m.rows, m.texts);
           else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
         },
         giveUp: (index, _, reason) => recordResults(record, todo[index]!, unavailableResults(todo[index]!, reason)),
@@ -350,7 +359,7 @@ function groupedByFile(todo: readonly Candidate[]): number[] {
 }
 
 function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record(candidate, results.map(candidateRow), results.map((r) => recordJson(r)));
+  record(candidateKey(candidate), results.map(candidateRow), results.map((r) => recordJson(r)));
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */
@@ -386,7 +395,7 @@ async function readProblems(
         loaded[index] = m.problem;
       } else if (m.type === 'graded' && grade !== null) {
         const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(selfCheckOf(summary), m.rows, m.texts);
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.texts);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
