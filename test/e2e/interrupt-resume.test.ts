@@ -3,7 +3,9 @@
  * `kill -9` keeps every finished candidate, `--resume` grades only what is
  * missing and yields the scorecard an uninterrupted run would have, Ctrl-C
  * writes an incomplete scorecard and exits 130, and two runs over the same
- * input agree apart from timings.
+ * input agree apart from timings. A `kill -9` that lands while the workers
+ * are in the middle of batches of several candidates, then `--resume`, gives
+ * a clean run's scorecard, and no candidate is logged twice.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
+import { batchesOf, doubleSelfCheck, doubleSubmissions, duplicates, keyOf, loggedKeys, startCli, whenAllMidBatch, type BatchRunSetup } from './batch-helpers.js';
 import { runCli } from './run-cli.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'evalrun.js');
@@ -104,8 +107,9 @@ describe('kill -9, --resume, Ctrl-C', () => {
 
     const resumed = await runCli(['--resume', log, '--concurrency', '1']);
     expect(resumed.code, resumed.stderr).toBe(1);
-    // Only the missing candidates were graded: the log gained exactly the rest.
+    // Only the missing candidates were graded: the log gained exactly the rest, each once.
     expect(candidateLines(log)).toBe(12);
+    expect(duplicates(loggedKeys(log))).toEqual([]);
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect(card.complete).toBe(true);
     expect(comparable(card)).toEqual(comparable(await reference));
@@ -128,6 +132,8 @@ describe('kill -9, --resume, Ctrl-C', () => {
     // The scorecard's path names the run as well as its log's does (as for evalrun report).
     const resumed = await runCli(['--resume', out]);
     expect(resumed.code, resumed.stderr).toBe(1);
+    expect(candidateLines(log)).toBe(12);
+    expect(duplicates(loggedKeys(log))).toEqual([]);
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect(comparable(card)).toEqual(comparable(await reference));
   });
@@ -140,6 +146,53 @@ describe('kill -9, --resume, Ctrl-C', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no run log/);
   });
+});
+
+describe.each([
+  // 120 candidates on 2 workers: batches of 8; the resumed rest, of 4 or 5.
+  { mode: 'a self-check', setup: () => doubleSelfCheck(120, 20) },
+  { mode: 'a run grading submissions', setup: () => doubleSubmissions(6, 4, 5, 20) },
+])('kill -9 of the CLI in the middle of batches, then --resume, in $mode', ({ setup }: { setup: () => BatchRunSetup }) => {
+  it('the resumed scorecard equals a clean run\'s, and no candidate is logged twice across both runs', async () => {
+    const s = setup();
+    expect(s.candidates).toBe(120);
+    const args = [...s.args, '--concurrency', '2', '--timeout', '5000'];
+    const cleanOut = join(scratch(), 'clean.json');
+    const clean = await runCli([...args, '--out', cleanOut]);
+    expect(clean.code, clean.stderr).toBe(s.exitCode);
+
+    const out = join(scratch(), 'card.json');
+    const log = `${out}l`;
+    const run = startCli([...args, '--out', out]);
+    // Both workers are in the middle of a batch (some of its candidates logged, at least two not) when the CLI dies.
+    const landed = await whenAllMidBatch(s, log, 2, 30, run, () => run.child.kill('SIGKILL'));
+    if (!landed) run.child.kill('SIGKILL');
+    await run.exited;
+    expect(landed, `no moment with both workers mid-batch: ${run.stderr()}`).toBe(true);
+    expect(batchesOf(s.sendOrder(log)!, 2)[0]).toHaveLength(8);
+    const kept = loggedKeys(log);
+    expect(kept.length).toBeGreaterThanOrEqual(30);
+    expect(kept.length).toBeLessThan(100);
+    expect(duplicates(kept)).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+    // The resumed run sends the rest in batches of more than one too.
+    expect(batchesOf(Array.from({ length: 120 - kept.length }), 2)[0]!.length).toBeGreaterThan(1);
+
+    const resumed = await runCli(['--resume', log, '--concurrency', '2']);
+    expect(resumed.code, resumed.stderr).toBe(s.exitCode);
+    const keys = loggedKeys(log);
+    expect(duplicates(keys)).toEqual([]);
+    expect(keys).toHaveLength(120);
+    expect(keys.slice(0, kept.length)).toEqual(kept);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    expect(card.complete).toBe(true);
+    const reference = JSON.parse(readFileSync(cleanOut, 'utf8')) as Scorecard;
+    expect(comparable(card)).toEqual(comparable(reference));
+    // And the verdicts are the right ones, not just the same ones.
+    for (const c of card.candidates) {
+      expect(c.tests.map((t) => t.status), keyOf(c)).toEqual(s.expected(keyOf(c)));
+    }
+  }, 90_000);
 });
 
 describe('determinism', () => {
