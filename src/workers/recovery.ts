@@ -79,14 +79,16 @@ async function runAlone(
 ): Promise<void> {
   let item = handlers.again?.(entry.index, entry.item) ?? entry.item;
   let fault = first.fault;
-  for (let attempt = 1; !outOfMemory(fault) && attempt <= FAULT_RETRIES; attempt++) {
+  // Out of memory is the candidate's doing: straight to one test at a time. An item
+  // that is more than a candidate (a self-check before it has read its problem) goes alone first.
+  for (let attempt = 1; attempt <= FAULT_RETRIES && !(runsCandidate(item) && outOfMemory(fault)); attempt++) {
     const failed = await tryAlone(pool, options, item, handlers, (m) => handlers.onMessage(entry.index, m));
     if (failed === null) return;
     fault = failed.fault;
     item = handlers.again?.(entry.index, item) ?? item;
   }
   const tests = testsOf(item);
-  if (tests === null || (item.kind !== 'grade' && item.kind !== 'job')) {
+  if (tests === null || !runsCandidate(item)) {
     handlers.giveUp(entry.index, item, `${fault.message} (on each of ${FAULT_RETRIES + 1} workers)`);
     return;
   }
@@ -126,6 +128,11 @@ async function tryAlone(
     if (e instanceof BatchFault) return e;
     throw e;
   }
+}
+
+/** Whether an item is one candidate's code and nothing else, so that it can run one test at a time. */
+function runsCandidate(item: WorkItem): item is Extract<WorkItem, { kind: 'grade' | 'job' }> {
+  return item.kind === 'grade' || item.kind === 'job';
 }
 
 /** How many tests an item runs at most, when it runs candidate code. */

@@ -56,13 +56,19 @@ const FLUSH_AT_CHARS = 1 << 18;
 const waiting: string[] = [];
 let waitingChars = 0;
 let waitingSince = 0;
+/**
+ * A batch of one item is one sent again after a fault: its answers go at
+ * once, so that what it learned before its next fault (the problem a
+ * self-check read) is not lost with the worker.
+ */
+let sendAtOnce = true;
 
 function send(message: FromWorker): void {
   const line = jsonLine(message);
   if (waiting.length === 0) waitingSince = performance.now();
   waiting.push(line);
   waitingChars += line.length;
-  if (waitingChars >= FLUSH_AT_CHARS) flush();
+  if (sendAtOnce || waitingChars >= FLUSH_AT_CHARS) flush();
 }
 
 function flushIfWaitedLong(): void {
@@ -254,6 +260,7 @@ function sendGraded(batch: number, item: number, results: readonly CandidateResu
 
 async function doBatch(id: number, batch: Batch): Promise<void> {
   const select = selector(batch.options.filters);
+  sendAtOnce = batch.items.length === 1;
   for (let index = 0; index < batch.items.length; index++) {
     const item = batch.items[index]!;
     progress.set(id, index, testsOf(item), -1);
