@@ -191,7 +191,7 @@ async function evaluate(
     planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
     if (options.shard) {
-      const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked, planned.walked), selected);
+      const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked(), planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
       planned = { ...planned, candidates: plan.specs };
     }
@@ -414,7 +414,8 @@ async function readProblems(
   await (grade === null ? work : swallowIfInterrupted(grade.interrupted, work));
   const unread = loaded.filter((problem) => problem === undefined).length;
   const results = loaded.map((problem, index) => problem ?? invalid(fileAt(index), null, [`${fileAt(index)}: not read (the run was interrupted)`]));
-  const walked = found.map((item): WalkedFile => {
+  // Only a shard digests its input: the paths inside the folder are worked out then.
+  const walked = (): WalkedFile[] => found.map((item): WalkedFile => {
     const file = typeof item === 'string' ? item : item.file;
     return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
   });
@@ -429,7 +430,7 @@ interface ReadProblems {
   problems: ProblemSummary[];
   invalid: InvalidProblemFile[];
   /** Every entry the walk of the problems folder found, for a shard's input digest. */
-  walked: WalkedFile[];
+  walked: () => WalkedFile[];
   /** Files no worker read (the run was interrupted first): the run is not complete. */
   unread: number;
 }

@@ -12,7 +12,7 @@
  *   worker, up to FAULT_RETRIES times;
  * - a candidate whose worker V8 aborted for running out of memory, or that
  *   failed on every attempt, is sent again to run its tests one at a time,
- *   each in a fresh context, the worker saying which test it starts: a test
+ *   each in a fresh context, the worker's progress cell naming the test it runs: a test
  *   that kills its worker again is the one at fault, and gets `memory` (out
  *   of memory) or an error naming the failure (once it has failed on
  *   FAULT_RETRIES + 1 workers); every other test still gets its real
