@@ -12,7 +12,6 @@ import { RunLog, RunLogWriteError } from '../runlog/run-log.js';
 import { locateRunLog, newRunFiles, runIdOfLog, scorecardBeside, type RunFiles } from '../runner/run-files.js';
 import { optionsFromRecord, runEvaluation, type RunOptions } from '../runner/run.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
-import type { ShardSpec } from '../runner/shard.js';
 import { languageNames } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import type { CliOptions } from './args.js';

@@ -21,7 +21,6 @@ import {
   candidateKey,
   selfCheckPlans,
   submissionPlan,
-  summarizeProblem,
   type Candidate,
   type ProblemSummary,
 } from '../grading/candidate.js';
@@ -174,7 +173,6 @@ async function evaluate(
   let planned: PlannedRun;
   let problemReports: ProblemReport[];
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
-  let grading: Promise<void> | null = null;
   try {
     loaded = await readProblems(
       options.problemsDir,
@@ -223,20 +221,19 @@ async function evaluate(
       skipped_submissions: skipped,
     });
     // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
-    const todo = streaming ? candidates : candidates.filter((_, i) => !tally.has(keys[i]!));
+    const todo = streaming ? [] : candidates.flatMap((candidate, i) => (tally.has(keys[i]!) ? [] : [{ candidate, key: keys[i]! }]));
     reports.plan(
       {
         mode,
         problems: problemReports.length,
         invalidProblems: invalidCount,
-        candidates: todo.length,
-        resumed: candidates.length - todo.length,
+        candidates: streaming ? candidates.length : todo.length,
+        resumed: streaming ? 0 : candidates.length - todo.length,
         logFile: control.logFile,
       },
       streaming ? null : keys,
     );
-    if (!streaming) grading = gradeAll(route, todo, todo.map(candidateKey), record, interrupted);
-    await grading;
+    await gradeAll(route, todo, record, interrupted);
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).
@@ -324,18 +321,23 @@ type RecordCandidate = (key: string, rows: readonly CandidateRow[], texts: reado
  * (candidates of one problem come one after another, so it reads it once
  * for them) and answers with its records.
  */
-async function gradeAll(route: Route, todo: readonly Candidate[], keys: readonly string[], record: RecordCandidate, interrupted: () => boolean): Promise<void> {
+async function gradeAll(
+  route: Route,
+  todo: ReadonlyArray<{ candidate: Candidate; key: string }>,
+  record: RecordCandidate,
+  interrupted: () => boolean,
+): Promise<void> {
   await swallowIfInterrupted(
     interrupted,
     route.send(
-      groupedByFile(todo).map((index) => ({ index, item: { kind: 'grade', candidate: todo[index]! } })),
+      groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: { kind: 'grade', candidate: todo[index]!.candidate } })),
       {
         onMessage: (index, m) => {
-          const candidate = todo[index]!;
-          if (m.type === 'graded') record(keys[index]!, m.rows, m.texts);
+          const { candidate, key } = todo[index]!;
+          if (m.type === 'graded') record(key, m.rows, m.texts);
           else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
         },
-        giveUp: (index, _, reason) => recordResults(record, todo[index]!, unavailableResults(todo[index]!, reason)),
+        giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),
       },
     ),
   );

@@ -21,7 +21,7 @@
  *   up, and the caller says what that means for the run.
  */
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import { FAULT_RETRIES, type SandboxCrashed, type SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
+import { FAULT_RETRIES } from '../sandbox-host/sandbox-errors.js';
 import type { BatchOptions, ItemMessage, WorkItem } from './messages.js';
 import { BatchFault, ceilingForTests, type BatchRun } from './pool.js';
 
