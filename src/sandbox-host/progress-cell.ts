@@ -2,11 +2,11 @@
  * A worker's progress cell: a few bytes in a file that only the worker
  * writes and only its supervisor reads, saying what the worker is doing
  * (which item of which batch, how many tests it has, which test it runs
- * alone). The worker answers items in batches of messages, so the
- * supervisor hears of an item only some time after it is done; the cell is
- * how it still knows, when the worker dies or stops answering, which item
- * was running (the one at fault) and whether a worker that has said nothing
- * for a while is busy or stuck. Writing it costs the worker one positional
+ * alone), and since when. The worker answers items in batches of
+ * messages, so the supervisor hears of an item only some time after it is
+ * done; the cell is how it still knows, when the worker dies or stops
+ * answering, which item was running (the one at fault) and whether a worker
+ * that has said nothing for a while is busy or stuck. Writing it costs the worker one positional
  * write per change and the supervisor nothing until it looks.
  *
  * The file is created and unlinked by the supervisor before the worker
@@ -20,9 +20,9 @@ import { join } from 'node:path';
 /** The worker's file descriptor for its cell. */
 export const PROGRESS_CELL_FD = 4;
 
-/** What the worker is doing; `seq` changes with every write, so a reader can tell progress from a stall. */
+/** What the worker is doing, and since when (`at`, on `monotonicMs`'s clock, which every process of the machine shares). */
 export interface Progress {
-  seq: number;
+  at: number;
   batch: number;
   item: number;
   /** Tests of the item, once known (0 before). */
@@ -31,19 +31,23 @@ export interface Progress {
   test: number;
 }
 
-const FIELDS = 5;
-const BYTES = FIELDS * 4;
+/** A float64 time, then four int32 fields. */
+const BYTES = 8 + 4 * 4;
+
+/** Milliseconds on the system's monotonic clock: comparable between the worker and its supervisor, unmoved by changes of the wall clock. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
 /** The worker's side: writes the cell in place. */
 export class ProgressWriter {
   private readonly bytes = Buffer.alloc(BYTES);
-  private seq = 0;
 
   constructor(private readonly fd: number = PROGRESS_CELL_FD) {}
 
   set(batch: number, item: number, tests: number, test: number): void {
-    this.seq = (this.seq + 1) | 0;
-    [this.seq, batch, item, tests, test].forEach((value, i) => this.bytes.writeInt32LE(value | 0, i * 4));
+    this.bytes.writeDoubleLE(monotonicMs(), 0);
+    [batch, item, tests, test].forEach((value, i) => this.bytes.writeInt32LE(value | 0, 8 + i * 4));
     try {
       writeSync(this.fd, this.bytes, 0, BYTES, 0);
     } catch {
@@ -58,6 +62,7 @@ let cells = 0;
 export class ProgressCell {
   readonly fd: number;
   private closed = false;
+  private readonly bytes = Buffer.alloc(BYTES);
 
   constructor() {
     const file = join(tmpdir(), `evalrun-progress-${process.pid}-${++cells}`);
@@ -68,7 +73,7 @@ export class ProgressCell {
   /** What the worker last wrote, or null before its first write. */
   read(): Progress | null {
     if (this.closed) return null;
-    const bytes = Buffer.alloc(BYTES);
+    const bytes = this.bytes;
     let read = 0;
     try {
       read = readSync(this.fd, bytes, 0, BYTES, 0);
@@ -76,8 +81,8 @@ export class ProgressCell {
       return null;
     }
     if (read < BYTES) return null;
-    const field = (i: number): number => bytes.readInt32LE(i * 4);
-    return { seq: field(0), batch: field(1), item: field(2), tests: field(3), test: field(4) };
+    const field = (i: number): number => bytes.readInt32LE(8 + i * 4);
+    return { at: bytes.readDoubleLE(0), batch: field(0), item: field(1), tests: field(2), test: field(3) };
   }
 
   close(): void {

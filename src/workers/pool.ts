@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { SandboxLimits } from '../sandbox-host/protocol.js';
 import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js';
-import type { Progress, ProgressCell } from '../sandbox-host/progress-cell.js';
+import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 import { endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
@@ -63,8 +63,6 @@ interface Slot {
   child: ChildProcess;
   link: WorkerLink;
   progress: ProgressCell;
-  /** The progress cell's `seq` when the ceiling was last armed: a change is progress. */
-  seenSeq: number;
   ready: boolean;
   /** No new batch goes to it: it exited, or it is being killed. */
   dead: boolean;
@@ -72,7 +70,7 @@ interface Slot {
   killedAtCeiling: boolean;
   /** In the order the worker runs them; the first is running (or will, once the worker is ready). */
   batches: Pending[];
-  /** When the running item's ceiling passes (performance.now()), once the worker has the batch; null when nothing runs. */
+  /** When the running item's ceiling passes (monotonicMs()), once the worker has the batch; null when nothing runs. */
   deadline: number | null;
   /** That ceiling, for the error. */
   ceilingMs: number;
@@ -232,23 +230,26 @@ export class WorkerPool {
       slot.deadline = null;
       return;
     }
-    slot.deadline = performance.now() + ceiling;
+    slot.deadline = monotonicMs() + ceiling;
     slot.ceilingMs = ceiling;
-    slot.seenSeq = slot.progress.read()?.seq ?? 0;
     this.watch ??= setInterval(() => this.checkCeilings(), CEILING_CHECK_MS).unref();
   }
 
   /** Kills the workers whose running item outlived its ceiling; their batch fails as unresponsive. */
   private checkCeilings(): void {
-    const now = performance.now();
+    const now = monotonicMs();
     for (const slot of this.live()) {
       const head = slot.batches[0];
       if (slot.deadline === null || head === undefined || now < slot.deadline) continue;
-      // A worker that has moved on (another item, another test, its tests known) since the deadline was set is not stuck.
+      // A worker that has moved on since (another item, another test, its tests known) has the ceiling of what it does now, from when it started it.
       const cell = slot.progress.read();
-      if (cell !== null && cell.seq !== slot.seenSeq && cell.batch === head.id && cell.item >= head.cursor) {
-        this.armCeiling(slot, this.ceilingOf(head, cell.item, cell.tests));
-        continue;
+      if (cell !== null && cell.batch === head.id && cell.item >= head.cursor) {
+        const ceiling = this.ceilingOf(head, cell.item, cell.tests);
+        if (cell.at + ceiling > now) {
+          slot.deadline = cell.at + ceiling;
+          slot.ceilingMs = ceiling;
+          continue;
+        }
       }
       slot.deadline = null;
       slot.batches.shift();
@@ -276,7 +277,7 @@ export class WorkerPool {
   private spawn(): Slot {
     const adopted = adoptPrestarted();
     const { child, link, progress } = adopted ?? launchWorker();
-    const slot: Slot = { child, link, progress, seenSeq: 0, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '' };
+    const slot: Slot = { child, link, progress, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '' };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
