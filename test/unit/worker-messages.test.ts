@@ -1,0 +1,80 @@
+/**
+ * What arrives from a sandbox worker is checked where it arrives
+ * (workers/messages.ts): well-formed answers pass through unchanged, and
+ * anything else is named, never handed on.
+ */
+import { describe, expect, it } from 'vitest';
+import { endsItem, readFromWorker, type FromWorker } from '../../src/workers/messages.js';
+
+const row = {
+  problem_id: 'p',
+  model_id: 'm',
+  prompt_id: null,
+  sample_id: '0',
+  language: 'python',
+  status: 'failed',
+  error: null,
+  entry_point: 'f',
+  passed: 1,
+  total: 2,
+  duration_ms: 3,
+  counts: { fail: 1, error: 0, timeout: 0, memory: 0 },
+  ran: true,
+};
+const graded = { type: 'graded', batch: 1, item: 0, rows: [row], texts: ['{"problem_id":"p"}'] };
+const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
+
+describe('readFromWorker', () => {
+  it('passes well-formed answers through as they are', () => {
+    const good: unknown[] = [
+      { type: 'ready' },
+      graded,
+      { type: 'problem', batch: 2, item: 3, problem: summary, grading: true },
+      { type: 'problem', batch: 2, item: 4, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }, grading: false },
+      { type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'skipped', skipped: { source: 'a.txt', reason: 'not a solution file' } }] },
+      {
+        type: 'solutions',
+        batch: 1,
+        item: 1,
+        outcomes: [{ kind: 'submission', submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', raw: 'x', declaredLanguage: 'python' } }],
+      },
+      { type: 'answered', batch: 1, item: 0, reply: { kind: 'load-error', message: 'no' } },
+      { type: 'failed', batch: 1, item: 0, message: 'bug' },
+    ];
+    for (const message of good) expect(readFromWorker(message)).toEqual(message);
+  });
+
+  it('names what is wrong with anything else', () => {
+    const bad: Array<[unknown, RegExp]> = [
+      [null, /not an object/],
+      [[graded], /not an object/],
+      [{ type: 'graded', item: 0, rows: [row], texts: ['{}'] }, /without its batch and item/],
+      [{ ...graded, batch: -1 }, /without its batch and item/],
+      [{ ...graded, item: 1.5 }, /without its batch and item/],
+      [{ ...graded, rows: [{ ...row, status: 'won' }] }, /malformed rows/],
+      [{ ...graded, rows: [{ ...row, passed: 3 }] }, /malformed rows/],
+      [{ ...graded, rows: [{ ...row, counts: { fail: 1 } }] }, /malformed rows/],
+      [{ ...graded, texts: [] }, /one record per row/],
+      [{ ...graded, texts: ['[1]'] }, /one record per row/],
+      [{ ...graded, texts: ['{"a":1}\n{"b":2}'] }, /one record per row/],
+      [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
+      [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
+      [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
+      [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
+      [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
+      [{ type: 'started', batch: 1, item: 0, test: 0 }, /unknown message type "started"/],
+    ];
+    for (const [message, why] of bad) {
+      const read = readFromWorker(message);
+      expect(typeof read, JSON.stringify(message)).toBe('string');
+      expect(read).toMatch(why);
+    }
+  });
+
+  it('says which answers end their item: all but a self-check that goes on to grade', () => {
+    const problem = (grading: boolean): FromWorker => ({ type: 'problem', batch: 1, item: 0, problem: summary, grading });
+    expect(endsItem(problem(true) as Exclude<FromWorker, { type: 'ready' }>)).toBe(false);
+    expect(endsItem(problem(false) as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
+    expect(endsItem(graded as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
+  });
+});
