@@ -266,7 +266,7 @@ export class RunLog {
   flush(): void {
     if (this.writeFailure !== null) throw this.writeFailure;
     if (this.waiting.length === 0) return;
-    const text = this.waiting.length === 1 ? this.waiting[0]! : this.waiting.join('');
+    const text = this.waiting.join('');
     const at = this.size - this.waitingBytes;
     this.waiting = [];
     this.waitingBytes = 0;
@@ -309,14 +309,15 @@ export class RunLog {
   private readText(located: Located): string {
     this.flush();
     const end = located.offset + located.length;
-    const window = this.window;
+    let window = this.window;
     if (window === null || located.offset < window.offset || end > window.offset + window.bytes.length) {
-      if (located.length > READ_WINDOW_BYTES) return this.readBytes(located.offset, located.length).toString('utf8');
-      this.window = { offset: located.offset, bytes: this.readBytes(located.offset, Math.min(READ_WINDOW_BYTES, this.size - located.offset)) };
-      if (end > this.window.offset + this.window.bytes.length) throw new Error(`${this.file}: log ends early at byte ${this.window.offset + this.window.bytes.length}`);
+      window = { offset: located.offset, bytes: this.readBytes(located.offset, Math.max(located.length, Math.min(READ_WINDOW_BYTES, this.size - located.offset))) };
+      if (window.bytes.length < located.length) throw new Error(`${this.file}: log ends early at byte ${located.offset + window.bytes.length}`);
+      // A line longer than the window is read alone and not kept.
+      if (located.length <= READ_WINDOW_BYTES) this.window = window;
     }
-    const from = located.offset - this.window!.offset;
-    return this.window!.bytes.toString('utf8', from, from + located.length);
+    const from = located.offset - window.offset;
+    return window.bytes.toString('utf8', from, from + located.length);
   }
 
   private readBytes(offset: number, length: number): Buffer {

@@ -8,9 +8,8 @@
  * answers go to the caller's handlers the moment they arrive.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { SandboxLimits } from '../sandbox-host/protocol.js';
-import type { BatchOptions, RunContext, WorkItem } from '../workers/messages.js';
-import { ceilingForTests } from '../workers/pool.js';
+import type { BatchOptions, RunContext } from '../workers/messages.js';
+import { ceilingOf } from '../workers/pool.js';
 import { runItems, type IndexedItem, type ItemHandlers, type RunsBatches } from '../workers/recovery.js';
 
 /** Batches in flight per worker: the one it runs and the one queued behind it. */
@@ -21,12 +20,6 @@ const MAX_BATCH_ITEMS = 32;
 
 /** Batches each worker should get at least, so that the run's end is not one worker finishing a large batch alone. */
 const BATCHES_PER_WORKER_AT_LEAST = 8;
-
-/**
- * Ceiling of reading a file. Reading never runs candidate code, so it is
- * only there for a worker whose machinery stops answering.
- */
-const READ_CEILING_MS = 60_000;
 
 export interface RouteOptions {
   pool: RunsBatches & { readonly size: number; setContext?(context: RunContext): void };
@@ -72,22 +65,4 @@ export class Route {
 /** Items per batch for a run of `items` on `workers` workers. */
 export function batchSize(items: number, workers: number): number {
   return Math.min(MAX_BATCH_ITEMS, Math.max(1, Math.ceil(items / (Math.max(1, workers) * BATCHES_PER_WORKER_AT_LEAST))));
-}
-
-/**
- * The wall-clock ceiling of an item, from the tests it runs; a file read
- * has its own, and a self-check, once its worker reports the tests of the
- * problem it read, the ceiling of that many.
- */
-export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0): number {
-  switch (item.kind) {
-    case 'grade':
-      return ceilingForTests(item.oneByOne === undefined ? item.candidate.tests : 1, limits);
-    case 'job':
-      return ceilingForTests(item.oneByOne === undefined ? item.job.tests.length : 1, item.job.limits);
-    case 'self-check':
-      return reportedTests > 0 ? READ_CEILING_MS + ceilingForTests(reportedTests, limits) : READ_CEILING_MS;
-    default:
-      return READ_CEILING_MS;
-  }
 }

@@ -401,7 +401,10 @@ async function readProblems(
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
-        else if (grade !== null) recordResults(grade.record, selfCheckOf(summary), unavailableResults(selfCheckOf(summary), `internal error in evalrun: ${m.message}`));
+        else if (grade !== null) {
+          const candidate = selfCheckOf(summary);
+          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        }
       }
     },
     // A self-check that had read its problem when its worker failed is graded again as a planned candidate.

@@ -38,6 +38,17 @@ export type WorkItem =
   /** Run a grade job already built (the sandbox's own tests use it): answered by `answered`. */
   | { kind: 'job'; job: GradeJob; oneByOne?: Settled };
 
+/**
+ * The tests an item runs, when it is one candidate's code and the tests are
+ * known before it runs (a planned candidate, a built job); null for an item
+ * that reads a file first.
+ */
+export function knownTests(item: WorkItem): number | null {
+  if (item.kind === 'grade') return item.candidate.tests;
+  if (item.kind === 'job') return item.job.tests.length;
+  return null;
+}
+
 /** What every item of a batch shares. */
 export interface BatchOptions {
   grade: GradeOptions;

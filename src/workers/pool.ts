@@ -4,7 +4,7 @@ import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js'
 import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
-import { endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
+import { endsItem, knownTests, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker, type WorkItem } from './messages.js';
 
 export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 
@@ -75,10 +75,34 @@ interface Slot {
   /** That ceiling, for the error. */
   ceilingMs: number;
   stderrTail: string;
+  /** What the worker sent that broke the protocol, when that is why it was killed. */
+  brokeProtocol: string | null;
 }
 
 /** How often the pool looks for a worker past its ceiling; ceilings are seconds long, so a fraction of a second late is nothing. */
 const CEILING_CHECK_MS = 100;
+
+/**
+ * Ceiling of reading a file. Reading never runs candidate code, so it is
+ * only there for a worker whose machinery stops answering.
+ */
+const READ_CEILING_MS = 60_000;
+
+/**
+ * The wall-clock ceiling of an item, from the tests it runs (one, for an
+ * item run one test at a time); a file read has its own, and a self-check,
+ * once its worker reports the tests of the problem it read, that plus the
+ * ceiling of that many.
+ */
+export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0): number {
+  const tests = knownTests(item);
+  if (tests !== null) {
+    const oneByOne = (item.kind === 'grade' || item.kind === 'job') && item.oneByOne !== undefined;
+    return ceilingForTests(oneByOne ? 1 : tests, item.kind === 'job' ? item.job.limits : limits);
+  }
+  if (item.kind === 'self-check' && reportedTests > 0) return READ_CEILING_MS + ceilingForTests(reportedTests, limits);
+  return READ_CEILING_MS;
+}
 
 /**
  * The ceiling of a candidate with this many tests under these limits: every
@@ -195,21 +219,21 @@ export class WorkerPool {
     }
   }
 
-  private sendContext(slot: Slot): void {
-    if (this.context === null) return;
-    const message: ToWorker = { type: 'context', context: this.context };
+  /** Sends a message; throws if it cannot be encoded. */
+  private send(slot: Slot, message: ToWorker): void {
     slot.link.send(message, (error) => {
+      // The pipe broke: the worker is gone or going; its exit settles its batches.
       if (error !== null && error !== undefined) this.kill(slot);
     });
   }
 
+  private sendContext(slot: Slot): void {
+    if (this.context !== null) this.send(slot, { type: 'context', context: this.context });
+  }
+
   private post(slot: Slot, pending: Pending): void {
-    const message: ToWorker = { type: 'batch', id: pending.id, batch: pending.run.batch };
     try {
-      slot.link.send(message, (error) => {
-        // The pipe broke: the worker is gone or going; its exit settles its batches.
-        if (error !== null && error !== undefined) this.kill(slot);
-      });
+      this.send(slot, { type: 'batch', id: pending.id, batch: pending.run.batch });
     } catch (e) {
       // The batch itself cannot be sent (it does not serialize): only it fails.
       this.take(slot, pending);
@@ -277,7 +301,7 @@ export class WorkerPool {
   private spawn(): Slot {
     const adopted = adoptPrestarted();
     const { child, link, progress } = adopted ?? launchWorker();
-    const slot: Slot = { child, link, progress, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '' };
+    const slot: Slot = { child, link, progress, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '', brokeProtocol: null };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -326,7 +350,7 @@ export class WorkerPool {
 
   /** A message that breaks the protocol: the worker cannot be trusted with more work, and its running batch fails as if it crashed. */
   private protocolError(slot: Slot, what: string): void {
-    slot.stderrTail = `${slot.stderrTail}\nevalrun: the worker sent ${what}`.slice(-2000);
+    slot.brokeProtocol = what;
     this.kill(slot);
   }
 
@@ -336,7 +360,7 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     const batches = slot.batches.splice(0);
-    const crash = new SandboxCrashed(describeExit(code, signal, slot.stderrTail), ranOutOfMemory(slot.stderrTail));
+    const crash = new SandboxCrashed(describeExit(code, signal, slot), ranOutOfMemory(slot.stderrTail));
     // The first batch was running unless the ceiling already failed it; the rest never started.
     const running = slot.killedAtCeiling ? undefined : batches.shift();
     running?.reject(new BatchFault(running.cursor, runningIn(running, slot.progress.read()), crash));
@@ -355,11 +379,10 @@ function runningIn(pending: Pending, cell: Progress | null): BatchFault['running
   return { item: cell.item, test: cell.test >= 0 ? cell.test : null };
 }
 
-function describeExit(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
+function describeExit(code: number | null, signal: NodeJS.Signals | null, slot: Pick<Slot, 'stderrTail' | 'brokeProtocol'>): string {
   const how = signal !== null ? `killed by ${signal}` : `exit code ${code ?? 'unknown'}`;
-  const said = /evalrun: the worker sent (.*)$/.exec(stderrTail)?.[1];
-  if (said !== undefined) return `${how} after it sent ${said}`;
-  return ranOutOfMemory(stderrTail) ? `${how} (V8 ran out of memory)` : how;
+  if (slot.brokeProtocol !== null) return `${how} after it sent ${slot.brokeProtocol}`;
+  return ranOutOfMemory(slot.stderrTail) ? `${how} (V8 ran out of memory)` : how;
 }
 
 /** V8's fatal out-of-memory report, which it writes before it aborts the process. */

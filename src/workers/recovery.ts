@@ -20,10 +20,11 @@
  * - any other item (reading a file) that fails on every attempt is given
  *   up, and the caller says what that means for the run.
  */
+import { NO_FILTERS } from '../grading/filters.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { FAULT_RETRIES } from '../sandbox-host/sandbox-errors.js';
-import type { BatchOptions, ItemMessage, WorkItem } from './messages.js';
-import { BatchFault, ceilingForTests, type BatchRun } from './pool.js';
+import { knownTests, type BatchOptions, type ItemMessage, type WorkItem } from './messages.js';
+import { BatchFault, ceilingOf, type BatchRun } from './pool.js';
 
 /** What recovery needs of the pool (pool.ts): a batch run, or a BatchFault thrown. */
 export interface RunsBatches {
@@ -81,17 +82,17 @@ async function runAlone(
   let fault = first.fault;
   // Out of memory is the candidate's doing: straight to one test at a time. An item
   // that is more than a candidate (a self-check before it has read its problem) goes alone first.
-  for (let attempt = 1; attempt <= FAULT_RETRIES && !(runsCandidate(item) && outOfMemory(fault)); attempt++) {
+  for (let attempt = 1; attempt <= FAULT_RETRIES && !(knownTests(item) !== null && outOfMemory(fault)); attempt++) {
     const failed = await tryAlone(pool, options, item, handlers, (m) => handlers.onMessage(entry.index, m));
     if (failed === null) return;
     fault = failed.fault;
     item = handlers.again?.(entry.index, item) ?? item;
   }
-  const tests = testsOf(item);
-  if (tests === null || !runsCandidate(item)) {
+  if (item.kind !== 'grade' && item.kind !== 'job') {
     handlers.giveUp(entry.index, item, `${fault.message} (on each of ${FAULT_RETRIES + 1} workers)`);
     return;
   }
+  const tests = knownTests(item) ?? 0;
   const settled = new Map<number, Verdict>();
   const faults = new Map<number, number>();
   for (;;) {
@@ -130,18 +131,6 @@ async function tryAlone(
   }
 }
 
-/** Whether an item is one candidate's code and nothing else, so that it can run one test at a time. */
-function runsCandidate(item: WorkItem): item is Extract<WorkItem, { kind: 'grade' | 'job' }> {
-  return item.kind === 'grade' || item.kind === 'job';
-}
-
-/** How many tests an item runs at most, when it runs candidate code. */
-function testsOf(item: WorkItem): number | null {
-  if (item.kind === 'job') return item.job.tests.length;
-  if (item.kind === 'grade') return item.candidate.tests;
-  return null;
-}
-
 function outOfMemory(e: Error): boolean {
   return 'outOfMemory' in e && e.outOfMemory === true;
 }
@@ -156,7 +145,7 @@ function jobOptions(job: GradeJob): BatchOptions {
   return {
     grade: { limits: job.limits, tolerance: job.tolerance, languages: [job.language] },
     extractCode: false,
-    filters: { problems: [], tags: [], models: [] },
+    filters: NO_FILTERS,
   };
 }
 
@@ -169,7 +158,7 @@ export async function gradeWithRecovery(pool: RunsBatches, job: GradeJob): Promi
   let gaveUp: string | null = null;
   const item: WorkItem = { kind: 'job', job };
   await runItems(pool, jobOptions(job), [{ index: 0, item }], {
-    ceilingMs: (it) => ceilingForTests(it.kind === 'job' && it.oneByOne !== undefined ? 1 : job.tests.length, job.limits),
+    ceilingMs: (it) => ceilingOf(it, job.limits),
     onMessage: (_, m) => {
       if (m.type === 'answered') reply = m.reply;
       else if (m.type === 'failed') throw new Error(`sandbox worker failed: ${m.message}`);

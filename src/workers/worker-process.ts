@@ -24,19 +24,17 @@ import { ProgressWriter } from '../sandbox-host/progress-cell.js';
 import { WorkerIo } from '../sandbox-host/worker-io.js';
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
-import type { Batch, BatchOptions, FromWorker, RunContext, ToWorker, WorkItem } from './messages.js';
+import { knownTests, type Batch, type BatchOptions, type FromWorker, type RunContext, type ToWorker, type WorkItem } from './messages.js';
 
 /** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
 const engines = new Engines();
 const io = new WorkerIo();
 const progress = new ProgressWriter();
-let context: RunContext | null = null;
-let known: { context: RunContext; discovery: SolutionDiscoveryContext } | null = null;
+/** What reading a solution file needs, from the run's context (sent before the first solution file). */
+let discovery: SolutionDiscoveryContext | null = null;
 
-/** The run's known problem ids as a set, made once per context. */
-function discoveryContext(run: RunContext): SolutionDiscoveryContext {
-  if (known?.context !== run) known = { context: run, discovery: { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName } };
-  return known.discovery;
+function takeContext(run: RunContext): void {
+  discovery = { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName };
 }
 
 // ---------------------------------------------------------------------------
@@ -117,7 +115,7 @@ function problemAt(file: string): Promise<PreparedProblem | InvalidProblemFile> 
 // Jobs in the engines
 // ---------------------------------------------------------------------------
 
-/** Runs grade jobs on this worker's engines; a job sent one test at a time says which test starts. */
+/** Runs grade jobs on this worker's engines; a job sent one test at a time names each test it starts in the progress cell. */
 function localJobs(batch: number, item: number): RunsJobs {
   return { run: (job) => runJob(job, (test) => progress.set(batch, item, job.tests.length, test)) };
 }
@@ -137,8 +135,8 @@ async function runAll(job: GradeJob): Promise<GradeReply> {
 
 /**
  * Each test as a job of its own, in a fresh context, after the job killed
- * a worker: the supervisor hears which test starts, so that a test that
- * kills this worker too is known. A settled test (one that killed workers
+ * a worker: the progress cell names the test that starts, so that a test
+ * that kills this worker too is known. A settled test (one that killed workers
  * before) keeps its verdict and is not run.
  */
 async function runOneByOne(job: GradeJob, settled: ReadonlyArray<[number, Verdict]>, onTest: (test: number) => void): Promise<GradeReply> {
@@ -223,8 +221,8 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
       return;
     }
     case 'read-solutions': {
-      if (context === null) throw new Error('no run context before a solution file');
-      const outcomes = readSolutionFile(item.file, discoveryContext(context));
+      if (discovery === null) throw new Error('no run context before a solution file');
+      const outcomes = readSolutionFile(item.file, discovery);
       send({ type: 'solutions', batch: id, item: index, outcomes });
       return;
     }
@@ -263,7 +261,7 @@ async function doBatch(id: number, batch: Batch): Promise<void> {
   sendAtOnce = batch.items.length === 1;
   for (let index = 0; index < batch.items.length; index++) {
     const item = batch.items[index]!;
-    progress.set(id, index, testsOf(item), -1);
+    progress.set(id, index, knownTests(item) ?? 0, -1);
     try {
       await doItem(id, index, item, batch.options, select);
     } catch (e) {
@@ -273,13 +271,6 @@ async function doBatch(id: number, batch: Batch): Promise<void> {
     flushIfWaitedLong();
   }
   flush();
-}
-
-/** The tests an item runs, when the supervisor already knew them; 0 otherwise. */
-function testsOf(item: WorkItem): number {
-  if (item.kind === 'grade') return item.candidate.tests;
-  if (item.kind === 'job') return item.job.tests.length;
-  return 0;
 }
 
 /**
@@ -317,7 +308,7 @@ async function serve(): Promise<void> {
     if (text === null) return;
     const message = parseMessage(text);
     if (message === null) continue;
-    if (message.type === 'context') context = message.context;
+    if (message.type === 'context') takeContext(message.context);
     else await doBatch(message.id, message.batch);
   }
 }
