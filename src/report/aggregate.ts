@@ -68,7 +68,6 @@ export interface AggregateOptions {
   ks?: readonly number[];
 }
 
-/** The only fields the roll-ups read, so callers and tests need not build whole results. */
 /**
  * What a roll-up reads of a candidate's result (the fields of the
  * scorecard's CandidateResult of the same names), so that the scorecard's
@@ -88,19 +87,24 @@ export function aggregateResults(
 ): Aggregates {
   const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
   const ks = options.ks ?? DEFAULTS.passAtK;
+  // A problem's tags without repeats, worked out once per problem rather than once per candidate.
+  const distinctTags = new Map<string, readonly string[]>();
+  const tagsOf = (c: AggregatableResult): readonly string[] => {
+    let tags = distinctTags.get(c.problem_id);
+    if (tags === undefined) {
+      tags = [...new Set(tagsByProblem.get(c.problem_id) ?? [])];
+      distinctTags.set(c.problem_id, tags);
+    }
+    return tags;
+  };
+  const byModel = [...groupBy(candidates, (c) => [c.model_id])].sort(byKey);
   return {
-    models: [...groupBy(candidates, (c) => [c.model_id])]
-      .sort(byKey)
-      .map(([model_id, rows]) => ({ model_id, ...metrics(rows) })),
+    models: byModel.map(([model_id, rows]) => ({ model_id, ...metrics(rows) })),
     prompts: [...groupBy(candidates, (c) => [c.prompt_id])]
       .sort(byKey)
       .map(([prompt_id, rows]) => ({ prompt_id, ...metrics(rows) })),
-    tags: [...groupBy(candidates, (c) => [...new Set(tagsByProblem.get(c.problem_id) ?? [])])]
-      .sort(byKey)
-      .map(([tag, rows]) => ({ tag, ...metrics(rows) })),
-    pass_at_k: [...groupBy(candidates, (c) => [c.model_id])]
-      .sort(byKey)
-      .map(([model_id, rows]) => passAtKRow(model_id, rows, ks)),
+    tags: [...groupBy(candidates, tagsOf)].sort(byKey).map(([tag, rows]) => ({ tag, ...metrics(rows) })),
+    pass_at_k: byModel.map(([model_id, rows]) => passAtKRow(model_id, rows, ks)),
   };
 }
 
@@ -130,9 +134,17 @@ function metrics(rows: readonly AggregatableResult[]): RowMetrics {
 }
 
 function passAtKRow(model_id: string, rows: readonly AggregatableResult[], ks: readonly number[]): PassAtKRow {
-  // JSON of the pair keeps ids containing any character apart.
-  const tasks = groupBy(rows, (c) => [JSON.stringify([c.problem_id, c.prompt_id])]);
-  const groups = [...tasks.values()].map((samples) => ({ n: samples.length, c: samples.filter(candidatePasses).length }));
+  // A task is a (problem, prompt) pair: a map per problem keeps ids containing any character apart.
+  const tasks = new Map<string, Map<string | null, { n: number; c: number }>>();
+  for (const sample of rows) {
+    let prompts = tasks.get(sample.problem_id);
+    if (prompts === undefined) tasks.set(sample.problem_id, (prompts = new Map()));
+    let group = prompts.get(sample.prompt_id);
+    if (group === undefined) prompts.set(sample.prompt_id, (group = { n: 0, c: 0 }));
+    group.n++;
+    if (candidatePasses(sample)) group.c++;
+  }
+  const groups = [...tasks.values()].flatMap((prompts) => [...prompts.values()]);
   const sizes = groups.map((g) => g.n);
   return {
     model_id,
@@ -144,7 +156,7 @@ function passAtKRow(model_id: string, rows: readonly AggregatableResult[], ks: r
 }
 
 /** Groups items under each of the keys `keysOf` gives them (a candidate can carry several tags). */
-function groupBy<T, K>(items: readonly T[], keysOf: (item: T) => readonly K[]): Map<K, T[]> {
+function groupBy<T, K>(items: readonly T[], keysOf: (item: T) => Iterable<K>): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const item of items) {
     for (const key of keysOf(item)) {

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeText } from '../write-text.js';
+import { writeBytes } from '../write-text.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 
 export interface JsonReporterOptions {
@@ -27,11 +27,11 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
       } catch (e) {
         throw new ScorecardWriteError(options.outFile, e);
       }
-      const sinks: Array<(text: string) => void> = [(text) => writeAll(fd, text)];
-      if (options.toStdout) sinks.push((text) => process.stdout.write(text));
+      const sinks: Array<(bytes: Uint8Array) => void> = [(bytes) => writeBytes(fd, bytes, null)];
+      if (options.toStdout) sinks.push((bytes) => process.stdout.write(bytes));
       try {
-        writeDocument(outcome, (text) => {
-          for (const sink of sinks) sink(text);
+        writeDocument(outcome, (bytes) => {
+          for (const sink of sinks) sink(bytes);
         });
       } catch (e) {
         throw new ScorecardWriteError(options.outFile, e);
@@ -43,27 +43,32 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
   };
 }
 
-/** Writes the document in pieces of about 1 MB. */
-export function writeDocument(outcome: RunOutcome, write: (text: string) => void): void {
+/** Writes the document in pieces of about 1 MB; each result's bytes are copied as the run log holds them. */
+export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) => void): void {
   const head = JSON.stringify(outcome.head, null, 2);
   // The head's closing brace is replaced by the candidates array, written last.
-  let buffer = `${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`;
+  let pieces: Uint8Array[] = [Buffer.from(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`, 'utf8')];
+  let size = pieces[0]!.length;
   let first = true;
-  for (const result of outcome.resultTexts()) {
-    buffer += `${first ? '' : ','}\n    ${result}`;
+  for (const result of outcome.resultRecords()) {
+    const before = first ? FIRST_ITEM : NEXT_ITEM;
+    pieces.push(before, result);
+    size += before.length + result.length;
     first = false;
-    if (buffer.length >= 1 << 20) {
-      write(buffer);
-      buffer = '';
+    if (size >= 1 << 20) {
+      write(Buffer.concat(pieces, size));
+      pieces = [];
+      size = 0;
     }
   }
-  buffer += first ? ']\n}\n' : '\n  ]\n}\n';
-  write(buffer);
+  pieces.push(first ? EMPTY_END : LIST_END);
+  write(Buffer.concat(pieces));
 }
 
-function writeAll(fd: number, text: string): void {
-  writeText(fd, text, null);
-}
+const FIRST_ITEM = Buffer.from('\n    ');
+const NEXT_ITEM = Buffer.from(',\n    ');
+const EMPTY_END = Buffer.from(']\n}\n');
+const LIST_END = Buffer.from('\n  ]\n}\n');
 
 export class ScorecardWriteError extends Error {
   constructor(

@@ -28,8 +28,8 @@ export interface RunOutcome {
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */
   results(): Iterable<CandidateResult>;
-  /** The same, each result as its JSON text: what the JSON scorecard copies without decoding. */
-  resultTexts(): Iterable<string>;
+  /** The same, each result as its JSON text in UTF-8 bytes: what the JSON scorecard copies without decoding. */
+  resultRecords(): Iterable<Uint8Array>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeText } from '../write-text.js';
+import { writeBytes, writeText } from '../write-text.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 
 /** Where a rendered report goes: a file, or stdout when `file` is null. */
@@ -10,8 +10,8 @@ export interface ReportTarget {
   announce?: (line: string) => void;
 }
 
-/** Renders a finished run as text, in pieces, through `write`. */
-export type RenderReport = (outcome: RunOutcome, write: (text: string) => void) => void;
+/** Renders a finished run as text, in pieces, through `write`; a piece may be UTF-8 bytes already (records copied from the run log). */
+export type RenderReport = (outcome: RunOutcome, write: (piece: string | Uint8Array) => void) => void;
 
 export class ReportWriteError extends Error {
   constructor(
@@ -31,7 +31,7 @@ const CHUNK = 1 << 20;
  */
 export function writeReport(outcome: RunOutcome, render: RenderReport, target: ReportTarget): void {
   if (target.file === null) {
-    bufferedRender(outcome, render, (text) => void process.stdout.write(text));
+    bufferedRender(outcome, render, (piece) => void process.stdout.write(piece));
     return;
   }
   const file = target.file;
@@ -43,7 +43,7 @@ export function writeReport(outcome: RunOutcome, render: RenderReport, target: R
     throw new ReportWriteError(file, e);
   }
   try {
-    bufferedRender(outcome, render, (text) => void writeText(fd, text, null));
+    bufferedRender(outcome, render, (piece) => (typeof piece === 'string' ? void writeText(fd, piece, null) : writeBytes(fd, piece, null)));
   } catch (e) {
     throw new ReportWriteError(file, e);
   } finally {
@@ -52,10 +52,16 @@ export function writeReport(outcome: RunOutcome, render: RenderReport, target: R
   target.announce?.(file);
 }
 
-function bufferedRender(outcome: RunOutcome, render: RenderReport, flush: (text: string) => void): void {
+function bufferedRender(outcome: RunOutcome, render: RenderReport, flush: (piece: string | Uint8Array) => void): void {
   let buffer = '';
-  render(outcome, (text) => {
-    buffer += text;
+  render(outcome, (piece) => {
+    if (typeof piece !== 'string') {
+      if (buffer !== '') flush(buffer);
+      buffer = '';
+      flush(piece);
+      return;
+    }
+    buffer += piece;
     if (buffer.length >= CHUNK) {
       flush(buffer);
       buffer = '';

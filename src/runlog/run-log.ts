@@ -11,7 +11,7 @@ import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordJson } from '../values/wire.js';
-import { writeText } from '../write-text.js';
+import { writeBytes } from '../write-text.js';
 import { isCandidateLine, isHeader, isNoteLine, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
 
 export type { CandidateLine, RunEnd, RunHeader, RunPlan, ShardLogRecord } from './records.js';
@@ -40,7 +40,7 @@ interface Located {
   offset: number;
   length: number;
   /**
-   * Where each result's JSON starts and ends in the line (code units), for
+   * Where each result's JSON starts and ends in the line (bytes), for
    * lines this process wrote: they are copied out without parsing.
    */
   cuts: number[] | null;
@@ -62,7 +62,7 @@ export class RunLog {
    * came in that turn. A kill loses at most those lines, which --resume
    * grades again.
    */
-  private waiting: string[] = [];
+  private waiting: Uint8Array[] = [];
   private waitingBytes = 0;
   private flushScheduled = false;
   private writeFailure: RunLogWriteError | null = null;
@@ -204,21 +204,27 @@ export class RunLog {
 
   /**
    * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
-   * from its results' record texts (`recordJson`, which writes exact
-   * integers of any size with every digit).
+   * from its results' record texts as UTF-8 bytes (`recordJson`, which
+   * writes exact integers of any size with every digit), copied as they are.
    */
-  appendCandidate(key: string, records: readonly string[]): void {
-    let text = `{"type":"candidate","key":${JSON.stringify(key)},"results":[`;
-    const cuts: number[] = [];
-    records.forEach((record, i) => {
-      if (i > 0) text += ',';
-      cuts.push(text.length);
-      text += record;
-      cuts.push(text.length);
-    });
-    text += ']}\n';
+  appendCandidate(key: string, records: readonly Uint8Array[]): void {
     const offset = this.size;
-    const length = this.append(text);
+    const head = Buffer.from(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`, 'utf8');
+    this.appendBytes(head);
+    const cuts: number[] = [];
+    let length = head.length;
+    records.forEach((record, i) => {
+      if (i > 0) {
+        this.appendBytes(COMMA);
+        length += 1;
+      }
+      cuts.push(length);
+      this.appendBytes(record);
+      length += record.length;
+      cuts.push(length);
+    });
+    this.appendBytes(LINE_END);
+    length += LINE_END.length;
     this.lines.set(key, { offset, length, cuts });
   }
 
@@ -236,19 +242,19 @@ export class RunLog {
   }
 
   /**
-   * The same results as JSON text. Lines this process wrote are cut out of
-   * the log as they are; only lines of an earlier run are parsed and encoded
-   * again.
+   * The same results as JSON text in UTF-8 bytes. Lines this process wrote
+   * are cut out of the log as they are; only lines of an earlier run are
+   * parsed and encoded again.
    */
-  resultTexts(key: string): string[] {
+  resultRecords(key: string): Buffer[] {
     const located = this.lines.get(key);
     if (located === undefined) return [];
     const cuts = located.cuts;
-    if (cuts === null) return this.results(key).map((result) => recordJson(result));
-    const text = this.readText(located);
-    const texts: string[] = [];
-    for (let i = 0; i < cuts.length; i += 2) texts.push(text.slice(cuts[i], cuts[i + 1]));
-    return texts;
+    if (cuts === null) return this.results(key).map((result) => Buffer.from(recordJson(result), 'utf8'));
+    const line = this.readLine(located);
+    const records: Buffer[] = [];
+    for (let i = 0; i < cuts.length; i += 2) records.push(line.subarray(cuts[i], cuts[i + 1]));
+    return records;
   }
 
   close(): void {
@@ -266,12 +272,12 @@ export class RunLog {
   flush(): void {
     if (this.writeFailure !== null) throw this.writeFailure;
     if (this.waiting.length === 0) return;
-    const text = this.waiting.join('');
+    const bytes = Buffer.concat(this.waiting, this.waitingBytes);
     const at = this.size - this.waitingBytes;
     this.waiting = [];
     this.waitingBytes = 0;
     try {
-      writeText(this.fd, text, at);
+      writeBytes(this.fd, bytes, at);
     } catch (e) {
       this.writeFailure = new RunLogWriteError(this.file, e);
       throw this.writeFailure;
@@ -283,11 +289,15 @@ export class RunLog {
     visit(line.key, line.results);
   }
 
-  private append(text: string): number {
+  private append(text: string): void {
+    this.appendBytes(Buffer.from(text, 'utf8'));
+  }
+
+  private appendBytes(bytes: Uint8Array): void {
     if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
     if (this.writeFailure !== null) throw this.writeFailure;
-    const length = Buffer.byteLength(text, 'utf8');
-    this.waiting.push(text);
+    const length = bytes.length;
+    this.waiting.push(bytes);
     this.waitingBytes += length;
     this.size += length;
     if (this.waitingBytes >= WRITE_AHEAD_BYTES) this.flush();
@@ -303,10 +313,14 @@ export class RunLog {
         }
       }).unref();
     }
-    return length;
   }
 
   private readText(located: Located): string {
+    return this.readLine(located).toString('utf8');
+  }
+
+  /** A line's bytes: a view of the read window, valid until the next read. */
+  private readLine(located: Located): Buffer {
     this.flush();
     const end = located.offset + located.length;
     let window = this.window;
@@ -317,7 +331,7 @@ export class RunLog {
       if (located.length <= READ_WINDOW_BYTES) this.window = window;
     }
     const from = located.offset - window.offset;
-    return window.bytes.toString('utf8', from, from + located.length);
+    return window.bytes.subarray(from, from + located.length);
   }
 
   private readBytes(offset: number, length: number): Buffer {
@@ -356,6 +370,9 @@ export function* readLines(fd: number, size: number): Generator<{ offset: number
   }
   // A last line without its newline was cut short by a kill: it is not a record.
 }
+
+const COMMA = Buffer.from(',');
+const LINE_END = Buffer.from(']}\n');
 
 function lastByte(fd: number, size: number): number {
   const one = Buffer.alloc(1);

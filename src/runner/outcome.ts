@@ -45,6 +45,6 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     rows,
     failures: store.failingTests(),
     results: () => store.results(),
-    resultTexts: () => store.resultTexts(),
+    resultRecords: () => store.resultRecords(),
   };
 }

@@ -160,9 +160,9 @@ async function evaluate(
   };
   const reports = new Reports(reporter);
   const route = new Route({ pool, batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters } });
-  const record = (key: string, rows: readonly CandidateRow[], texts: readonly string[]): void => {
+  const record = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void => {
     if (interrupted()) return;
-    openNewLog().record(key, rows, texts);
+    openNewLog().record(key, rows, records);
     reports.graded(key, rows);
   };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.
@@ -314,7 +314,7 @@ class Reports {
 }
 
 /** Appends a graded candidate, by its key, to the run log and tells the reporters. */
-type RecordCandidate = (key: string, rows: readonly CandidateRow[], texts: readonly string[]) => void;
+type RecordCandidate = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]) => void;
 
 /**
  * Grades the planned candidates: a worker reads each one's problem file
@@ -334,7 +334,7 @@ async function gradeAll(
       {
         onMessage: (index, m) => {
           const { candidate, key } = todo[index]!;
-          if (m.type === 'graded') record(key, m.rows, m.texts);
+          if (m.type === 'graded') record(key, m.rows, m.records);
           else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
         },
         giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),
@@ -361,7 +361,7 @@ function groupedByFile(todo: readonly Candidate[]): number[] {
 }
 
 function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record(candidateKey(candidate), results.map(candidateRow), results.map((r) => recordJson(r)));
+  record(candidateKey(candidate), results.map(candidateRow), results.map((r) => Buffer.from(recordJson(r), 'utf8')));
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */
@@ -397,7 +397,7 @@ async function readProblems(
         loaded[index] = m.problem;
       } else if (m.type === 'graded' && grade !== null) {
         const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.texts);
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);

@@ -42,8 +42,8 @@ export class Tally {
    * Appends a graded candidate to the run log, as the record texts the
    * worker wrote, and keeps its rows for the reporters.
    */
-  record(key: string, rows: readonly CandidateRow[], texts: readonly string[]): void {
-    this.log.appendCandidate(key, texts);
+  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void {
+    this.log.appendCandidate(key, records);
     this.rowsByKey.set(key, rows);
     this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
   }
@@ -51,7 +51,7 @@ export class Tally {
   /** The same for results held as objects (merged shards); their rows. */
   recordResults(key: string, results: readonly CandidateResult[]): CandidateRow[] {
     const rows = results.map(candidateRow);
-    this.record(key, rows, results.map((r) => recordJson(r)));
+    this.record(key, rows, results.map((r) => Buffer.from(recordJson(r), 'utf8')));
     return rows;
   }
 
@@ -82,9 +82,9 @@ export class Tally {
     for (const key of this.order) yield* this.log.results(key);
   }
 
-  /** The same, as JSON text. */
-  *resultTexts(): Generator<string> {
-    for (const key of this.order) yield* this.log.resultTexts(key);
+  /** The same, as JSON text in UTF-8 bytes. */
+  *resultRecords(): Generator<Uint8Array> {
+    for (const key of this.order) yield* this.log.resultRecords(key);
   }
 }
 

@@ -37,12 +37,11 @@ export class WorkerIo {
 
   /** Writes one message; false if the supervisor is gone. */
   send(message: unknown): boolean {
-    return this.sendText(jsonLine(message));
+    return this.sendBytes(Buffer.from(jsonLine(message), 'utf8'));
   }
 
-  /** Writes message lines made already (`jsonLine`), in one write; false if the supervisor is gone. */
-  sendText(text: string): boolean {
-    const bytes = Buffer.from(text, 'utf8');
+  /** Writes messages framed already (json-lines.ts), in one write; false if the supervisor is gone. */
+  sendBytes(bytes: Buffer): boolean {
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(WORKER_REPLY_FD, bytes, written);
       return true;

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { jsonLine, LineSplitter } from './json-lines.js';
+import { FrameSplitter, jsonLine } from './json-lines.js';
 
 /**
  * The worker's file descriptor for messages to the supervisor. Its stdout
@@ -20,19 +20,20 @@ export function workerStdio(progressFd: number): ['pipe', 'ignore', 'pipe', 'pip
 
 /**
  * The supervisor's end of the pipes to one sandbox worker: one JSON document
- * per line each way (json-lines.ts).
+ * per line each way, a worker's lines followed by a payload where they say
+ * so (json-lines.ts).
  *
  * Node's IPC channel would do the same job, but a process that has one
  * loads Node's networking and stream modules at start-up, and a worker
- * starts without Node's snapshot, so it would compile them from source:
- * some 15 ms of every worker's start (measured). The worker reads and
+ * starts without Node's snapshot, so it would compile them from source at
+ * every start (docs/PERFORMANCE.md). The worker reads and
  * writes its ends with plain blocking calls instead (worker-io.ts).
  */
 export class WorkerLink {
   private readonly input: Socket;
   private readonly replies: Socket;
-  private readonly lines = new LineSplitter();
-  private listener: (message: unknown) => void = () => undefined;
+  private readonly frames = new FrameSplitter();
+  private listener: (message: unknown, payload: Buffer | null) => void = () => undefined;
 
   constructor(child: ChildProcess) {
     // Pipes to a child process are sockets (the typings only say streams).
@@ -46,7 +47,10 @@ export class WorkerLink {
     // Writing to a worker that just died fails with EPIPE; its exit reports that.
     input.on('error', () => undefined);
     replies.on('data', (chunk: Buffer) => {
-      for (const line of this.lines.push(chunk)) this.deliver(line);
+      for (const frame of this.frames.push(chunk)) {
+        // A line that is not JSON is not a message evalrun's worker wrote; nothing to do with it.
+        if (frame.message !== undefined) this.listener(frame.message, frame.payload);
+      }
     });
   }
 
@@ -55,8 +59,8 @@ export class WorkerLink {
     return this.input.writable && !this.input.destroyed;
   }
 
-  /** Where every message from the worker goes; replaces the previous listener. */
-  onMessage(listener: (message: unknown) => void): void {
+  /** Where every message from the worker goes, with its payload (json-lines.ts); replaces the previous listener. */
+  onMessage(listener: (message: unknown, payload: Buffer | null) => void): void {
     this.listener = listener;
   }
 
@@ -84,16 +88,5 @@ export class WorkerLink {
       if (held) socket.ref();
       else socket.unref();
     }
-  }
-
-  private deliver(text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      // Not a message evalrun's worker wrote; nothing to do with it.
-      return;
-    }
-    this.listener(message);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The messages between the supervisor and a sandbox worker, one JSON
- * document per line each way. The supervisor sends batches of work items;
+ * document per line each way (a graded candidate's records follow its line
+ * as raw bytes, json-lines.ts). The supervisor sends batches of work items;
  * the worker does the items in order and answers each, a few answers to a
  * write, so that a worker lost mid-batch costs only the items it had not
  * answered. Which item (and test) it is running meanwhile is in its
@@ -15,6 +16,7 @@ import type { CandidateRow } from '../report/rows.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionFile, SolutionFileOutcome } from '../solutions/discover.js';
+import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 
 /** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */
 export type Settled = Array<[number, Verdict]>;
@@ -72,14 +74,26 @@ export interface RunContext {
 
 export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'context'; context: RunContext };
 
-/** A graded candidate: its rows for the reports, and its results as record text for the run log. */
+/**
+ * A graded candidate: its rows for the reports, and its results as record
+ * text for the run log. On the wire the records are the message's payload
+ * (json-lines.ts), `recordBytes` long each, one after another.
+ */
 export interface GradedMessage {
   type: 'graded';
   batch: number;
   item: number;
   rows: CandidateRow[];
-  /** One `recordJson` text per result, as the run log and the scorecard hold it. */
-  texts: string[];
+  /** One `recordJson` text per result, as UTF-8 bytes, as the run log and the scorecard hold it. */
+  records: Buffer[];
+}
+
+/** A graded message as the worker writes it: its line, and the payload that follows it. */
+export function gradedFrame(batch: number, item: number, rows: CandidateRow[], texts: readonly string[]): { line: string; payload: Buffer } {
+  const records = texts.map((text) => Buffer.from(text, 'utf8'));
+  const payload = Buffer.concat(records);
+  const line = jsonLine({ type: 'graded', batch, item, rows, recordBytes: records.map((r) => r.length), [PAYLOAD_FIELD]: payload.length });
+  return { line, payload };
 }
 
 export type FromWorker =
@@ -104,18 +118,19 @@ export function endsItem(m: ItemMessage): boolean {
 // Checking what arrives
 // ---------------------------------------------------------------------------
 
-/** A message from a worker, checked; a description of what is wrong otherwise. */
-export function readFromWorker(value: unknown): FromWorker | string {
+/** A message from a worker (with the payload that followed its line), checked; a description of what is wrong otherwise. */
+export function readFromWorker(value: unknown, payload: Buffer | null = null): FromWorker | string {
   if (!isObject(value)) return 'not an object';
+  if (value.type !== 'graded' && payload !== null) return `a "${String(value.type)}" message with a payload`;
   if (value.type === 'ready') return { type: 'ready' };
   if (!isCount(value.batch) || !isCount(value.item)) return `a "${String(value.type)}" message without its batch and item`;
   switch (value.type) {
-    case 'graded':
+    case 'graded': {
       if (!Array.isArray(value.rows) || !value.rows.every(isRow)) return 'a "graded" message with malformed rows';
-      if (!Array.isArray(value.texts) || value.texts.length !== value.rows.length || !value.texts.every(isRecordText)) {
-        return 'a "graded" message whose texts are not one record per row';
-      }
-      return value as unknown as GradedMessage;
+      const records = payload === null ? null : cutRecords(payload, value.recordBytes, value.rows.length);
+      if (records === null) return 'a "graded" message whose payload is not one record per row';
+      return { type: 'graded', batch: value.batch, item: value.item, rows: value.rows, records };
+    }
     case 'problem':
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
       return value as unknown as FromWorker;
@@ -160,12 +175,24 @@ function isRow(value: unknown): value is CandidateRow {
 }
 
 /**
- * A record's framing: one JSON object's text. Its inside is the worker's
- * own encoding (`recordJson`), written to the log as it came; the run log's
- * reader checks each line again when it is read back.
+ * The records of a graded message, cut from its payload by the lengths it
+ * names, when each is framed as one JSON object's text: a brace at each
+ * end and no newline, which would end the run log's line. Their inside is
+ * the worker's own encoding (`recordJson`), written to the log as it came;
+ * the run log's reader checks each line again when it is read back.
  */
-function isRecordText(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 2 && value.charCodeAt(0) === 0x7b && value.charCodeAt(value.length - 1) === 0x7d && !value.includes('\n');
+function cutRecords(payload: Buffer, lengths: unknown, count: number): Buffer[] | null {
+  if (!Array.isArray(lengths) || lengths.length !== count || payload.includes(0x0a)) return null;
+  const records: Buffer[] = [];
+  let at = 0;
+  for (const length of lengths) {
+    if (!isCount(length) || length < 2 || at + length > payload.length) return null;
+    const record = payload.subarray(at, at + length);
+    if (record[0] !== 0x7b || record[length - 1] !== 0x7d) return null;
+    records.push(record);
+    at += length;
+  }
+  return at === payload.length ? records : null;
 }
 
 function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile {

@@ -307,7 +307,7 @@ export class WorkerPool {
     child.stderr?.on('data', (chunk: string) => {
       slot.stderrTail = (slot.stderrTail + chunk).slice(-2000);
     });
-    link.onMessage((m) => this.onMessage(slot, m));
+    link.onMessage((m, payload) => this.onMessage(slot, m, payload));
     child.once('exit', (code, signal) => this.onExit(slot, code, signal));
     if (adopted?.ready === true) this.becomeReady(slot);
     return slot;
@@ -320,9 +320,9 @@ export class WorkerPool {
     for (const pending of [...slot.batches]) if (!slot.dead) this.post(slot, pending);
   }
 
-  private onMessage(slot: Slot, raw: unknown): void {
+  private onMessage(slot: Slot, raw: unknown, payload: Buffer | null): void {
     if (slot.dead) return;
-    const message = readFromWorker(raw);
+    const message = readFromWorker(raw, payload);
     if (typeof message === 'string') return this.protocolError(slot, message);
     if (message.type === 'ready') return this.becomeReady(slot);
     const head = slot.batches[0];

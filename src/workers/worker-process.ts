@@ -24,7 +24,7 @@ import { ProgressWriter } from '../sandbox-host/progress-cell.js';
 import { WorkerIo } from '../sandbox-host/worker-io.js';
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
-import { knownTests, type Batch, type BatchOptions, type FromWorker, type RunContext, type ToWorker, type WorkItem } from './messages.js';
+import { gradedFrame, knownTests, type Batch, type BatchOptions, type FromWorker, type RunContext, type ToWorker, type WorkItem } from './messages.js';
 
 /** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
 const engines = new Engines();
@@ -50,9 +50,9 @@ function takeContext(run: RunContext): void {
  * the progress cell instead.
  */
 const FLUSH_AFTER_MS = 50;
-const FLUSH_AT_CHARS = 1 << 18;
-const waiting: string[] = [];
-let waitingChars = 0;
+const FLUSH_AT_BYTES = 1 << 18;
+const waiting: Buffer[] = [];
+let waitingBytes = 0;
 let waitingSince = 0;
 /**
  * A batch of one item is one sent again after a fault: its answers go at
@@ -62,11 +62,16 @@ let waitingSince = 0;
 let sendAtOnce = true;
 
 function send(message: FromWorker): void {
-  const line = jsonLine(message);
+  queue(Buffer.from(jsonLine(message), 'utf8'));
+}
+
+function queue(...pieces: Buffer[]): void {
   if (waiting.length === 0) waitingSince = performance.now();
-  waiting.push(line);
-  waitingChars += line.length;
-  if (sendAtOnce || waitingChars >= FLUSH_AT_CHARS) flush();
+  for (const piece of pieces) {
+    waiting.push(piece);
+    waitingBytes += piece.length;
+  }
+  if (sendAtOnce || waitingBytes >= FLUSH_AT_BYTES) flush();
 }
 
 function flushIfWaitedLong(): void {
@@ -75,10 +80,10 @@ function flushIfWaitedLong(): void {
 
 function flush(): void {
   if (waiting.length === 0) return;
-  const text = waiting.join('');
+  const bytes = Buffer.concat(waiting, waitingBytes);
   waiting.length = 0;
-  waitingChars = 0;
-  if (!io.sendText(text)) throw new SupervisorGone();
+  waitingBytes = 0;
+  if (!io.sendBytes(bytes)) throw new SupervisorGone();
 }
 
 class SupervisorGone extends Error {
@@ -253,7 +258,8 @@ async function grade(
 }
 
 function sendGraded(batch: number, item: number, results: readonly CandidateResult[]): void {
-  send({ type: 'graded', batch, item, rows: results.map(candidateRow), texts: results.map((r) => recordJson(r)) });
+  const { line, payload } = gradedFrame(batch, item, results.map(candidateRow), results.map((r) => recordJson(r)));
+  queue(Buffer.from(line, 'utf8'), payload);
 }
 
 async function doBatch(id: number, batch: Batch): Promise<void> {

@@ -17,8 +17,8 @@ describe('reading a run back from its log', () => {
     const file = join(dir, 'r1.jsonl');
     const store = RunLog.create(file, HEADER);
     store.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    store.appendCandidate('kc', [recordJson(candidateResult({ problem: 'c', tests: ['fail'] }))]);
-    store.appendCandidate('ka', [recordJson(candidateResult({ problem: 'a', tests: ['pass'] }))]);
+    store.appendCandidate('kc', [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
+    store.appendCandidate('ka', [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
     store.close();
 
     // Interrupted: two of three, no end line.
@@ -35,7 +35,7 @@ describe('reading a run back from its log', () => {
     const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
     resumed.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    resumed.appendCandidate('kb', [recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] }))]);
+    resumed.appendCandidate('kb', [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();
     expect(readFileSync(file, 'utf8').startsWith(before)).toBe(true);

@@ -79,7 +79,7 @@ export function syntheticRun(
     skipped_submissions: [],
   });
   const logged = options.logged ?? candidates.length;
-  candidates.slice(0, logged).forEach((c, i) => store.appendCandidate(keys[i]!, [recordJson(candidateResult(c))]));
+  candidates.slice(0, logged).forEach((c, i) => store.appendCandidate(keys[i]!, [Buffer.from(recordJson(candidateResult(c)))]));
   if (options.finished !== false) store.noteEnd({ finished_at: '2026-11-23T10:01:00.000Z', complete: logged === candidates.length });
   store.close();
   return readRun(file);

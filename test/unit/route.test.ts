@@ -29,7 +29,7 @@ function graded(m: { batch: number; item: number }, passed: boolean): ItemMessag
     problem_id: 'p', model_id: 'm', prompt_id: null, sample_id: null, language: 'javascript', status: passed ? 'passed' : 'failed', error: null,
     entry_point: 'f', passed: passed ? 1 : 0, total: 1, duration_ms: 0, counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0 }, ran: true,
   } as const;
-  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], texts: ['{}'] };
+  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')] };
 }
 
 /**

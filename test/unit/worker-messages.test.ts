@@ -4,7 +4,8 @@
  * anything else is named, never handed on.
  */
 import { describe, expect, it } from 'vitest';
-import { endsItem, readFromWorker, type FromWorker } from '../../src/workers/messages.js';
+import { FrameSplitter } from '../../src/sandbox-host/json-lines.js';
+import { endsItem, gradedFrame, readFromWorker, type FromWorker } from '../../src/workers/messages.js';
 
 const row = {
   problem_id: 'p',
@@ -21,14 +22,15 @@ const row = {
   counts: { fail: 1, error: 0, timeout: 0, memory: 0 },
   ran: true,
 };
-const graded = { type: 'graded', batch: 1, item: 0, rows: [row], texts: ['{"problem_id":"p"}'] };
+/** A graded message's line, as the worker writes it; its records follow as the payload. */
+const graded = { type: 'graded', batch: 1, item: 0, rows: [row], recordBytes: [18], payloadBytes: 18 };
+const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
 
 describe('readFromWorker', () => {
   it('passes well-formed answers through as they are', () => {
     const good: unknown[] = [
       { type: 'ready' },
-      graded,
       { type: 'problem', batch: 2, item: 3, problem: summary, grading: true },
       { type: 'problem', batch: 2, item: 4, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }, grading: false },
       { type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'skipped', skipped: { source: 'a.txt', reason: 'not a solution file' } }] },
@@ -44,19 +46,27 @@ describe('readFromWorker', () => {
     for (const message of good) expect(readFromWorker(message)).toEqual(message);
   });
 
+  it('cuts the records of a graded message out of its payload, byte for byte, as the worker framed them', () => {
+    const texts = ['{"problem_id":"p","s":"é漢🙂"}', '{"problem_id":"p","n":2}'];
+    const { line, payload } = gradedFrame(4, 2, [row, row], texts);
+    const frames = new FrameSplitter().push(Buffer.concat([Buffer.from(line), payload]));
+    expect(frames).toHaveLength(1);
+    const read = readFromWorker(frames[0]!.message, frames[0]!.payload);
+    expect(read).toEqual({ type: 'graded', batch: 4, item: 2, rows: [row, row], records: texts.map((t) => Buffer.from(t)) });
+  });
+
   it('names what is wrong with anything else', () => {
     const bad: Array<[unknown, RegExp]> = [
       [null, /not an object/],
       [[graded], /not an object/],
-      [{ type: 'graded', item: 0, rows: [row], texts: ['{}'] }, /without its batch and item/],
+      [{ type: 'graded', item: 0, rows: [row], recordBytes: [2] }, /without its batch and item/],
       [{ ...graded, batch: -1 }, /without its batch and item/],
       [{ ...graded, item: 1.5 }, /without its batch and item/],
       [{ ...graded, rows: [{ ...row, status: 'won' }] }, /malformed rows/],
       [{ ...graded, rows: [{ ...row, passed: 3 }] }, /malformed rows/],
       [{ ...graded, rows: [{ ...row, counts: { fail: 1 } }] }, /malformed rows/],
-      [{ ...graded, texts: [] }, /one record per row/],
-      [{ ...graded, texts: ['[1]'] }, /one record per row/],
-      [{ ...graded, texts: ['{"a":1}\n{"b":2}'] }, /one record per row/],
+      [{ ...graded, payloadBytes: undefined }, /one record per row/],
+      [{ type: 'failed', batch: 1, item: 0, message: 'bug', payloadBytes: 2 }, /with a payload/],
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
       [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
       [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
@@ -65,16 +75,31 @@ describe('readFromWorker', () => {
       [{ type: 'started', batch: 1, item: 0, test: 0 }, /unknown message type "started"/],
     ];
     for (const [message, why] of bad) {
-      const read = readFromWorker(message);
+      const read = readFromWorker(message, isObject(message) && typeof message.payloadBytes === 'number' ? record : null);
       expect(typeof read, JSON.stringify(message)).toBe('string');
       expect(read).toMatch(why);
     }
+  });
+
+  it('refuses a graded payload that is not one record per row', () => {
+    const bad: Array<[unknown, string]> = [
+      [{ ...graded, recordBytes: [] }, '{"problem_id":"p"}'],
+      [{ ...graded, recordBytes: [3] }, '[1]'],
+      [{ ...graded, recordBytes: [17] }, '{"problem_id":"p"}'],
+      [{ ...graded, recordBytes: [7, 7] }, '{"a":1}\n{"b":2}'],
+      [{ ...graded, recordBytes: [1.5] }, '{}'],
+    ];
+    for (const [message, payload] of bad) expect(readFromWorker(message, Buffer.from(payload))).toMatch(/one record per row/);
   });
 
   it('says which answers end their item: all but a self-check that goes on to grade', () => {
     const problem = (grading: boolean): FromWorker => ({ type: 'problem', batch: 1, item: 0, problem: summary, grading });
     expect(endsItem(problem(true) as Exclude<FromWorker, { type: 'ready' }>)).toBe(false);
     expect(endsItem(problem(false) as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
-    expect(endsItem(graded as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
+    expect(endsItem({ type: 'graded', batch: 1, item: 0, rows: [], records: [] } as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
   });
 });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
