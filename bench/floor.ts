@@ -47,6 +47,7 @@ function entryPoint(code: string, name: string, topLevelNames: readonly string[]
   const lookups = names.map((n) => `typeof ${n} === 'function' ? ${n} : undefined`).join(', ');
   let factory: (module: { exports: unknown }, exports: unknown) => unknown[];
   try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the floor runs each solution as plain JavaScript, as a harness without a sandbox does
     factory = new Function('module', 'exports', `${code}\n;return [${lookups}];`) as typeof factory;
   } catch (e) {
     return `does not compile: ${e instanceof Error ? e.message : String(e)}`;

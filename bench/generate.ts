@@ -171,8 +171,9 @@ export function familyNames(): string[] {
 
 function compile(source: string, name: string): (...args: Json[]) => Json {
   // The generator's own sources, evaluated once per family to compute expected outputs.
-  const factory = new Function('module', `${source}\nreturn typeof ${name} === 'function' ? ${name} : module.exports.${name};`);
-  const fn: unknown = factory({ exports: {} });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the generator's own trusted sources
+  const factory = new Function('module', `${source}\nreturn typeof ${name} === 'function' ? ${name} : module.exports.${name};`) as (module: object) => unknown;
+  const fn = factory({ exports: {} });
   if (typeof fn !== 'function') throw new Error(`generator family ${name} does not define its function`);
   return fn as (...args: Json[]) => Json;
 }
@@ -217,7 +218,7 @@ export async function generateProblemSet(dir: string, options: GenerateOptions):
     const folder = join(dir, `part-${String(Math.floor(i / perFolder)).padStart(3, '0')}`);
     if (i % perFolder === 0) await mkdir(folder, { recursive: true });
     const doc = problemDocument(i, options.testsPerProblem, seed);
-    await writeFile(join(folder, `${String(doc.identifier)}.json`), JSON.stringify(doc));
+    await writeFile(join(folder, `${doc.identifier as string}.json`), JSON.stringify(doc));
   }
   return options.problems * options.testsPerProblem;
 }

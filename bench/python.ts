@@ -356,7 +356,7 @@ function generate(dir: string, count: number, testsPer: number): GeneratedProble
 }
 
 function pythonList(value: Json): string {
-  return Array.isArray(value) ? `[${value.join(', ')}]` : JSON.stringify(value);
+  return Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(', ')}]` : JSON.stringify(value);
 }
 
 const EXPECTED_SCRIPT = `

@@ -219,7 +219,7 @@ async function measure(command: Command, scratch: string): Promise<Measurement> 
   const started = performance.now();
   const [program, ...programArgs] =
     GNU_TIME === null ? [command.program, ...command.args] : [GNU_TIME, '-o', timeFile, '-f', '%U %S', command.program, ...command.args];
-  const child = spawn(program!, programArgs, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(program, programArgs, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {

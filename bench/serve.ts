@@ -195,8 +195,8 @@ interface Service {
 async function startService(command: string, args: string[], url: string): Promise<Service> {
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited (${child.exitCode}):\n${output}`);

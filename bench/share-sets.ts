@@ -147,7 +147,7 @@ const FAMILIES: Family[] = [
     js: 'let s = 0;\n  for (const c of String(Math.abs(n))) s += Number(c);\n  return s;',
     jsWrong: 'let s = 0;\n  for (const c of String(n)) s += Number(c);\n  return s;',
     answer: (n) => [...String(Math.abs(n as number))].reduce((s, c) => s + Number(c), 0),
-    wrong: (n) => ((n as number) < 0 ? NEVER : [...String(n)].reduce((s, c) => s + Number(c), 0)),
+    wrong: (n) => ((n as number) < 0 ? NEVER : [...String(n as number)].reduce((s, c) => s + Number(c), 0)),
     inputs: (r) => [r.int(-100_000, 100_000)],
   },
   {

@@ -11,10 +11,10 @@ import { HELP_FILE, HELP_WIDTH } from '../src/cli/quick-answers.js';
 let captured = '';
 const write = process.stdout.write.bind(process.stdout);
 Object.defineProperty(process.stdout, 'columns', { value: HELP_WIDTH, configurable: true });
-process.stdout.write = ((chunk: string | Uint8Array) => {
+process.stdout.write = (chunk: string | Uint8Array): boolean => {
   captured += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   return true;
-}) as typeof process.stdout.write;
+};
 try {
   await parseArgs(['--help'], yargs);
 } finally {

@@ -123,7 +123,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
       }
       switch (call.kind) {
         case 'finished': {
-          const parsed = parseFrames(call.text, session.describeCrash);
+          const parsed = parseFrames(call.text, (payload) => session.describeCrash(payload));
           if (parsed.kind === 'missing-entry') {
             session.end();
             return { kind: 'load-error', message: parsed.message };
@@ -149,7 +149,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
         }
         case 'timeout': {
           const text = session.progress();
-          const parsed = text === null ? null : parseFrames(text, session.describeCrash);
+          const parsed = text === null ? null : parseFrames(text, (payload) => session.describeCrash(payload));
           let done = 0;
           if (parsed?.kind === 'tests') {
             if (parsed.entryPoint !== '') entryPoint = parsed.entryPoint;

@@ -17,8 +17,8 @@ export type FileText =
   | { ok: false; message: string };
 
 /** Reads `file` as text; `message` and `warnings` are one line each, without the file name. */
-export async function readProblemText(file: string, maxBytes = MAX_PROBLEM_FILE_BYTES): Promise<FileText> {
-  const read = await readBounded(file, maxBytes);
+export function readProblemText(file: string, maxBytes = MAX_PROBLEM_FILE_BYTES): FileText {
+  const read = readBounded(file, maxBytes);
   if (!read.ok) return read;
   return decodeProblemBytes(read.bytes);
 }
@@ -30,7 +30,7 @@ type Bytes = { ok: true; bytes: Buffer } | { ok: false; message: string };
  * round trips per file (open, read, close) left the main thread idle for
  * much of the loading phase. O_NONBLOCK keeps a FIFO from blocking the open.
  */
-async function readBounded(file: string, maxBytes: number): Promise<Bytes> {
+function readBounded(file: string, maxBytes: number): Bytes {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);

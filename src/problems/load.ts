@@ -73,7 +73,7 @@ export async function loadProblemFile(
   file: string,
   options: LoadOptions = {},
 ): Promise<PreparedProblem | InvalidProblemFile> {
-  const read = await readProblemText(file, options.maxFileBytes ?? MAX_PROBLEM_FILE_BYTES);
+  const read = readProblemText(file, options.maxFileBytes ?? MAX_PROBLEM_FILE_BYTES);
   if (!read.ok) return invalid(file, null, [`${file}: ${read.message}`]);
   const text = read.text.startsWith('\uFEFF') ? read.text.slice(1) : read.text;
   const parsed = parseJsonText(text);

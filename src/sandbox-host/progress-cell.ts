@@ -74,7 +74,7 @@ export class ProgressCell {
   read(): Progress | null {
     if (this.closed) return null;
     const bytes = this.bytes;
-    let read = 0;
+    let read: number;
     try {
       read = readSync(this.fd, bytes, 0, BYTES, 0);
     } catch {

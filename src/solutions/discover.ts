@@ -154,7 +154,7 @@ async function assertFolder(dir: string): Promise<void> {
   try {
     info = await stat(dir);
   } catch (err) {
-    throw new Error(`solutions folder not found: ${dir} (${errorText(err)})`);
+    throw new Error(`solutions folder not found: ${dir} (${errorText(err)})`, { cause: err });
   }
   if (!info.isDirectory()) throw new Error(`solutions path is not a folder: ${dir}`);
 }

@@ -16,6 +16,7 @@
  * EVALRUN_DIFF_SEED=<n> replays a run (default 1), EVALRUN_DIFF_SEED=random draws a new
  * seed; the seed is in every failure message.
  */
+import { inspect } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,26 +147,6 @@ function strArb(f: Flavour): fc.Arbitrary<PV> {
   const tricky = fc.constantFrom('None', 'null', 'True', '7', '3.0', '[1, 2]', '(1, 2)', '{}', '', ' ', 'set()', "it's", 'a"b', '\\n', '1e999');
   // Plain strings never look like quoted literals: that spelling is kept for the quoted-literal rule.
   return fc.oneof({ arbitrary: random, weight: 4 }, { arbitrary: tricky, weight: 1 }).filter((s) => !QUOTED_START.test(s)).map((s): PV => ['s', s]);
-}
-
-/** Values that Python can hash (set items, dict keys) for a declared type. */
-function hashable(t: Ty): boolean {
-  switch (t[0]) {
-    case 'List':
-    case 'Set':
-    case 'Dict':
-      return false;
-    case 'Tuple':
-      return t[1].every(hashable);
-    case 'TupleV':
-    case 'FrozenSet':
-    case 'Optional':
-      return hashable(t[1]);
-    case 'Union':
-      return t[1].every(hashable);
-    default:
-      return true;
-  }
 }
 
 function anyArb(depth: number, f: Flavour, hashableOnly: boolean): fc.Arbitrary<PV> {
@@ -565,14 +546,14 @@ if (!py.ok && !requirePython) console.log(`differential value test skipped: ${py
 
 describe.skipIf(!py.ok && !requirePython)(`Python values against CPython (differential, seed ${SEED})`, () => {
   let outcome: { results: Result[]; rounds: number; seconds: number; work: string } | null = null;
-  let failure: unknown = null;
+  let failure: Error | null = null;
 
   beforeAll(async () => {
     if (!py.ok) return;
     try {
       outcome = await runAll(mkdtempSync(join(tmpdir(), 'evalrun-diff-')));
     } catch (e) {
-      failure = e;
+      failure = e instanceof Error ? e : new Error(inspect(e));
     }
   }, RUN_MS);
 

@@ -104,9 +104,9 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     expect(await page.locator('#candidate-table tbody tr.row').count()).toBe(failed);
     await page.selectOption('#status-filter', '');
     await page.fill('#filter', 'm2 twice');
-    await page.waitForFunction(() => document.getElementById('shown-count')?.textContent?.startsWith('1 of'));
+    await shownCountStartsWith(page, '1 of');
     await page.fill('#filter', '');
-    await page.waitForFunction((n) => document.getElementById('shown-count')?.textContent === `${n} of ${n} candidates`, card.candidates.length);
+    await shownCountIs(page, `${card.candidates.length} of ${card.candidates.length} candidates`);
 
     // Sorting by the passed column puts the worst first.
     await page.click('#candidate-table th[data-col="6"]');
@@ -114,7 +114,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
 
     // Opening the hostile candidate shows its code and return value as text; nothing ran.
     await page.fill('#filter', 'm2 double');
-    await page.waitForFunction(() => document.getElementById('shown-count')?.textContent?.startsWith('1 of'));
+    await shownCountStartsWith(page, '1 of');
     await page.click('#candidate-table tbody tr.row');
     const detail = page.locator('td.detail');
     expect(await detail.locator('pre.code').innerText()).toBe(HOSTILE_CODE);
@@ -160,7 +160,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     const filterMs = await time(async () => {
       await page.fill('#filter', 'gamma humaneval/4');
       // humaneval/4 and humaneval/40..49: eleven problems of 200 samples.
-      await page.waitForFunction(() => document.getElementById('shown-count')?.textContent === '2200 of 30000 candidates', undefined, { timeout: 10_000 });
+      await shownCountIs(page, '2200 of 30000 candidates', { timeout: 10_000 });
     });
     expect(filterMs).toBeLessThan(5_000);
     const sortMs = await time(async () => {
@@ -195,7 +195,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
             sample: String(s),
             language: 'python',
             tests: fails ? ['pass', 'fail', 'pass', 'fail'] : ['pass', 'pass', 'pass', 'pass'],
-            code: `def sort_words(text: str) -> list[str]:\n    \"\"\"Words in alphabetical order, ignoring case.\"\"\"\n    return sorted(text.split()${fails ? '' : ', key=str.lower'})\n`,
+            code: `def sort_words(text: str) -> list[str]:\n    """Words in alphabetical order, ignoring case."""\n    return sorted(text.split()${fails ? '' : ', key=str.lower'})\n`,
             values: (i) => {
               const text = i === 3 ? 'Zebra apple Mango banana Cherry date Elder fig Grape honeydew Kiwi lemon' : 'the Quick brown Fox jumps over the lazy Dog';
               const words = text.split(' ');
@@ -228,3 +228,16 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     await page.close();
   });
 });
+
+/** What the conditions below read of the page (they run in the browser, which has the DOM this file's types lack). */
+interface ShownPage {
+  document: { getElementById(id: string): { textContent: string | null } | null };
+}
+
+function shownCountIs(page: Page, text: string, options?: { timeout: number }): Promise<unknown> {
+  return page.waitForFunction((want) => (globalThis as unknown as ShownPage).document.getElementById('shown-count')?.textContent === want, text, options);
+}
+
+function shownCountStartsWith(page: Page, text: string): Promise<unknown> {
+  return page.waitForFunction((want) => (globalThis as unknown as ShownPage).document.getElementById('shown-count')?.textContent?.startsWith(want) === true, text);
+}

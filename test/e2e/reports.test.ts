@@ -185,6 +185,7 @@ describe.skipIf(!HAS_SCRIPT)('progress (on a pseudo-terminal with util-linux scr
     expect(r.code).toBe(1);
     const redraws = r.output.split('\r\x1b[2K');
     expect(redraws.length).toBeGreaterThan(2);
+    // eslint-disable-next-line no-control-regex -- the terminal's erase-line escape is what the progress line writes
     expect(r.output).toMatch(/\r\x1b\[2K\d+\/6 candidates · \d+\/\d+ tests passed · \d+ failing tests · \d+ s elapsed/);
     // The last redraw is the clearing one: the table starts on a clean line.
     expect(redraws[redraws.length - 1]).toMatch(/^problem\s|^┌/);

@@ -37,11 +37,11 @@ describe('the supervisor and the engines', () => {
     expect(JSON.parse(r.stdout)).toEqual({
       languages: ['javascript', 'python'],
       detected: ['python', 'typescript', 'javascript'],
-      passed: expect.any(Number),
+      passed: expect.any(Number) as number,
       before: false,
       after: true,
     });
-    expect(JSON.parse(r.stdout).passed).toBeGreaterThan(0);
+    expect((JSON.parse(r.stdout) as { passed: number }).passed).toBeGreaterThan(0);
   }, 60_000);
 
   it('grades through the CLI bundle with no engine loaded', async () => {

@@ -27,7 +27,7 @@ function problem(id: string, solution: string, tests: Array<[number, number]>): 
 
 /** Pids of the sandbox workers of the CLI process `pid`. */
 function workerPids(pid: number): number[] {
-  let out = '';
+  let out: string;
   try {
     out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
   } catch {

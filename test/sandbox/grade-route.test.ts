@@ -80,7 +80,7 @@ describe('grade jobs', () => {
     });
     expect(reply).toMatchObject({
       kind: 'ran',
-      entryPoint: expect.any(String),
+      entryPoint: expect.any(String) as string,
       verdicts: [
         { status: 'pass' },
         { status: 'fail', actual: '4' },

@@ -36,14 +36,18 @@ class ScriptedSession implements Session {
     private readonly loadAnswer: (attempt: number, wallMs: number) => LoadResult = () => ({ kind: 'loaded', entryPoint: 'f', cpuMs: 0 }),
   ) {}
 
-  async load(_job: CandidateJob, wallMs: number): Promise<LoadResult> {
+  load(_job: CandidateJob, wallMs: number): Promise<LoadResult> {
     this.loads.push(wallMs);
     const answer = this.loadAnswer(this.loads.length, wallMs);
     this.live = answer.kind === 'loaded';
-    return answer;
+    return Promise.resolve(answer);
   }
 
-  async call(_job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+  call(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
+    return new Promise((resolve) => resolve(this.callNow(job, tests, wallMs)));
+  }
+
+  private callNow(_job: CandidateJob, tests: readonly string[], wallMs: number): CallResult {
     expect(this.live).toBe(true);
     this.calls.push({ tests: tests.map((t) => JSON.parse(t) as string), wallMs });
     this.done = '';
@@ -159,9 +163,9 @@ describe('the batch driver', () => {
 
   it('stops running a test again after two retries per candidate', async () => {
     const session = new ScriptedSession(true);
-    session.call = async (_j, tests, wallMs) => {
+    session.call = (_j, tests, wallMs) => {
       session.calls.push({ tests: tests.map((t) => JSON.parse(t) as string), wallMs });
-      return { kind: 'timeout', cpuMs: 1, idle: false };
+      return Promise.resolve({ kind: 'timeout', cpuMs: 1, idle: false });
     };
     const out = await runBatches(session, job('v1', 'v2'));
     expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout', 'timeout']);
@@ -200,7 +204,7 @@ describe('the batch driver', () => {
 
   it('blames a call that sat idle whatever the CPU did', async () => {
     const session = new ScriptedSession(true);
-    session.call = async () => ({ kind: 'timeout', cpuMs: 0, idle: true });
+    session.call = () => Promise.resolve({ kind: 'timeout', cpuMs: 0, idle: true });
     const out = await runBatches(session, job('v1'));
     expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['timeout']);
     expect(session.discards).toBe(1);

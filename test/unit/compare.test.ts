@@ -205,15 +205,6 @@ describe('compareValues: lists', () => {
     expect(compare(expected, actual, 'List[float]')).toEqual(equal);
     expect(performance.now() - started).toBeLessThan(1000);
   });
-
-  it('runs many small comparisons quickly', () => {
-    const type = parseType('List[List[int]]');
-    const started = performance.now();
-    for (let i = 0; i < 50_000; i++) {
-      expect(compareValues([[1, 2], [3, i]], [[1, 2], [3, i]], type).equal).toBe(true);
-    }
-    expect(performance.now() - started).toBeLessThan(2000);
-  });
 });
 
 describe('compareValues: tuples', () => {

@@ -64,7 +64,7 @@ class FakePool {
   }
 }
 
-const gradeItems = (n: number) => Array.from({ length: n }, (_, index) => ({ index, item: { kind: 'grade', candidate: candidate(index) } as WorkItem }));
+const gradeItems = (n: number) => Array.from({ length: n }, (_, index) => ({ index, item: { kind: 'grade', candidate: candidate(index) } satisfies WorkItem }));
 
 describe('Route', () => {
   it('never has more than BATCHES_PER_WORKER batches per worker in flight, and answers every item once', async () => {

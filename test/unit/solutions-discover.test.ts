@@ -162,14 +162,14 @@ describe('discoverSubmissions on awkward folders', () => {
     await symlink(path.join(dir, 'missing.js'), path.join(dir, 'add.js'));
     const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
     expect(submissions).toEqual([]);
-    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: ENOENT/) }]);
+    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: ENOENT/) as string }]);
   });
 
   it.skipIf(process.getuid?.() === 0)('reports a file it may not read as unreadable', async () => {
     await writeFile(path.join(dir, 'add.js'), 'function add(a, b) { return a + b }');
     await chmod(path.join(dir, 'add.js'), 0o000);
     const { skipped } = await discoverSubmissions(dir, KNOWN);
-    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: EACCES/) }]);
+    expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: EACCES/) as string }]);
   });
 
   it('ignores node_modules and dot-files', async () => {

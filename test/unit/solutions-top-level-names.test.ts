@@ -54,7 +54,6 @@ if (true) { function inBlock() {} }
     const code = [
       "const s = 'function notA() {}';",
       'const d = "class NotB {}";',
-      // eslint-disable-next-line no-template-curly-in-string
       'const t = `function notC() { ${ `nested ${ "}" } function notD() {}` } }`;',
       '// function notE() {}',
       '/* function notF() {}\n   class NotG {} */',

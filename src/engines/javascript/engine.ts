@@ -153,7 +153,12 @@ class JsSession implements Session {
 
   constructor(private readonly isolates: Isolates) {}
 
-  async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
+  /** Loads at once; the promise only carries the result (or the error) as the Session interface asks. */
+  load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
+    return new Promise((resolve) => resolve(this.loadNow(job, wallMs)));
+  }
+
+  private loadNow(job: CandidateJob, wallMs: number): LoadResult {
     this.release();
     try {
       return this.loadOnce(job, wallMs);

@@ -200,7 +200,7 @@ class Scanner {
 
   private readPunctuator(): void {
     const multi = PUNCTUATORS.find((p) => this.src.startsWith(p, this.pos));
-    const value = multi ?? (this.src[this.pos] as string);
+    const value = multi ?? this.src.charAt(this.pos);
     this.pos += value.length;
     if (value in OPENERS) {
       this.push('punct', value);

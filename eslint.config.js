@@ -1,0 +1,18 @@
+// Lint rules, configured once for the whole codebase (`npm run lint`).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'results/', 'test/fixtures/'] },
+  {
+    files: ['**/*.ts', '**/*.cts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { project: './tsconfig.eslint.json', tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // A leading underscore names what is left unused on purpose (a field taken out of a rest object).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+);
