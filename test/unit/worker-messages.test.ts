@@ -18,7 +18,7 @@ const row = {
   passed: 1,
   total: 2,
   duration_ms: 3,
-  counts: { fail: 1, error: 0, timeout: 0, memory: 0 },
+  counts: { fail: 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
   ran: true,
 };
 const graded = { type: 'graded', batch: 1, item: 0, rows: [row], texts: ['{"problem_id":"p"}'] };
