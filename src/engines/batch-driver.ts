@@ -60,12 +60,14 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
   const n = job.tests.length;
   /** Outcomes already shown to `stop`. */
   let asked = 0;
+  let hasStopped = false;
   /** Whether `stop` said to stop: the outcomes are cut after that test. */
   const stopped = (outcomes: TestOutcome[]): boolean => {
-    if (stop === undefined) return false;
+    if (stop === undefined || hasStopped) return hasStopped;
     for (; asked < outcomes.length; asked++) {
       if (stop(asked, outcomes[asked]!)) {
         outcomes.length = asked + 1;
+        hasStopped = true;
         return true;
       }
     }

@@ -225,7 +225,9 @@ export class Grader {
   private readonly pool: WorkerPool;
   private readonly route: Route;
   private queuedCount = 0;
-  private warmedWorkers = 0;
+  /** Workers alive and warm, by process id. */
+  private readonly warmWorkers = new Set<number>();
+  private wasReady = false;
   private lostWorkers = 0;
   private warmErrors: string[] = [];
   private closing: Promise<void> | null = null;
@@ -242,11 +244,16 @@ export class Grader {
     this.pool = new WorkerPool({
       size: settings.concurrency,
       keepWarm: true,
-      onWarmed: (errors) => {
+      onWarmed: (worker, errors) => {
         if (errors.length > 0) this.warmErrors = errors;
-        if (++this.warmedWorkers >= settings.concurrency) this.markWarm();
+        this.warmWorkers.add(worker);
+        if (this.warmWorkers.size >= settings.concurrency && !this.wasReady) {
+          this.wasReady = true;
+          this.markWarm();
+        }
       },
-      onWorkerLost: () => {
+      onWorkerLost: (worker) => {
+        this.warmWorkers.delete(worker);
         this.lostWorkers++;
         settings.observer.workerLost?.();
       },
@@ -261,9 +268,13 @@ export class Grader {
     return this.warmed;
   }
 
-  /** Whether every worker has started and warmed up once (the service's health). */
+  /**
+   * Whether every worker has started and warmed up (the service's health).
+   * Once true it stays true: a worker lost later is replaced while the
+   * others go on serving, and readiness probes should not flap with it.
+   */
   get isReady(): boolean {
-    return this.warmedWorkers >= this.settings.concurrency;
+    return this.wasReady;
   }
 
   /** Why an engine could not be warmed (it is started again with the first candidate that needs it). */

@@ -28,6 +28,8 @@ describe('readFromWorker', () => {
   it('passes well-formed answers through as they are', () => {
     const good: unknown[] = [
       { type: 'ready' },
+      { type: 'warmed', errors: [] },
+      { type: 'warmed', errors: ['python: the interpreter could not start'] },
       graded,
       { type: 'problem', batch: 2, item: 3, problem: summary, grading: true },
       { type: 'problem', batch: 2, item: 4, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }, grading: false },
@@ -62,6 +64,9 @@ describe('readFromWorker', () => {
       [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
+      [{ type: 'warmed' }, /"warmed" message without its errors/],
+      [{ type: 'warmed', errors: [1] }, /"warmed" message without its errors/],
+      [{ ...graded, rows: [{ ...row, counts: { fail: 1, error: 0, timeout: 0, memory: 0 } }] }, /malformed rows/],
       [{ type: 'started', batch: 1, item: 0, test: 0 }, /unknown message type "started"/],
     ];
     for (const [message, why] of bad) {
