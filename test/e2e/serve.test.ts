@@ -276,7 +276,7 @@ describe('evalrun serve under load and at its edges', () => {
     const server = await startServer(['--problems', SERVE_PROBLEMS, '--concurrency', '1', '--warm', 'javascript']);
     const slow = SLOW;
     const reply = post(`${server.url}/v1/grade`, { problem_id: 'add', candidates: [{ id: 'late', code: slow }, { code: slow }] });
-    await until(async () => (await metric(server.url, 'evalrun_queue_depth')) === 2);
+    await until(async () => (await metric(server.url, 'evalrun_queue_depth')) > 0);
     server.child.kill('SIGTERM');
     const answered = await reply;
     expect(answered.status).toBe(200);
