@@ -63,6 +63,21 @@ module.exports = {
       to: { path: '^src/(cli|runner|runlog|merge)/|^src/report/(?!rows[.]ts$|scorecard[.]ts$)' },
     },
     {
+      name: 'service-below-the-cli',
+      comment:
+        'The grading service (the grader, its problems, its HTTP routes) sends candidates through the route a run uses; it never reaches the CLI, the run itself, the run log or a merge.',
+      severity: 'error',
+      from: { path: '^src/service/' },
+      to: { path: '^src/(cli|runlog|merge)/|^src/runner/(?!route[.]ts$)' },
+    },
+    {
+      name: 'only-the-cli-and-the-library-reach-the-service',
+      comment: 'The service sits beside the run, under the CLI: nothing below it imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|service)/|^src/index[.]ts$' },
+      to: { path: '^src/service/' },
+    },
+    {
       name: 'grading-below-the-run',
       comment: 'Grading turns a candidate into a job and its verdicts into results; it never reaches the run, the run log or the CLI.',
       severity: 'error',

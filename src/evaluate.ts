@@ -35,6 +35,8 @@ export interface EvaluateOptions {
   strictTypes?: boolean;
   /** Folders of wheels or packages Python candidates may import (`--python-packages`). */
   pythonPackages?: readonly string[];
+  /** Stop each candidate at its first test that does not pass; the rest are `skipped` and count in `total` (`--stop-on-first-failure`). */
+  stopOnFirstFailure?: boolean;
   /** Grade only part `index` (1-based) of `count` (`--shard I/N`). */
   shard?: { index: number; count: number } | null;
   /** Where the JSON scorecard is written (`--out`); the run log goes beside it. Default `results/<run>.json`. */
@@ -91,6 +93,7 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
     extractCode: options.extractCode ?? true,
     strictTypes: options.strictTypes ?? false,
     pythonPackages: (options.pythonPackages ?? []).map(packagesFolder),
+    stopOnFirstFailure: options.stopOnFirstFailure ?? false,
     shard: shardOf(options.shard ?? null),
   };
 }

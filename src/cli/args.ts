@@ -37,10 +37,12 @@ export interface CliOptions {
   strictTypes: boolean;
   /** Absolute paths of folders of wheels or packages for Python candidates. */
   pythonPackages: string[];
+  /** Stop each candidate at its first test that does not pass; the rest are skipped. */
+  stopOnFirstFailure: boolean;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
-const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard', 'strict-types', 'python-packages'];
+const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard', 'strict-types', 'python-packages', 'stop-on-first-failure'];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
@@ -49,7 +51,8 @@ const USAGE = `Usage:
   evalrun --problems DIR ... --shard I/N    grade one part of the run (merge the parts with evalrun merge)
   evalrun merge LOG... [--out FILE]         combine shards' run logs or scorecards into one scorecard
   evalrun report RUN --format NAME          render a run from its log (table, json, junit, markdown, html)
-  evalrun diff RUN_A RUN_B                  what changed between two runs`;
+  evalrun diff RUN_A RUN_B                  what changed between two runs
+  evalrun serve --problems DIR              grade over HTTP, workers kept warm (evalrun serve --help)`;
 
 /**
  * Parses the command line. Returns null when yargs already answered
@@ -112,6 +115,11 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       array: true,
       describe: 'Folder of wheels (py3-none-any, pyemscripten) or package folders Python candidates may import (repeatable)',
     })
+    .option('stop-on-first-failure', {
+      type: 'boolean',
+      default: false,
+      describe: "Stop each candidate at its first test that does not pass; the tests after it are listed as skipped (and count in the total)",
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .option('reporter', {
       type: 'string',
@@ -162,6 +170,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     baseline: args.baseline ?? null,
     strictTypes: args['strict-types'] === true,
     pythonPackages: (args['python-packages'] ?? []).map((dir) => packagesFolder(dir)),
+    stopOnFirstFailure: args['stop-on-first-failure'] === true,
   };
 }
 

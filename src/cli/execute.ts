@@ -192,6 +192,7 @@ function runOptions(cli: CliOptions): RunOptions {
     shard: cli.shard,
     strictTypes: cli.strictTypes,
     pythonPackages: cli.pythonPackages,
+    stopOnFirstFailure: cli.stopOnFirstFailure,
   };
 }
 

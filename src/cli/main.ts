@@ -13,6 +13,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     return mergeCommand(argv.slice(1), yargs);
   }
   if (quickAnswer(argv)) return EXIT.ok;
+  // The grading service starts its own workers, once its problems are loaded (issue 27).
+  if (argv[0] === 'serve') {
+    const [{ serveCommand }, { default: yargs }] = await Promise.all([import('./serve.js'), import('yargs')]);
+    return serveCommand(argv.slice(1), yargs);
+  }
   // Subcommands that read run logs and grade nothing (issue 19).
   if (argv[0] === 'report' || argv[0] === 'diff') return runLogCommand(argv[0], argv.slice(1));
   // Sandbox workers start while the arguments are parsed and the runner loads.

@@ -16,7 +16,7 @@
  *   so the rest are replayed one per call in fresh sandboxes.
  * - Anything that ends the candidate early fills the tests left.
  */
-import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
 import type { Session } from './engine.js';
 import { parseFrames } from './frames.js';
 
@@ -50,9 +50,29 @@ const WALL_STRETCH = 4;
 
 export const MEMORY_MESSAGE = 'exceeded the memory limit';
 
-/** Runs every test of `job` through `session`; one outcome per test, in order. */
-export async function runBatches(session: Session, job: CandidateJob): Promise<CandidateOutcome> {
+/**
+ * Runs every test of `job` through `session`; one outcome per test, in
+ * order. With `stop`, each call runs one test (in the same loaded sandbox,
+ * as a batch would), and the run ends after the first test that `stop`
+ * says to stop at: the outcomes end with that test.
+ */
+export async function runBatches(session: Session, job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
   const n = job.tests.length;
+  /** Outcomes already shown to `stop`. */
+  let asked = 0;
+  let hasStopped = false;
+  /** Whether `stop` said to stop: the outcomes are cut after that test. */
+  const stopped = (outcomes: TestOutcome[]): boolean => {
+    if (stop === undefined || hasStopped) return hasStopped;
+    for (; asked < outcomes.length; asked++) {
+      if (stop(asked, outcomes[asked]!)) {
+        outcomes.length = asked + 1;
+        hasStopped = true;
+        return true;
+      }
+    }
+    return false;
+  };
   const timeoutMs = job.limits.timeoutMs;
   const timedOut: TestOutcome = { kind: 'timeout', durationMs: timeoutMs };
   const outcomes: TestOutcome[] = [];
@@ -73,7 +93,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
   };
 
   // A candidate with no test is still loaded, so that code that cannot run says so.
-  while (outcomes.length < n || !loaded) {
+  while ((outcomes.length < n || !loaded) && !stopped(outcomes)) {
     const stretchLoad = stretched && !loaded;
     if (stretchLoad) stretched = false;
     const load = await session.load(job, stretchLoad ? timeoutMs * WALL_STRETCH : timeoutMs);
@@ -108,11 +128,11 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
     if (load.entryPoint !== '') entryPoint = load.entryPoint;
 
     let usable = true;
-    while (usable && outcomes.length < n) {
+    while (usable && outcomes.length < n && !stopped(outcomes)) {
       const from = outcomes.length;
       const alone = stretched;
       stretched = false;
-      const slice = oneAtATime || alone ? job.tests.slice(from, from + 1) : job.tests.slice(from);
+      const slice = oneAtATime || alone || stop !== undefined ? job.tests.slice(from, from + 1) : job.tests.slice(from);
       const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
       if (alone && call.kind !== 'crashed' && usedMs(call) > timeoutMs) {
         // More CPU (and sleep) than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
@@ -182,6 +202,7 @@ export async function runBatches(session: Session, job: CandidateJob): Promise<C
     if (n === 0) break;
   }
 
+  stopped(outcomes);
   session.end();
   return { kind: 'ran', tests: outcomes, entryPoint };
 }

@@ -8,20 +8,28 @@
  * language knows (how to get a fresh sandbox with the code loaded, how to
  * run some tests in it, what it finished before an interrupt).
  */
-import type { CandidateJob, CandidateOutcome, TestOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
 
 export interface Engine {
   /**
    * Runs every test of one candidate, each bounded by `job.limits`, and says
-   * how each ended. Never throws for anything the candidate does.
+   * how each ended. Never throws for anything the candidate does. With
+   * `stop`, the tests run one call each and the run ends after the first
+   * test `stop` says to stop at.
    */
-  run(job: CandidateJob): Promise<CandidateOutcome>;
+  run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome>;
   /**
    * Prepares for the next candidate while the worker has nothing to do
    * (`memoryMb`: the heap limit the last job asked for, a hint). A failure
    * here is left for the next job to meet and report.
    */
   warm(memoryMb: number): Promise<void> | void;
+  /**
+   * Makes the sandbox ready now, before the first job (for an engine that
+   * otherwise starts its sandbox with its first job): a long-lived worker
+   * pays the start before any candidate waits for it. Absent: `warm` does it.
+   */
+  prepare?(memoryMb: number): Promise<void>;
   dispose(): void;
 }
 

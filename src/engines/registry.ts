@@ -5,7 +5,7 @@
  * the languages it runs (Python's Pyodide is large).
  */
 import { DEFAULTS } from '../defaults.js';
-import type { CandidateJob, CandidateOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter } from '../sandbox-host/protocol.js';
 import type { Engine } from './engine.js';
 import { allLanguages, languageNamed } from './find-language.js';
 
@@ -26,10 +26,30 @@ export class Engines {
    */
   constructor(private readonly eager: readonly string[] = allLanguages().filter((l) => l.eager).map((l) => l.name)) {}
 
-  async run(job: CandidateJob): Promise<CandidateOutcome> {
+  async run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     this.memoryMb.set(job.language, job.limits.memoryMb);
     const engine = this.started.get(job.language) ?? (await this.start(job.language));
-    return engine.run(job);
+    return engine.run(job, stop);
+  }
+
+  /**
+   * Starts these languages' engines and readies their sandboxes now, for
+   * jobs with this heap limit (a long-lived worker, before its first job);
+   * why any could not start, one line each. A job meets the same failure
+   * again and reports it with its candidate.
+   */
+  async prepare(languages: readonly string[], memoryMb: number): Promise<string[]> {
+    const errors: string[] = [];
+    for (const language of languages) {
+      try {
+        this.memoryMb.set(language, memoryMb);
+        const engine = this.started.get(language) ?? (await this.start(language));
+        await (engine.prepare === undefined ? engine.warm(memoryMb) : engine.prepare(memoryMb));
+      } catch (e) {
+        errors.push(`${language}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return errors;
   }
 
   /** Gets every started (or eager) engine ready for its next candidate; a failure is left for that candidate to meet. */

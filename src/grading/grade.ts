@@ -31,6 +31,8 @@ export interface GradeOptions {
   strictTypes?: boolean;
   /** Folders of wheels or packages Python candidates may import (languages whose descriptor `usesPackages`). */
   pythonPackages?: readonly string[];
+  /** --stop-on-first-failure: the tests after a candidate's first test that does not pass are `skipped`, not run. */
+  stopOnFirstFailure?: boolean;
 }
 
 /** The code as it will run, or why it cannot run. */
@@ -92,6 +94,7 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   };
   if (language.usesPackages && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
   if (oneByOne !== undefined) job.oneByOne = oneByOne;
+  if (options.stopOnFirstFailure === true) job.stopOnFirstFailure = true;
   const reply = await jobs.run(job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
@@ -262,5 +265,7 @@ function toTestResult(
       };
     case 'memory':
       return { index, suite, source, input, expected, status: 'memory', actual: null, error: verdict.message, duration_ms: null };
+    case 'skipped':
+      return { index, suite, source, input, expected, status: 'skipped', actual: null, error: null, duration_ms: null };
   }
 }

@@ -10,3 +10,9 @@ export async function loadProblemLazily(file: string): Promise<PreparedProblem |
   const { loadProblemFile } = await import('./load.js');
   return loadProblemFile(file);
 }
+
+/** Checks a problem given as JSON text (the grading service's problems), importing the loader on first use. */
+export async function loadProblemTextLazily(text: string, file: string): Promise<PreparedProblem | InvalidProblemFile> {
+  const { loadProblemText } = await import('./load.js');
+  return loadProblemText(text, file);
+}

@@ -75,7 +75,23 @@ export async function loadProblemFile(
 ): Promise<PreparedProblem | InvalidProblemFile> {
   const read = readProblemText(file, options.maxFileBytes ?? MAX_PROBLEM_FILE_BYTES);
   if (!read.ok) return invalid(file, null, [`${file}: ${read.message}`]);
-  const text = read.text.startsWith('\uFEFF') ? read.text.slice(1) : read.text;
+  return loadProblemText(read.text, file, { ...options, readWarnings: read.warnings });
+}
+
+/**
+ * Checks and prepares one problem given as JSON text, exactly as a file with
+ * that text would be (`file` names it in every message: `<file>: $.path:
+ * what was expected`). The grading service reads problems that arrive in a
+ * request this way, and its workers read them again from the same text.
+ * Text, not a parsed object: which numbers were written as integers and the
+ * order of a dict's keys are read from the text.
+ */
+export function loadProblemText(
+  source: string,
+  file: string,
+  options: LoadOptions & { readWarnings?: readonly string[] } = {},
+): PreparedProblem | InvalidProblemFile {
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
   const parsed = parseJsonText(text);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
@@ -90,7 +106,7 @@ export async function loadProblemFile(
   try {
     const validated = validateProblemDocument(parsed.value, file);
     if (!validated.ok) return invalid(file, validated.id, validated.errors);
-    const warnings = [...read.warnings.map((warning) => `${file}: ${warning}`), ...validated.warnings];
+    const warnings = [...(options.readWarnings ?? []).map((warning) => `${file}: ${warning}`), ...validated.warnings];
     const prepared = prepareProblem(validated.problem, file, warnings);
     if (!prepared.ok) return invalid(file, validated.problem.identifier, prepared.errors);
     return prepared.prepared;

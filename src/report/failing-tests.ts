@@ -30,7 +30,7 @@ export class FailingTests {
    * has one reason, shown in its own row.
    */
   note(rank: number, key: string, rows: readonly CandidateRow[]): void {
-    const count = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed : 0), 0);
+    const count = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed - r.counts.skipped : 0), 0);
     if (count === 0) return;
     this.count += count;
     const worst = this.kept[this.kept.length - 1];
@@ -56,7 +56,7 @@ export class FailingTests {
         if (row?.ran !== true) return;
         for (const test of result.tests) {
           if (shown.length >= FAILURES_KEPT) return;
-          if (test.status !== 'pass') shown.push({ candidate: row, test });
+          if (test.status !== 'pass' && test.status !== 'skipped') shown.push({ candidate: row, test });
         }
       });
       if (shown.length >= FAILURES_KEPT) break;

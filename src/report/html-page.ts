@@ -34,7 +34,7 @@ table.small { width: auto; } .num { text-align: right; font-variant-numeric: tab
 .status { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
 .status.passed, .status.pass { background: #dafbe1; color: var(--good); }
 .status.failed, .status.fail, .status.error, .status.timeout, .status.memory, .status.load-error { background: #ffebe9; color: var(--bad); }
-.status.unsupported, .status.no-tests { background: #fff8c5; color: var(--warn); }
+.status.unsupported, .status.no-tests, .status.skipped { background: #fff8c5; color: var(--warn); }
 .pill { display: inline-block; border: 1px solid var(--line); border-radius: 10px; padding: 0 8px; margin-right: 4px; }
 .controls { display: flex; gap: 8px; align-items: center; margin-bottom: 8px; flex-wrap: wrap; }
 .controls input { flex: 1 1 320px; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
@@ -216,7 +216,7 @@ export const HTML_SCRIPT = `
       var view = d.repr ? String : show;
       row.appendChild(cellPre(view(t[3])));
       var expected = view(t[4]);
-      var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' ? null : view(t[5]);
+      var actual = t[2] === 'error' || t[2] === 'timeout' || t[2] === 'memory' || t[2] === 'skipped' ? null : view(t[5]);
       if (t[2] === 'fail' && actual !== null && (expected.indexOf('\\n') >= 0 || actual.indexOf('\\n') >= 0)) {
         var both = el('td'); both.colSpan = 2; both.appendChild(diffBlock(expected, actual)); row.appendChild(both);
       } else if (t[2] === 'fail' && actual !== null) {

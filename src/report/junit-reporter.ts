@@ -89,6 +89,7 @@ function addCounts(counts: Counts, row: CandidateRow): void {
   counts.tests += row.total;
   counts.failures += row.counts.fail;
   counts.errors += row.counts.error + row.counts.timeout + row.counts.memory;
+  counts.skipped += row.counts.skipped;
 }
 
 function countAttributes(c: Counts): string {
@@ -130,6 +131,10 @@ function writeCandidate(c: CandidateResult, suite: string, several: boolean, wri
     const open = `    <testcase name="${name}" classname="${classname}" time="${seconds(t.duration_ms)}"`;
     if (t.status === 'pass') {
       write(`${open}/>\n`);
+      continue;
+    }
+    if (t.status === 'skipped') {
+      write(`${open}>\n      <skipped message="not run: an earlier test did not pass (stop on first failure)"/>\n    </testcase>\n`);
       continue;
     }
     const element = t.status === 'fail' ? 'failure' : 'error';

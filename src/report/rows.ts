@@ -18,13 +18,13 @@ export interface CandidateRow {
   total: number;
   duration_ms: number;
   /** Tests that did not pass, by status. */
-  counts: { fail: number; error: number; timeout: number; memory: number };
+  counts: { fail: number; error: number; timeout: number; memory: number; skipped: number };
   /** False when the candidate never ran (load error, unsupported): its tests share one reason. */
   ran: boolean;
 }
 
 export function candidateRow(result: CandidateResult): CandidateRow {
-  const counts = { fail: 0, error: 0, timeout: 0, memory: 0 };
+  const counts = { fail: 0, error: 0, timeout: 0, memory: 0, skipped: 0 };
   for (const test of result.tests) if (test.status !== 'pass') counts[test.status]++;
   return {
     problem_id: result.problem_id,
@@ -54,6 +54,7 @@ export function summarize(rows: Iterable<CandidateRow>, problems: number, invali
     errored: 0,
     timed_out: 0,
     memory_exceeded: 0,
+    skipped: 0,
     invalid_problems: invalidProblems,
     pass_rate: 0,
   };
@@ -65,6 +66,7 @@ export function summarize(rows: Iterable<CandidateRow>, problems: number, invali
     s.errored += row.counts.error;
     s.timed_out += row.counts.timeout;
     s.memory_exceeded += row.counts.memory;
+    s.skipped += row.counts.skipped;
   }
   s.pass_rate = s.tests === 0 ? 0 : s.passed / s.tests;
   return s;

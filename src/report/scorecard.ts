@@ -2,8 +2,12 @@ import type { ShardCardRecord } from '../runner/shard-records.js';
 import type { Value } from '../values/type-node.js';
 import type { ModelRow, PassAtKRow, PromptRow, TagRow } from './aggregate.js';
 
-/** Every test ends with exactly one of these. */
-export type TestStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'memory';
+/**
+ * Every test ends with exactly one of these. `skipped`: not run, because an
+ * earlier test of the candidate did not pass and the run stops at the first
+ * failure (`--stop-on-first-failure`); it still counts in `total`.
+ */
+export type TestStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'memory' | 'skipped';
 
 /** One test's verdict as recorded in the scorecard. */
 export type TestResult = {
@@ -21,6 +25,7 @@ export type TestResult = {
   | { status: 'error'; actual: null; error: string }
   | { status: 'timeout'; actual: null; error: string }
   | { status: 'memory'; actual: null; error: string }
+  | { status: 'skipped'; actual: null; error: null }
 );
 
 /**
@@ -72,6 +77,8 @@ export interface Summary {
   errored: number;
   timed_out: number;
   memory_exceeded: number;
+  /** Tests not run after a candidate's first failure (`--stop-on-first-failure`). */
+  skipped: number;
   invalid_problems: number;
   /** passed / tests, 0 when there are no tests. */
   pass_rate: number;

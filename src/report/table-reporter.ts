@@ -178,7 +178,7 @@ export function summaryLine(head: ScorecardHead): string {
   const parts = [
     `${s.problems} problem${s.problems === 1 ? '' : 's'}${s.invalid_problems > 0 ? ` (${s.invalid_problems} invalid)` : ''}`,
     `${s.candidates} candidate${s.candidates === 1 ? '' : 's'}`,
-    `${s.tests} tests: ${s.passed} passed, ${s.failed} failed, ${s.errored} errors, ${s.timed_out} timeouts, ${s.memory_exceeded} over memory`,
+    `${s.tests} tests: ${s.passed} passed, ${s.failed} failed, ${s.errored} errors, ${s.timed_out} timeouts, ${s.memory_exceeded} over memory${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}`,
     `pass rate ${percent(s.pass_rate)}`,
     `${seconds.toFixed(2)} s`,
   ];

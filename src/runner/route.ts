@@ -43,17 +43,25 @@ export class Route {
   /**
    * Sends every item, in batches of consecutive items; resolves once each
    * is answered or given up. A handler that throws ends the route: the
-   * promise rejects with what it threw.
+   * promise rejects with what it threw. `call`: options of this call alone
+   * (the grading service sends each request's own), and a signal that
+   * drops the batches of this call still waiting for their turn (their
+   * items get no answer) while those in flight finish.
    */
-  async send(items: readonly IndexedItem[], handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] }): Promise<void> {
-    const limits = this.options.batch.grade.limits;
+  async send(
+    items: readonly IndexedItem[],
+    handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] },
+    call: { batch?: BatchOptions; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const options = call.batch ?? this.options.batch;
+    const limits = options.grade.limits;
     const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item, tests) => ceilingOf(item, limits, tests)) };
     const size = batchSize(items.length, this.options.pool.size);
     const sent: Array<Promise<void>> = [];
     let failed: { error: unknown } | null = null;
     for (let at = 0; at < items.length; at += size) {
       const batch = items.slice(at, at + size);
-      const done = this.limit(() => (failed === null ? runItems(this.options.pool, this.options.batch, batch, full) : undefined));
+      const done = this.limit(() => (failed === null && call.signal?.aborted !== true ? runItems(this.options.pool, options, batch, full) : undefined));
       // The first failure stops the batches not yet sent; it is thrown once every batch in flight has settled.
       sent.push(done.catch((error: unknown) => void (failed ??= { error })));
     }

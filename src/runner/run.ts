@@ -54,6 +54,8 @@ export interface RunOptions {
   strictTypes?: boolean;
   /** --python-packages: folders of wheels or packages Python candidates may import. */
   pythonPackages?: readonly string[];
+  /** --stop-on-first-failure: a candidate's tests after its first that does not pass are skipped. */
+  stopOnFirstFailure?: boolean;
 }
 
 /** Where a run keeps its log, and how it can be stopped. */
@@ -83,6 +85,7 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     ...(options.shard ? { shard: { index: options.shard.index, count: options.shard.count } } : {}),
     strict_types: options.strictTypes === true,
     python_packages: [...(options.pythonPackages ?? [])],
+    ...(options.stopOnFirstFailure === true ? { stop_on_first_failure: true } : {}),
     // How numbers were judged, per language (see docs/VALUES.md).
     equality: Object.fromEntries(allLanguages().map((l) => [l.name, equalityOf(l, options.strictTypes === true)])),
   };
@@ -105,6 +108,7 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     shard: (record.shard as ShardSpec | undefined) ?? null,
     strictTypes: record.strict_types === true,
     pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
+    stopOnFirstFailure: record.stop_on_first_failure === true,
   };
 }
 
@@ -512,6 +516,7 @@ function gradeOptionsOf(options: RunOptions): GradeOptions {
     languages: [...options.languages],
     strictTypes: options.strictTypes === true,
     pythonPackages: [...(options.pythonPackages ?? [])],
+    stopOnFirstFailure: options.stopOnFirstFailure === true,
   };
 }
 

@@ -29,6 +29,12 @@ export interface GradeJob extends CandidateJob {
    * found to kill their worker; they are not run again.
    */
   oneByOne?: { settled: Array<[number, Verdict]> };
+  /**
+   * Stop at the first test that does not pass: the engine runs the tests
+   * one call at a time and is told after each whether to go on; the tests
+   * after that one are `skipped`, never run.
+   */
+  stopOnFirstFailure?: boolean;
 }
 
 /**
@@ -49,7 +55,9 @@ export type Verdict =
   | { status: 'fail'; actual: string; reason: string; durationMs: number }
   | { status: 'error'; message: string; durationMs: number | null }
   | { status: 'timeout'; durationMs: number }
-  | { status: 'memory'; message: string };
+  | { status: 'memory'; message: string }
+  /** Not run: an earlier test did not pass and the job stops at the first failure. */
+  | { status: 'skipped' };
 
 export type GradeReply =
   /** `durationMs`: from when the engine started the candidate (not when it was queued) to its last verdict. */

@@ -50,8 +50,15 @@ export type TestOutcome =
   | { kind: 'timeout'; durationMs: number }
   | { kind: 'memory'; message: string };
 
+/**
+ * Asked after each test when a job stops at its first failure: true to run
+ * no more tests. The worker judges the outcome against the expected value,
+ * which the engine never sees.
+ */
+export type StopAfter = (index: number, outcome: TestOutcome) => boolean;
+
 export type CandidateOutcome =
-  /** The code ran; one outcome per test, in order. */
+  /** The code ran; one outcome per test, in order (with a `StopAfter`: up to the test it stopped after). */
   | {
       kind: 'ran';
       tests: TestOutcome[];

@@ -58,6 +58,13 @@ export interface BatchOptions {
   extractCode: boolean;
   /** Which problems a self-check grades. */
   filters: Filters;
+  /**
+   * Problems given as JSON text, by the `file` their candidates name (the
+   * grading service: problems loaded once, or sent in a request). A
+   * candidate whose file is here is graded against this text, which the
+   * worker checks again, and never reads a file.
+   */
+  problems?: Record<string, string>;
 }
 
 export interface Batch {
@@ -70,6 +77,12 @@ export interface RunContext {
   /** For reading solution files: the problem ids the run knows, and the solutions folder's name. */
   knownProblemIds: string[];
   solutionsRootName: string;
+  /**
+   * Languages whose engines each worker starts and readies at once, before
+   * any job asks (the grading service, so that no request pays for booting
+   * Python); each worker answers `warmed` once they are ready.
+   */
+  warm?: { languages: string[]; memoryMb: number };
 }
 
 export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'context'; context: RunContext };
@@ -98,6 +111,8 @@ export function gradedFrame(batch: number, item: number, rows: CandidateRow[], t
 
 export type FromWorker =
   | { type: 'ready' }
+  /** The engines the context asked to warm are ready; `errors`: why any of them could not start. */
+  | { type: 'warmed'; errors: string[] }
   /** `grading`: a self-check item whose optimal_solution is graded next (a `graded` message follows). */
   | { type: 'problem'; batch: number; item: number; problem: ProblemSummary | InvalidProblemFile; grading: boolean }
   | GradedMessage
@@ -106,8 +121,8 @@ export type FromWorker =
   /** The worker program itself failed on this item (a bug in evalrun, not the candidate). */
   | { type: 'failed'; batch: number; item: number; message: string };
 
-/** The messages that answer an item (all but `ready`). */
-export type ItemMessage = Exclude<FromWorker, { type: 'ready' }>;
+/** The messages that answer an item (all but `ready` and `warmed`). */
+export type ItemMessage = Exclude<FromWorker, { type: 'ready' } | { type: 'warmed' }>;
 
 /** Whether this message is the item's last. */
 export function endsItem(m: ItemMessage): boolean {
@@ -123,6 +138,7 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
   if (!isObject(value)) return 'not an object';
   if (value.type !== 'graded' && payload !== null) return `a "${String(value.type)}" message with a payload`;
   if (value.type === 'ready') return { type: 'ready' };
+  if (value.type === 'warmed') return isStrings(value.errors) ? { type: 'warmed', errors: value.errors } : 'a "warmed" message without its errors';
   if (!isCount(value.batch) || !isCount(value.item)) return `a "${String(value.type)}" message without its batch and item`;
   switch (value.type) {
     case 'graded': {
@@ -170,7 +186,8 @@ function isRow(value: unknown): value is CandidateRow {
     isCount(counts.fail) &&
     isCount(counts.error) &&
     isCount(counts.timeout) &&
-    isCount(counts.memory)
+    isCount(counts.memory) &&
+    isCount(counts.skipped)
   );
 }
 

@@ -12,6 +12,16 @@ export interface PoolOptions {
   size: number;
   /** Overrides every item's ceiling (BatchRun.ceilingMs). */
   ceilingMs?: () => number;
+  /**
+   * Start a new worker as soon as one is lost, instead of with the next
+   * batch: a long-lived pool (the grading service) stays at full size and
+   * warm between requests.
+   */
+  keepWarm?: boolean;
+  /** Hears each worker (by its process id) that has readied the engines its context asked to warm (`errors`: those that could not start). */
+  onWarmed?(worker: number, errors: string[]): void;
+  /** Hears each worker lost while the pool is open (it died, was killed, or passed its ceiling). */
+  onWorkerLost?(worker: number): void;
 }
 
 /** A batch as the pool runs it: the work, and who hears its answers. */
@@ -325,6 +335,7 @@ export class WorkerPool {
     const message = readFromWorker(raw, payload);
     if (typeof message === 'string') return this.protocolError(slot, message);
     if (message.type === 'ready') return this.becomeReady(slot);
+    if (message.type === 'warmed') return this.options.onWarmed?.(slot.child.pid ?? -1, message.errors);
     const head = slot.batches[0];
     // A worker answers its batches in order and each batch's items in order: anything else is not evalrun's worker speaking.
     if (head === undefined || head.id !== message.batch) return this.protocolError(slot, `an answer to batch ${message.batch}, which it is not running`);
@@ -368,8 +379,10 @@ export class WorkerPool {
       for (const pending of batches) pending.reject(new BatchFault(pending.cursor, null, crash));
       return;
     }
+    this.options.onWorkerLost?.(slot.child.pid ?? -1);
     this.queue.unshift(...batches);
     this.dispatch();
+    if (this.options.keepWarm === true) this.warm();
   }
 }
 

@@ -10,7 +10,7 @@
 import { problemChangedMessage, selfCheckPlans, summarizeProblem, type Candidate } from '../grading/candidate.js';
 import { selector, type Selector } from '../grading/filters.js';
 import { gradeCandidate, internalErrorResults, unavailableResults, type GradeOptions, type RunsJobs } from '../grading/grade.js';
-import { loadProblemLazily } from '../problems/load-lazily.js';
+import { loadProblemLazily, loadProblemTextLazily } from '../problems/load-lazily.js';
 import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } from '../problems/prepared.js';
 import { candidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
@@ -18,7 +18,7 @@ import { readSolutionFile, type SolutionDiscoveryContext } from '../solutions/di
 import { Engines } from '../engines/registry.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { judge } from '../sandbox-host/judge.js';
-import type { CandidateOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
 import { jsonLine } from '../sandbox-host/json-lines.js';
 import { ProgressWriter } from '../sandbox-host/progress-cell.js';
 import { WorkerIo } from '../sandbox-host/worker-io.js';
@@ -33,8 +33,13 @@ const progress = new ProgressWriter();
 /** What reading a solution file needs, from the run's context (sent before the first solution file). */
 let discovery: SolutionDiscoveryContext | null = null;
 
-function takeContext(run: RunContext): void {
+async function takeContext(run: RunContext): Promise<void> {
   discovery = { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName };
+  if (run.warm === undefined) return;
+  // Started before any batch is read: the batches wait in the pipe meanwhile.
+  const errors = await engines.prepare(run.warm.languages, run.warm.memoryMb);
+  send({ type: 'warmed', errors });
+  flush();
 }
 
 // ---------------------------------------------------------------------------
@@ -104,10 +109,11 @@ class SupervisorGone extends Error {
 const PROBLEMS_KEPT = 8;
 const problems = new Map<string, Promise<PreparedProblem | InvalidProblemFile>>();
 
-function problemAt(file: string): Promise<PreparedProblem | InvalidProblemFile> {
+/** The problem a candidate names by `file`: from its text when the batch carries it (the grading service), else read from the file. */
+function problemAt(file: string, text?: string): Promise<PreparedProblem | InvalidProblemFile> {
   let problem = problems.get(file);
   if (problem === undefined) {
-    problem = loadProblemLazily(file);
+    problem = text === undefined ? loadProblemLazily(file) : loadProblemTextLazily(text, file);
     if (problems.size >= PROBLEMS_KEPT) problems.delete(problems.keys().next().value as string);
   } else {
     problems.delete(file);
@@ -132,9 +138,15 @@ function runJob(job: GradeJob, onTest: (test: number) => void): Promise<GradeRep
 async function runAll(job: GradeJob): Promise<GradeReply> {
   // The candidate's own time starts here, when this worker takes it up, not when it was queued.
   const started = performance.now();
-  const outcome: CandidateOutcome = await engines.run(job);
+  const judged: Verdict[] = [];
+  const verdictOf = (i: number, test: TestOutcome): Verdict =>
+    (judged[i] ??= judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality));
+  // Stopping at the first failure needs each verdict as its test ends; the engine is asked after each test.
+  const stop: StopAfter | undefined = job.stopOnFirstFailure === true ? (i, test) => verdictOf(i, test).status !== 'pass' : undefined;
+  const outcome: CandidateOutcome = await engines.run(job, stop);
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
-  const verdicts = outcome.tests.map((test, i) => bound(judge(test, job.expected[i] ?? 'null', job.returnType, job.tolerance, job.equality)));
+  const verdicts = outcome.tests.map((test, i) => bound(verdictOf(i, test)));
+  while (verdicts.length < job.tests.length) verdicts.push({ status: 'skipped' });
   return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
 }
 
@@ -150,7 +162,12 @@ async function runOneByOne(job: GradeJob, settled: ReadonlyArray<[number, Verdic
   let entryPoint = '';
   let durationMs = 0;
   const { oneByOne: _, ...alone } = job;
+  const stopping = job.stopOnFirstFailure === true;
   for (let i = 0; i < job.tests.length; i++) {
+    if (stopping && i > 0 && verdicts[i - 1]!.status !== 'pass') {
+      verdicts.push({ status: 'skipped' });
+      continue;
+    }
     const verdict = known.get(i);
     if (verdict !== undefined) {
       verdicts.push(verdict);
@@ -178,6 +195,7 @@ function bound(verdict: Verdict): Verdict {
     case 'memory':
       return { ...verdict, message: boundMessage(verdict.message) };
     case 'timeout':
+    case 'skipped':
       return verdict;
   }
 }
@@ -218,7 +236,7 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
       return;
     }
     case 'grade': {
-      const problem = await problemAt(item.candidate.file);
+      const problem = await problemAt(item.candidate.file, options.problems?.[item.candidate.file]);
       const results = isInvalidProblemFile(problem)
         ? unavailableResults(item.candidate, problemChangedMessage(problem))
         : await grade(id, index, item.candidate, problem, options.grade, item.oneByOne);
@@ -314,7 +332,7 @@ async function serve(): Promise<void> {
     if (text === null) return;
     const message = parseMessage(text);
     if (message === null) continue;
-    if (message.type === 'context') takeContext(message.context);
+    if (message.type === 'context') await takeContext(message.context);
     else await doBatch(message.id, message.batch);
   }
 }

@@ -38,6 +38,7 @@ describe('evalrun --problems (self-check) on a clean folder', () => {
       errored: 0,
       timed_out: 0,
       memory_exceeded: 0,
+      skipped: 0,
       invalid_problems: 0,
       pass_rate: 1,
     });

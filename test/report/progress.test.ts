@@ -15,7 +15,7 @@ function row(passed: number, total: number): CandidateRow {
     passed,
     total,
     duration_ms: 1,
-    counts: { fail: total - passed, error: 0, timeout: 0, memory: 0 },
+    counts: { fail: total - passed, error: 0, timeout: 0, memory: 0, skipped: 0 },
     ran: true,
   };
 }

@@ -115,6 +115,26 @@ describe('the batch driver', () => {
     expect([session.discards, session.ended]).toEqual([0, 1]);
   });
 
+  it('with a stop, runs one test per call in the same sandbox and ends after the test it says to stop at', async () => {
+    const session = new ScriptedSession(true);
+    const asked: number[] = [];
+    const out = await runBatches(session, job('v1', 'v2', 'v3', 'v4'), (index, outcome) => {
+      asked.push(index);
+      return outcome.kind === 'returned' && outcome.json === '2';
+    });
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['1', '2']);
+    expect(asked).toEqual([0, 1]);
+    expect(session.calls.map((c) => c.tests)).toEqual([['v1'], ['v2']]);
+    expect([session.loads.length, session.ended]).toEqual([1, 1]);
+  });
+
+  it('with a stop, stops at a timeout like at any other outcome', async () => {
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, job('v1', 'hang', 'v3'), (_, outcome) => outcome.kind !== 'returned');
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['1', 'timeout']);
+    expect(session.calls.map((c) => c.tests)).toEqual([['v1'], ['hang']]);
+  });
+
   it('keeps the tests finished before a timeout, blames the test that had the call to itself, and goes on', async () => {
     for (const survives of [true, false]) {
       const session = new ScriptedSession(survives);

@@ -27,7 +27,7 @@ function candidate(i: number, tests = 2): Candidate {
 function graded(m: { batch: number; item: number }, passed: boolean): ItemMessage {
   const row = {
     problem_id: 'p', model_id: 'm', prompt_id: null, sample_id: null, language: 'javascript', status: passed ? 'passed' : 'failed', error: null,
-    entry_point: 'f', passed: passed ? 1 : 0, total: 1, duration_ms: 0, counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0 }, ran: true,
+    entry_point: 'f', passed: passed ? 1 : 0, total: 1, duration_ms: 0, counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0, skipped: 0 }, ran: true,
   } as const;
   return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')] };
 }

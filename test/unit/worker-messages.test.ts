@@ -19,7 +19,7 @@ const row = {
   passed: 1,
   total: 2,
   duration_ms: 3,
-  counts: { fail: 1, error: 0, timeout: 0, memory: 0 },
+  counts: { fail: 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
   ran: true,
 };
 /** A graded message's line, as the worker writes it; its records follow as the payload. */
@@ -31,6 +31,8 @@ describe('readFromWorker', () => {
   it('passes well-formed answers through as they are', () => {
     const good: unknown[] = [
       { type: 'ready' },
+      { type: 'warmed', errors: [] },
+      { type: 'warmed', errors: ['python: the interpreter could not start'] },
       { type: 'problem', batch: 2, item: 3, problem: summary, grading: true },
       { type: 'problem', batch: 2, item: 4, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }, grading: false },
       { type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'skipped', skipped: { source: 'a.txt', reason: 'not a solution file' } }] },
@@ -72,6 +74,9 @@ describe('readFromWorker', () => {
       [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
+      [{ type: 'warmed' }, /"warmed" message without its errors/],
+      [{ type: 'warmed', errors: [1] }, /"warmed" message without its errors/],
+      [{ ...graded, rows: [{ ...row, counts: { fail: 1, error: 0, timeout: 0, memory: 0 } }] }, /malformed rows/],
       [{ type: 'started', batch: 1, item: 0, test: 0 }, /unknown message type "started"/],
     ];
     for (const [message, why] of bad) {

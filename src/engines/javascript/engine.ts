@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ivm from 'isolated-vm';
 import { packageRoot } from '../../package-root.js';
-import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import { runBatches, MEMORY_MESSAGE } from '../batch-driver.js';
 import type { CallResult, Engine, LoadResult, Session } from '../engine.js';
 import { withPrelude } from '../prelude.js';
@@ -71,8 +71,8 @@ export class JsEngine implements Engine {
     this.isolates.warm(memoryMb);
   }
 
-  run(job: CandidateJob): Promise<CandidateOutcome> {
-    return runBatches(new JsSession(this.isolates), job);
+  run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
+    return runBatches(new JsSession(this.isolates), job, stop);
   }
 
   dispose(): void {

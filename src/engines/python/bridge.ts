@@ -9,12 +9,12 @@
  * to its post-boot state before each candidate (see engine.ts).
  */
 import { PythonEngine, type PythonEngineOptions } from './engine.js';
-import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import type { Engine } from '../engine.js';
 
 /** What the bridge needs of an engine; PythonEngine in production. */
 export interface PythonSandbox {
-  run(job: CandidateJob): Promise<CandidateOutcome>;
+  run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome>;
   /** Gets the interpreter ready for the next candidate ahead of time. */
   warm?(): Promise<void>;
   dispose(): void;
@@ -59,8 +59,8 @@ export class PythonBridge implements Engine {
     return this.enginesCreated;
   }
 
-  run(job: CandidateJob): Promise<CandidateOutcome> {
-    const next = this.queue.then(() => this.runNow(job));
+  run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
+    const next = this.queue.then(() => this.runNow(job, stop));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -87,7 +87,18 @@ export class PythonBridge implements Engine {
    * and after that becomes this candidate's verdict, so the worker's other
    * jobs are unaffected.
    */
-  private async runNow(job: CandidateJob): Promise<CandidateOutcome> {
+  /**
+   * Boots an interpreter now, for jobs with this heap limit and no packages,
+   * so that the first candidate does not wait for it. A failure here is
+   * the caller's to report; the next job tries again.
+   */
+  prepare(memoryMb: number): Promise<void> {
+    const next = this.queue.then(() => this.engineFor(memoryMb, []));
+    this.queue = next.catch(() => undefined);
+    return next.then(() => undefined);
+  }
+
+  private async runNow(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     let failure = '';
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       let engine: PythonSandbox;
@@ -100,7 +111,7 @@ export class PythonBridge implements Engine {
       try {
         // The candidate's time starts once the engine is up: starting it is the worker's cost.
         const started = performance.now();
-        const outcome = await engine.run(job);
+        const outcome = await engine.run(job, stop);
         return outcome.kind === 'ran' ? { ...outcome, durationMs: Math.round(performance.now() - started) } : outcome;
       } catch (e) {
         this.drop();

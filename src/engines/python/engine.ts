@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import type { CandidateJob, CandidateOutcome } from '../../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import { MEMORY_MESSAGE, runBatches } from '../batch-driver.js';
 import type { CallResult, LoadResult, Session } from '../engine.js';
 import { Interpreter, makeSnapshot, type BootOptions, type CallResult as InterpreterResult } from './boot.js';
@@ -170,9 +170,9 @@ export class PythonEngine {
    * is how far the candidate may grow the interpreter's WebAssembly memory past
    * its size when the candidate starts, within `wasmMemoryMb` overall.
    */
-  async run(job: CandidateJob): Promise<CandidateOutcome> {
+  async run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
-    return runBatches(this.session, job);
+    return runBatches(this.session, job, stop);
   }
 
   /** This engine's part of the batch driver's work: one interpreter, replaced whenever the driver discards it. */

@@ -1,0 +1,579 @@
+/**
+ * The grading service's engine, for a program that grades many small
+ * batches as they come (a training loop's reward function, `evalrun
+ * serve`): problems checked once, sandbox workers started once and kept
+ * warm between calls (Python booted in each before the first call, when a
+ * problem's optimal_solution is Python or `warmLanguages` says so), and
+ * every candidate sent through the route a run uses (runner/route.ts, on a
+ * workers/pool.ts pool, with its fault recovery), so that its verdicts are
+ * the ones `evalrun --solutions` gives for the same problem, code and
+ * options. What a call asks for is checked before anything reaches a worker;
+ * the candidates admitted and not yet graded are bounded (`maxQueue`).
+ */
+import { DEFAULTS, defaultConcurrency } from '../defaults.js';
+import { languageNames, languageNamed } from '../engines/find-language.js';
+import type { Candidate } from '../grading/candidate.js';
+import { NO_FILTERS } from '../grading/filters.js';
+import { unavailableResults, type GradeOptions } from '../grading/grade.js';
+import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
+import { Route } from '../runner/route.js';
+import { normalizeLanguageName } from '../solutions/language.js';
+import { reviveRecordInts } from '../values/wire.js';
+import type { BatchOptions } from '../workers/messages.js';
+import { ceilingForTests, WorkerPool } from '../workers/pool.js';
+import type { IndexedItem } from '../workers/recovery.js';
+import { InvalidProblem, ProblemSet, ProblemText, type HeldProblem, type ProblemDocument } from './problem-set.js';
+
+export { InvalidProblem, ProblemText, type ProblemDocument };
+
+/** A float tolerance: one number for relative and absolute, or each. */
+export type FloatTolerance = number | { relative: number; absolute: number };
+
+/** How candidates are graded: the CLI's flags of the same names. */
+export interface GradingOptions {
+  /** Heap limit of each sandbox in MB (`--memory`). A Python interpreter is booted for one limit: a call with another one boots another. */
+  memoryMb?: number;
+  /** Time limit of each test in ms (`--timeout`). */
+  timeoutMs?: number;
+  /** `--float-tolerance`. */
+  floatTolerance?: FloatTolerance;
+  /** Judge Python results with bool, int and float distinct (`--strict-types`). */
+  strictTypes?: boolean;
+  /** Stop each candidate at its first test that does not pass; the rest are `skipped` and count in `total` (`--stop-on-first-failure`). */
+  stopOnFirstFailure?: boolean;
+  /** Unwrap Markdown fences and drop prose around the code, as for submissions (default true; `--no-extract`). */
+  extractCode?: boolean;
+}
+
+/** What `createGrader` loads and how it grades unless a call says otherwise. */
+export interface GraderOptions extends GradingOptions {
+  /** A folder of problem files (searched as `--problems` is), or the problems themselves, as objects or `ProblemText`. */
+  problems: string | ReadonlyArray<ProblemDocument | ProblemText>;
+  /** Sandbox worker processes, each grading one candidate at a time (`--concurrency`); default: one per core. */
+  concurrency?: number;
+  /** Seed of the sandbox's random numbers (`--seed`). */
+  seed?: number;
+  /** The most candidates admitted and not yet graded; a call that would pass it is refused with `QueueFull`. Default: 64 per worker, at least 1,024. */
+  maxQueue?: number;
+  /** Languages whose engines every worker starts before the first call (`python`); default: those of the problems' optimal solutions. */
+  warmLanguages?: readonly string[];
+  /** Hears each graded candidate and each lost worker (the service's metrics). */
+  observer?: GraderObserver;
+}
+
+export interface GraderObserver {
+  /** A candidate was graded, `seconds` after its call was admitted. */
+  graded?(status: CandidateStatus, seconds: number): void;
+  /** A worker died or was killed; another takes its place. */
+  workerLost?(): void;
+}
+
+/** One candidate: its code, and optionally an id (given back with its result) and the language it is in (detected otherwise). */
+export interface CandidateInput {
+  id?: string | null;
+  code: string;
+  language?: string | null;
+}
+
+/** Options of one call. */
+export interface GradeCallOptions extends GradingOptions {
+  /** Aborting drops the call's candidates still waiting for a worker; the call rejects with `GradeCancelled`. */
+  signal?: AbortSignal;
+  /** Hears each candidate's result as soon as it is graded, in the order they finish. */
+  onResult?(result: GradedCandidate): void;
+}
+
+/** One candidate's result: the scorecard's record of it (same status words and value records), with its place in the call. */
+export interface GradedCandidate {
+  /** Its position in the call's candidates. */
+  index: number;
+  id: string | null;
+  problem_id: string;
+  /** The language it ran as (detected, or as given). */
+  language: string;
+  status: CandidateStatus;
+  /** Why it could not run (load-error, unsupported), else null. */
+  error: string | null;
+  entry_point: string | null;
+  passed: number;
+  total: number;
+  /** passed / total, 0 when there are no tests. */
+  score: number;
+  duration_ms: number;
+  tests: TestResult[];
+}
+
+/** Why a call was refused before anything ran: what the service answers with a 4xx. */
+export type RefusalReason =
+  | 'unknown-problem'
+  | 'invalid-problem'
+  | 'no-candidates'
+  | 'too-many-candidates'
+  | 'invalid-candidate'
+  | 'unsupported-language'
+  | 'invalid-options';
+
+/** A call that cannot be graded as asked; `message` is one line. */
+export class GradeRefused extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    /** Every reason, for an invalid problem. */
+    readonly errors: readonly string[] = [message],
+  ) {
+    super(message);
+    this.name = 'GradeRefused';
+  }
+}
+
+/** More candidates are waiting than the grader admits: try again later. */
+export class QueueFull extends Error {
+  constructor(
+    readonly queued: number,
+    readonly maxQueue: number,
+    /** A hint for when to try again. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`the queue is full (${queued} candidates waiting, at most ${maxQueue})`);
+    this.name = 'QueueFull';
+  }
+}
+
+/** The grader is closing or closed. */
+export class GraderClosed extends Error {
+  constructor() {
+    super('the grader is closing');
+    this.name = 'GraderClosed';
+  }
+}
+
+/** The call's signal was aborted before every candidate was graded. */
+export class GradeCancelled extends Error {
+  constructor() {
+    super('the grading call was cancelled');
+    this.name = 'AbortError';
+  }
+}
+
+/** A call admitted: its results, in the candidates' order, once all are graded. */
+export interface GradeCall {
+  readonly results: Promise<GradedCandidate[]>;
+}
+
+/** What `GET /v1/problems` and `grader.problems()` list. */
+export interface ProblemListing {
+  problems: Array<{ id: string; tests: number; tags: string[] }>;
+  invalid: Array<{ file: string; id: string | null; errors: string[] }>;
+}
+
+const QUEUE_PER_WORKER = 64;
+const MIN_QUEUE = 1024;
+/** The model id of a call's candidates in their records (a call has no models). */
+const MODEL_ID = 'candidate';
+
+/**
+ * Loads and checks the problems, starts the workers and has them warm up;
+ * resolves once the problems are loaded (the workers may still be warming:
+ * `grader.ready`). Usage mistakes throw `TypeError`; a folder that cannot be
+ * used throws as `evaluate` does; problems given as objects that are not
+ * valid throw `InvalidProblem` with every reason.
+ */
+export async function createGrader(options: GraderOptions): Promise<Grader> {
+  const defaults = checkedGrading(options, null, (name, why) => new TypeError(`createGrader: \`${name}\` ${why}`));
+  const concurrency = positive(options.concurrency ?? defaultConcurrency(), (why) => new TypeError(`createGrader: \`concurrency\` ${why}`));
+  const seed = options.seed ?? DEFAULTS.seed;
+  if (!Number.isSafeInteger(seed)) throw new TypeError(`createGrader: \`seed\` must be a whole number, got ${seed}`);
+  const maxQueue = positive(options.maxQueue ?? Math.max(MIN_QUEUE, concurrency * QUEUE_PER_WORKER), (why) => new TypeError(`createGrader: \`maxQueue\` ${why}`));
+  let problems: ProblemSet;
+  if (typeof options.problems === 'string') {
+    if (options.problems === '') throw new TypeError('createGrader: `problems` must name a folder or list problems');
+    problems = await ProblemSet.fromFolder(options.problems);
+  } else if (Array.isArray(options.problems)) {
+    problems = ProblemSet.fromList(options.problems);
+  } else {
+    throw new TypeError('createGrader: `problems` must name a folder or list problems');
+  }
+  const warm = [...(options.warmLanguages ?? problems.solutionLanguages())];
+  for (const language of warm) {
+    if (languageNamed(language) === undefined) throw new TypeError(`createGrader: \`warmLanguages\`: no language named ${JSON.stringify(language)} (evalrun runs ${languageNames().join(', ')})`);
+  }
+  return new Grader(problems, { defaults, concurrency, seed, maxQueue, warm, observer: options.observer ?? {} });
+}
+
+interface GraderSettings {
+  defaults: Required<GradingOptions> & { floatTolerance: { relative: number; absolute: number } };
+  concurrency: number;
+  seed: number;
+  maxQueue: number;
+  warm: string[];
+  observer: GraderObserver;
+}
+
+interface ActiveCall {
+  controller: AbortController;
+  /** How long one of its candidates may take once a worker has it. */
+  ceilingMs: number;
+  settled: Promise<unknown>;
+}
+
+/**
+ * Problems and warm workers, kept between calls (`createGrader` makes
+ * one). Calls may overlap: their candidates share the workers in the order
+ * they came. `close` when done: the workers are processes.
+ */
+export class Grader {
+  private readonly pool: WorkerPool;
+  private readonly route: Route;
+  private queuedCount = 0;
+  /** Workers alive and warm, by process id. */
+  private readonly warmWorkers = new Set<number>();
+  private wasReady = false;
+  private lostWorkers = 0;
+  private warmErrors: string[] = [];
+  private closing: Promise<void> | null = null;
+  private readonly active = new Set<ActiveCall>();
+  private readonly warmed: Promise<void>;
+  private markWarm: () => void = () => undefined;
+
+  /** @internal `createGrader` makes graders. */
+  constructor(
+    private readonly problemSet: ProblemSet,
+    private readonly settings: GraderSettings,
+  ) {
+    this.warmed = new Promise((resolve) => (this.markWarm = resolve));
+    this.pool = new WorkerPool({
+      size: settings.concurrency,
+      keepWarm: true,
+      onWarmed: (worker, errors) => {
+        if (errors.length > 0) this.warmErrors = errors;
+        this.warmWorkers.add(worker);
+        if (this.warmWorkers.size >= settings.concurrency && !this.wasReady) {
+          this.wasReady = true;
+          this.markWarm();
+        }
+      },
+      onWorkerLost: (worker) => {
+        this.warmWorkers.delete(worker);
+        this.lostWorkers++;
+        settings.observer.workerLost?.();
+      },
+    });
+    this.route = new Route({ pool: this.pool, batch: this.batchOptions(settings.defaults, {}) });
+    this.pool.setContext({ knownProblemIds: [], solutionsRootName: '', warm: { languages: settings.warm, memoryMb: settings.defaults.memoryMb } });
+    this.pool.warm();
+  }
+
+  /** Resolves once every worker has started and readied the engines it was asked to warm. */
+  ready(): Promise<void> {
+    return this.warmed;
+  }
+
+  /**
+   * Whether every worker has started and warmed up (the service's health).
+   * Once true it stays true: a worker lost later is replaced while the
+   * others go on serving, and readiness probes should not flap with it.
+   */
+  get isReady(): boolean {
+    return this.wasReady;
+  }
+
+  /** Why an engine could not be warmed (it is started again with the first candidate that needs it). */
+  get warmFailures(): readonly string[] {
+    return this.warmErrors;
+  }
+
+  /** Candidates admitted and not yet graded. */
+  get queued(): number {
+    return this.queuedCount;
+  }
+
+  get maxQueue(): number {
+    return this.settings.maxQueue;
+  }
+
+  get workers(): number {
+    return this.settings.concurrency;
+  }
+
+  /** Workers lost (and replaced) so far. */
+  get workerRestarts(): number {
+    return this.lostWorkers;
+  }
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  /** The valid problems, and the files that could not be used. */
+  problems(): ProblemListing {
+    return {
+      problems: this.problemSet.list().map((p) => ({ id: p.id, tests: p.tests, tags: [...p.tags] })),
+      invalid: this.problemSet.invalid.map((p) => ({ file: p.file, id: p.id, errors: [...p.errors] })),
+    };
+  }
+
+  /**
+   * Grades `candidates` against a problem: its id among the loaded ones,
+   * or the problem itself (an object, or `ProblemText`), checked as a file
+   * would be. Resolves to one result per candidate, in their order. Rejects
+   * with `GradeRefused` (nothing ran), `QueueFull`, `GraderClosed` or
+   * `GradeCancelled`.
+   */
+  async grade(problem: string | ProblemDocument | ProblemText, candidates: readonly CandidateInput[], options: GradeCallOptions = {}): Promise<GradedCandidate[]> {
+    return this.start(problem, candidates, options).results;
+  }
+
+  /**
+   * `grade` in two steps: everything is checked and the candidates admitted
+   * at once (throwing what `grade` rejects with), then they are graded. The
+   * service answers a refusal before it starts a streamed reply.
+   */
+  start(problem: string | ProblemDocument | ProblemText, candidates: readonly CandidateInput[], options: GradeCallOptions = {}): GradeCall {
+    if (this.closing !== null) throw new GraderClosed();
+    const held = this.resolveProblem(problem);
+    const inputs = checkedCandidates(candidates);
+    const grading = checkedGrading(options, this.settings.defaults, (name, why) => new GradeRefused('invalid-options', `options.${name} ${why}`));
+    if (inputs.length > this.settings.maxQueue) {
+      throw new GradeRefused('too-many-candidates', `too many candidates in one call: ${inputs.length} (at most ${this.settings.maxQueue})`);
+    }
+    if (this.queuedCount + inputs.length > this.settings.maxQueue) {
+      throw new QueueFull(this.queuedCount, this.settings.maxQueue, this.retryAfterSeconds(grading.timeoutMs));
+    }
+    this.queuedCount += inputs.length;
+    const controller = new AbortController();
+    const signal = options.signal;
+    const onAbort = (): void => controller.abort();
+    if (signal?.aborted === true) controller.abort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const call: ActiveCall = {
+      controller,
+      ceilingMs: ceilingForTests(held.tests, this.limits(grading)),
+      settled: Promise.resolve(),
+    };
+    const results = this.run(held, inputs, grading, controller.signal, options.onResult).finally(() => {
+      signal?.removeEventListener('abort', onAbort);
+      this.active.delete(call);
+    });
+    call.settled = results.catch(() => undefined);
+    this.active.add(call);
+    return { results };
+  }
+
+  /**
+   * Stops admitting calls, lets those admitted finish for at most `graceMs`
+   * (default: the ceiling of one candidate of the slowest call in flight:
+   * the time a worker is given for one before it is taken to be stuck),
+   * cancels what is left, and stops the workers.
+   */
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    this.closing ??= this.shutDown(options.graceMs);
+    return this.closing;
+  }
+
+  private async shutDown(graceMs: number | undefined): Promise<void> {
+    const calls = [...this.active];
+    const grace = graceMs ?? Math.max(0, ...calls.map((c) => c.ceilingMs));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, grace);
+    });
+    await Promise.race([Promise.all(calls.map((c) => c.settled)), late]);
+    clearTimeout(timer);
+    for (const call of this.active) call.controller.abort();
+    await this.pool.close();
+    await Promise.all([...this.active].map((c) => c.settled));
+  }
+
+  private resolveProblem(problem: string | ProblemDocument | ProblemText): HeldProblem {
+    if (typeof problem === 'string') {
+      const held = this.problemSet.get(problem);
+      if (held === undefined) throw new GradeRefused('unknown-problem', `unknown problem ${JSON.stringify(problem)}`);
+      return held;
+    }
+    try {
+      return this.problemSet.fromRequest(problem);
+    } catch (e) {
+      if (!(e instanceof InvalidProblem)) throw e;
+      throw new GradeRefused('invalid-problem', `invalid problem: ${e.errors.join('; ')}`, e.errors);
+    }
+  }
+
+  private async run(
+    problem: HeldProblem,
+    inputs: readonly CheckedCandidate[],
+    grading: SettledGrading,
+    signal: AbortSignal,
+    onResult: ((result: GradedCandidate) => void) | undefined,
+  ): Promise<GradedCandidate[]> {
+    const admitted = performance.now();
+    const results: Array<GradedCandidate | undefined> = inputs.map(() => undefined);
+    let left = inputs.length;
+    const planned = inputs.map((input, index) => candidateOf(problem, input, index, grading.extractCode));
+    const finish = (index: number, record: CandidateResult): void => {
+      if (results[index] !== undefined) return;
+      const result = gradedOf(index, inputs[index]!, record);
+      results[index] = result;
+      left--;
+      this.queuedCount--;
+      this.settings.observer.graded?.(result.status, (performance.now() - admitted) / 1000);
+      onResult?.(result);
+    };
+    const items: IndexedItem[] = planned.map((candidate, index) => ({ index, item: { kind: 'grade', candidate } }));
+    try {
+      await this.route.send(
+        items,
+        {
+          onMessage: (index, m) => {
+            if (m.type === 'graded') {
+              const record = m.records[0];
+              if (record !== undefined) {
+                const text = record.toString('utf8');
+                finish(index, reviveRecordInts(JSON.parse(text) as CandidateResult, text));
+              }
+            } else if (m.type === 'failed') {
+              finish(index, unavailableResults(planned[index]!, `internal error in evalrun: ${m.message}`)[0]!);
+            }
+          },
+          giveUp: (index, _, reason) => finish(index, unavailableResults(planned[index]!, reason)[0]!),
+        },
+        { batch: this.batchOptions(grading, { [problem.key]: problem.text }), signal },
+      );
+    } catch (e) {
+      // Stopping the workers fails the batches they were running.
+      if (this.closing !== null) throw new GraderClosed();
+      throw e;
+    } finally {
+      // Candidates dropped by a cancel, or left when the workers were stopped, leave the queue too.
+      this.queuedCount -= left;
+      left = 0;
+    }
+    if (results.some((r) => r === undefined)) {
+      if (signal.aborted) throw this.closing !== null ? new GraderClosed() : new GradeCancelled();
+      throw new Error('evalrun: a candidate got no answer from the workers');
+    }
+    return results as GradedCandidate[];
+  }
+
+  private limits(grading: SettledGrading): GradeOptions['limits'] {
+    return { memoryMb: grading.memoryMb, timeoutMs: grading.timeoutMs, seed: this.settings.seed };
+  }
+
+  private batchOptions(grading: SettledGrading, problems: Record<string, string>): BatchOptions {
+    return {
+      grade: {
+        limits: this.limits(grading),
+        tolerance: grading.floatTolerance,
+        languages: languageNames(),
+        strictTypes: grading.strictTypes,
+        stopOnFirstFailure: grading.stopOnFirstFailure,
+      },
+      extractCode: grading.extractCode,
+      filters: NO_FILTERS,
+      problems,
+    };
+  }
+
+  /** A hint for a refused call: about as long as the workers take for what is queued, if each candidate ran for a tenth of its limit; at least a second. */
+  private retryAfterSeconds(timeoutMs: number): number {
+    const perWorker = this.queuedCount / Math.max(1, this.settings.concurrency);
+    return Math.max(1, Math.min(60, Math.ceil((perWorker * timeoutMs) / 10 / 1000)));
+  }
+}
+
+type SettledGrading = GraderSettings['defaults'];
+
+interface CheckedCandidate {
+  id: string | null;
+  code: string;
+  language: string | null;
+}
+
+function checkedCandidates(candidates: readonly CandidateInput[]): CheckedCandidate[] {
+  if (!Array.isArray(candidates) || candidates.length === 0) throw new GradeRefused('no-candidates', 'no candidates: give at least one');
+  return candidates.map((c: unknown, i): CheckedCandidate => {
+    const at = `candidates[${i}]`;
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new GradeRefused('invalid-candidate', `${at}: expected an object with "code"`);
+    const { id, code, language } = c as Record<string, unknown>;
+    if (typeof code !== 'string') throw new GradeRefused('invalid-candidate', `${at}.code: expected a string`);
+    if (id !== undefined && id !== null && typeof id !== 'string') throw new GradeRefused('invalid-candidate', `${at}.id: expected a string`);
+    if (language !== undefined && language !== null) {
+      if (typeof language !== 'string') throw new GradeRefused('invalid-candidate', `${at}.language: expected a string`);
+      if (normalizeLanguageName(language) === null) {
+        throw new GradeRefused('unsupported-language', `${at}.language: unsupported language ${JSON.stringify(language)} (evalrun runs ${supportedNames()})`);
+      }
+    }
+    return { id: typeof id === 'string' ? id : null, code, language: typeof language === 'string' ? language : null };
+  });
+}
+
+function supportedNames(): string {
+  return languageNames().join(', ');
+}
+
+function candidateOf(problem: HeldProblem, input: CheckedCandidate, index: number, extract: boolean): Candidate {
+  const source = input.id ?? `candidates[${index}]`;
+  const declared = normalizeLanguageName(input.language);
+  return {
+    problemId: problem.id,
+    file: problem.key,
+    modelId: MODEL_ID,
+    promptId: null,
+    sampleId: null,
+    source,
+    tests: problem.tests,
+    submission: { problemId: problem.id, modelId: MODEL_ID, promptId: null, sampleId: null, source, raw: input.code, declaredLanguage: declared },
+    extract,
+  };
+}
+
+function gradedOf(index: number, input: CheckedCandidate, record: CandidateResult): GradedCandidate {
+  return {
+    index,
+    id: input.id,
+    problem_id: record.problem_id,
+    language: record.language,
+    status: record.status,
+    error: record.error,
+    entry_point: record.entry_point,
+    passed: record.passed,
+    total: record.total,
+    score: record.total === 0 ? 0 : record.passed / record.total,
+    duration_ms: record.duration_ms,
+    tests: record.tests,
+  };
+}
+
+/** Grading options with the defaults filled in, each checked; `fail` makes the error for a bad one. */
+function checkedGrading(
+  options: GradingOptions,
+  defaults: SettledGrading | null,
+  fail: (name: string, why: string) => Error,
+): SettledGrading {
+  const memoryMb = options.memoryMb ?? defaults?.memoryMb ?? DEFAULTS.memoryMb;
+  const timeoutMs = options.timeoutMs ?? defaults?.timeoutMs ?? DEFAULTS.timeoutMs;
+  positive(memoryMb, (why) => fail('memoryMb', why));
+  positive(timeoutMs, (why) => fail('timeoutMs', why));
+  const tolerance = options.floatTolerance ?? defaults?.floatTolerance ?? DEFAULTS.floatTolerance;
+  const floatTolerance = typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
+  for (const value of [floatTolerance.relative, floatTolerance.absolute]) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail('floatTolerance', 'must be a non-negative number, or { relative, absolute }');
+  }
+  const flag = (name: keyof GradingOptions, fallback: boolean): boolean => {
+    const value = options[name] ?? fallback;
+    if (typeof value !== 'boolean') throw fail(name, 'must be true or false');
+    return value;
+  };
+  return {
+    memoryMb,
+    timeoutMs,
+    floatTolerance: floatTolerance as { relative: number; absolute: number },
+    strictTypes: flag('strictTypes', defaults?.strictTypes ?? false),
+    stopOnFirstFailure: flag('stopOnFirstFailure', defaults?.stopOnFirstFailure ?? false),
+    extractCode: flag('extractCode', defaults?.extractCode ?? true),
+  };
+}
+
+function positive(value: unknown, fail: (why: string) => Error): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw fail(`must be a positive whole number, got ${String(value)}`);
+  return value;
+}
