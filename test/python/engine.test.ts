@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
 
-let engine: PythonEngine;
+let engine: ObservedPythonEngine;
 
 beforeAll(async () => {
-  engine = await PythonEngine.create({ memoryMb: 256 });
+  engine = await ObservedPythonEngine.open({ memoryMb: 256 });
 });
 
 afterAll(() => engine?.dispose());

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { pyJob, returned, testsOf } from './helpers.js';
 import { EXTENSION_FILE, extensionBytes, extensionPackages } from './wheel.js';
 
@@ -21,9 +22,9 @@ function importFrom(folder: string, bytesExpr: string, catchErrors: boolean): st
 }
 
 describe('compiled extension modules from --python-packages', () => {
-  let engine: PythonEngine;
+  let engine: ObservedPythonEngine;
   beforeAll(async () => {
-    engine = await PythonEngine.create({ memoryMb: 256, packages: [extensionPackages()] });
+    engine = await ObservedPythonEngine.open({ memoryMb: 256, packages: [extensionPackages()] });
   });
   afterAll(() => engine?.dispose());
 

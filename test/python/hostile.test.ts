@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/workers/pool.js';
@@ -13,10 +13,10 @@ import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
  * candidate run right after it in the same engine still passes.
  */
 
-let engine: PythonEngine;
+let engine: ObservedPythonEngine;
 
 beforeAll(async () => {
-  engine = await PythonEngine.create({ memoryMb: 256 });
+  engine = await ObservedPythonEngine.open({ memoryMb: 256 });
 });
 
 afterAll(() => engine?.dispose());

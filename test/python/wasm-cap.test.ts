@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { PythonBridge } from '../../src/engines/python/bridge.js';
 import { pyJob, returned } from './helpers.js';
 
@@ -48,7 +49,7 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
   });
 
   it('by wasmMemoryMb overall, whatever the job allows', async () => {
-    const engine = await PythonEngine.create({ memoryMb: 128, wasmMemoryMb: 256 });
+    const engine = await ObservedPythonEngine.open({ memoryMb: 128, wasmMemoryMb: 256 });
     engines.push(engine);
     const boot = engine.memoryBytes() / MB;
     const before = rssMb();
@@ -74,7 +75,11 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
   });
 
   it('through the worker bridge: a candidate gets --memory MB of Python heap, not more', async () => {
-    const bridge = new PythonBridge();
+    let created = 0;
+    const bridge = new PythonBridge((options) => {
+      created++;
+      return PythonEngine.create(options);
+    });
     try {
       const before = rssMb();
       const [filled] = returned(await bridge.run(pyJob(FILL, [[]], { memoryMb: 384, timeoutMs: 30_000 }))) as [number];
@@ -85,7 +90,7 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
       expect(grown).toBeLessThan(384 + 128 + 64);
       // The next candidate runs in a fresh interpreter of the same engine.
       expect(returned(await bridge.run(pyJob('def f():\n    return 7\n', [[]], { memoryMb: 384 })))).toEqual([7]);
-      expect(bridge.created).toBe(1);
+      expect(created).toBe(1);
     } finally {
       bridge.dispose();
     }

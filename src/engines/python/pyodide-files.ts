@@ -100,7 +100,7 @@ export function loadPyodideFiles(): PyodideFiles {
     lockText: readFileSync(join(dir, 'pyodide-lock.json'), 'utf8'),
     stdlib,
     // Compiled once per process: isolated-vm hands compiled modules to every
-    // isolate without recompiling 9.6 MB of WebAssembly each boot.
+    // isolate, so no boot recompiles Pyodide's WebAssembly.
     wasmModule: compileWasm(wasmBytes),
     snapshotKey,
   };
