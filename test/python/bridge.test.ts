@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PythonEngineOptions } from '../../src/engines/python/engine.js';
 import { PythonBridge, wasmCapMb, type PythonSandbox } from '../../src/engines/python/bridge.js';
 import type { CandidateJob, CandidateOutcome } from '../../src/sandbox-host/protocol.js';
-import { pyJob } from './helpers.js';
+import { pyJob, py } from './helpers.js';
 
 /**
  * The bridge's policy, with scripted engines standing in for Pyodide: when
@@ -57,7 +57,10 @@ const ok = (job: CandidateJob, engine: FakeEngine): CandidateOutcome => ({
   tests: job.tests.map(() => ({ kind: 'returned', json: '1', durationMs: 0 })),
 });
 
-const job = (memoryMb = 128): CandidateJob => pyJob('def f():\n    return 1\n', [[], []], { memoryMb });
+const job = (memoryMb = 128): CandidateJob => pyJob(py`
+  def f():
+      return 1
+`, [[], []], { memoryMb });
 
 describe('PythonBridge', () => {
   it('creates no engine before the first Python job, then one that serves every clean candidate', async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
 import { loadPyodideFiles } from '../../src/engines/python/pyodide-files.js';
 import { readOrMakeSnapshot, readSnapshot, snapshotPath, writeSnapshot } from '../../src/engines/python/snapshot-cache.js';
-import { pyJob, returned } from './helpers.js';
+import { pyJob, returned, py } from './helpers.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -62,7 +62,10 @@ describe('first use in an empty cache folder', () => {
       const path = snapshotPath(dir, files.version, files.snapshotKey);
       expect(existsSync(path)).toBe(true);
       expect(readSnapshot(path)).not.toBeNull();
-      expect(returned(await engine.run(pyJob('def f(a, b):\n    return a * b\n', [[6, 7]])))).toEqual([42]);
+      expect(returned(await engine.run(pyJob(py`
+        def f(a, b):
+            return a * b
+      `, [[6, 7]])))).toEqual([42]);
     } finally {
       engine.dispose();
     }

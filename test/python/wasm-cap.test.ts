@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
 import { ObservedPythonEngine } from './observed-engine.js';
 import { PythonBridge } from '../../src/engines/python/bridge.js';
-import { pyJob, returned } from './helpers.js';
+import { pyJob, returned, py } from './helpers.js';
 
 /**
  * WebAssembly memory is not counted by the isolate's heap limit (a 64 MB
@@ -60,7 +60,10 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
     expect(filled).toBeGreaterThan(200);
     expect(grown).toBeLessThan(256 + 64);
     // An interpreter grown this far is replaced, not restored; its memory goes with its isolate.
-    expect(returned(await engine.run(pyJob('def f():\n    return 7\n', [[]])))).toEqual([7]);
+    expect(returned(await engine.run(pyJob(py`
+      def f():
+          return 7
+    `, [[]])))).toEqual([7]);
     expect(engine.lastReset).toBe('the interpreter memory grew past what a restore clears');
     expect(engine.memoryBytes() / MB).toBeCloseTo(boot, 0);
   });
@@ -89,7 +92,10 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
       expect(filled).toBeGreaterThan(340);
       expect(grown).toBeLessThan(384 + 128 + 64);
       // The next candidate runs in a fresh interpreter of the same engine.
-      expect(returned(await bridge.run(pyJob('def f():\n    return 7\n', [[]], { memoryMb: 384 })))).toEqual([7]);
+      expect(returned(await bridge.run(pyJob(py`
+        def f():
+            return 7
+      `, [[]], { memoryMb: 384 })))).toEqual([7]);
       expect(created).toBe(1);
     } finally {
       bridge.dispose();
