@@ -16,14 +16,24 @@
 //   removed, together with every way to build new WebAssembly objects.
 //
 // This file is a function of the prelude's object (sandbox/prelude.js: the
-// frame writer, the seeded generator) and of harness.js (the harness's
-// JavaScript half, handed `shell` below); the host joins the three into one
+// frame writer, the seeded generator), of harness.js (the harness's
+// JavaScript half, handed `shell` below) and of the boot library (built by
+// `npm run build` from sandbox/python/boot-lib/: the SHA-256 of the dlopen
+// gate, the parser of the linker's function wrappers, the imports' kinds and
+// the WebAssembly function of non-zero.wat); the host joins them into one
 // script. It evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
 // which the host calls once. Everything the host later calls is a function
 // of the object that boot stores in `__evalrunApi` (the host takes references
 // and deletes the global at once).
-(function (prelude, makeHarness) {
+(function (prelude, makeHarness, makeBootLib) {
   'use strict';
+
+  const lib = makeBootLib();
+  const sha256Hex = lib.sha256Hex;
+  const isFunctionWrapper = lib.isFunctionWrapper;
+  const classifyImport = lib.classifyImport;
+  const changesState = lib.changesState;
+  const NON_ZERO_WASM = lib.NON_ZERO_WASM;
 
   const G = globalThis;
   const now = prelude.now;
@@ -209,113 +219,19 @@
   // of one `_dlopen_js` call only, and as gates, never as the constructors:
   // Module compiles nothing but the exact bytes of a shared library from the
   // operator's --python-packages folders (the host hands in their SHA-256
-  // digests, see src/python/packages.ts), Instance instantiates only what
-  // that gate compiled, and Global makes only the i32 cells the linker keeps
-  // addresses in. (Module also compiles the linker's own function wrappers,
-  // see isFunctionWrapper.) No memory or table can be made: a library lives in the
-  // interpreter's memory and function table, whose growth stays capped
-  // above. A dlopen leaves state outside the memory (the linker's registry
-  // of libraries, table entries, symbol cells), so the interpreter is
-  // replaced after the candidate that called it (see `classify`).
+  // digests, see src/engines/python/packages.ts; the gate hashes its private
+  // copy of the bytes, the one it then compiles, inside this isolate),
+  // Instance instantiates only what that gate compiled, and Global makes
+  // only the i32 cells the linker keeps addresses in. (Module also compiles
+  // the linker's own function wrappers, see boot-lib/function-wrapper.ts.)
+  // No memory or table can be made: a library lives in the interpreter's
+  // memory and function table, whose growth stays capped above. A dlopen
+  // leaves state outside the memory (the linker's registry of libraries,
+  // table entries, symbol cells), so the interpreter is replaced after the
+  // candidate that called it (boot-lib/imports.ts).
   const approvedLibraries = new Set();
   const gatedModules = new WeakSet();
   let dlopenDepth = 0;
-  const MathFloor = Math.floor;
-  const Uint32ArrayCtor = Uint32Array;
-  const NumberToString = Number.prototype.toString;
-  const SHA256_K = new Uint32ArrayCtor([
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-  ]);
-  // One 64-byte block of `bytes` at `at` into the state `h`; `w` is scratch.
-  function sha256Block(h, w, bytes, at) {
-    for (let i = 0; i < 16; i++, at += 4) w[i] = (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
-    for (let i = 16; i < 64; i++) {
-      const a = w[i - 15];
-      const b = w[i - 2];
-      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
-      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
-    }
-    let a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-    for (let i = 0; i < 64; i++) {
-      const t1 = (k + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) | 0;
-      const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      k = g;
-      g = f;
-      f = e;
-      e = (d + t1) | 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) | 0;
-    }
-    h[0] = (h[0] + a) | 0; h[1] = (h[1] + b) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
-    h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + k) | 0;
-  }
-  function sha256Hex(bytes) {
-    const h = new Int32ArrayCtor([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-    const w = new Int32ArrayCtor(64);
-    const n = bytes.length;
-    const whole = n - (n % 64);
-    for (let at = 0; at < whole; at += 64) sha256Block(h, w, bytes, at);
-    // The rest, a 1 bit, zeros, and the length in bits (big-endian, 64 bits).
-    const tail = new Uint8ArrayCtor(n % 64 < 56 ? 64 : 128);
-    for (let i = whole; i < n; i++) tail[i - whole] = bytes[i];
-    tail[n - whole] = 0x80;
-    const high = MathFloor(n / 0x20000000);
-    const low = (n * 8) >>> 0;
-    const end = tail.length;
-    tail[end - 8] = high >>> 24; tail[end - 7] = high >>> 16; tail[end - 6] = high >>> 8; tail[end - 5] = high;
-    tail[end - 4] = low >>> 24; tail[end - 3] = low >>> 16; tail[end - 2] = low >>> 8; tail[end - 1] = low;
-    for (let at = 0; at < end; at += 64) sha256Block(h, w, tail, at);
-    let hex = '';
-    for (let i = 0; i < 8; i++) hex += ReflectApply(NumberToString, (h[i] >>> 0) + 0x100000000, [16]).slice(1);
-    return hex;
-  }
-
-  // Emscripten's convertJsFunctionToWasm, which the linker calls to put a
-  // JavaScript function into the table (a library that takes the address of
-  // one), makes a module of exactly this form: one function type, the
-  // import of `e.f`, and its export as `f`. It has no code of its own.
-  const WRAPPER_HEAD = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01];
-  const WRAPPER_TAIL = [0x02, 0x07, 0x01, 0x01, 0x65, 0x01, 0x66, 0x00, 0x00, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00];
-  const VALUE_TYPES = new Set([0x7f, 0x7e, 0x7d, 0x7c, 0x6f]);
-  function isFunctionWrapper(bytes) {
-    const n = bytes.length;
-    let at = 0;
-    for (; at < WRAPPER_HEAD.length; at++) if (bytes[at] !== WRAPPER_HEAD[at]) return false;
-    function leb() {
-      let value = 0;
-      for (let shift = 0; shift < 28; shift += 7) {
-        if (at >= n) return -1;
-        const byte = bytes[at++];
-        value |= (byte & 0x7f) << shift;
-        if ((byte & 0x80) === 0) return value;
-      }
-      return -1;
-    }
-    const size = leb();
-    if (size < 0) return false;
-    const typesEnd = at + size;
-    if (bytes[at++] !== 0x01 || bytes[at++] !== 0x60) return false;
-    // The parameters, then the results.
-    for (let list = 0; list < 2; list++) {
-      const count = leb();
-      if (count < 0) return false;
-      for (let i = 0; i < count; i++) if (!VALUE_TYPES.has(bytes[at++])) return false;
-    }
-    if (at !== typesEnd || n - at !== WRAPPER_TAIL.length) return false;
-    for (let i = 0; i < WRAPPER_TAIL.length; i++) if (bytes[at + i] !== WRAPPER_TAIL[i]) return false;
-    return true;
-  }
-
   function refuse(what) {
     throw new ErrorCtor('evalrun: refused to ' + what);
   }
@@ -398,51 +314,14 @@
 
   // ---- calls out of WebAssembly ----------------------------------------------
   //
-  // Everything the interpreter keeps lives in its WebAssembly memory, which
-  // is restored before every candidate (see `reset` below), except what its
-  // imports (JavaScript functions) keep on this side: the in-memory file
-  // system's nodes and open streams, the random generator above, and the
-  // JavaScript objects Python reaches through Pyodide's FFI. Every import is
-  // wrapped once, at instantiation, and sorted into one of four kinds by
-  // name. The list is closed: an import not named here counts as one that
-  // changes state, so a Pyodide upgrade that adds one costs a fresh
-  // interpreter after each candidate that calls it, never a leak.
-  //
-  // - pure: keeps nothing on this side, or only what `reset` restores
-  //   (clock, random bytes, memory growth, reads of the file system, the
-  //   open-file table);
-  // - harness: the FFI calls Pyodide itself makes to hand the harness its
-  //   string arguments and to return its string results;
-  // - bridge: the rest of the FFI, Python's way to JavaScript objects. Once
-  //   the harness is locked down these refuse to run: they throw, which
-  //   unwinds the interpreter, and it is replaced;
-  // - state: anything else (writes to files, directories, sockets, ctypes
-  //   closures, `os.chdir`, dlopen and dlsym of an extension module...). It
-  //   runs, and the interpreter is replaced after the candidate instead of
-  //   restored, since what it changed is not in the memory. dlopen runs
-  //   with the gates of the section above.
-  const PURE_IMPORTS = new Set([
-    '_PyEM_TrampolineCall_JS', '_Py_CheckEmscriptenSignals_Helper', '_Py_emscripten_runtime',
-    'clock_time_get', 'clock_res_get', 'emscripten_date_now', 'emscripten_get_now', 'random_get',
-    'emscripten_resize_heap', 'emscripten_get_heap_max', 'environ_get', 'environ_sizes_get',
-    '_tzset_js', '_localtime_js', '_gmtime_js', '_timegm_js', '_mktime_js', '_emscripten_get_progname',
-    '__syscall_getuid32_js', 'getprotobyname',
-    '__syscall_getcwd', '__syscall_stat64', '__syscall_lstat64', '__syscall_fstat64', '__syscall_newfstatat',
-    '__syscall_getdents64', '__syscall_readlinkat', '__syscall_faccessat', '__syscall_statfs64', '__syscall_fstatfs64',
-    'fd_close', 'fd_seek', 'fd_pread', 'fd_fdstat_get', 'fd_sync', '__syscall_fdatasync', '__syscall_fadvise64',
-    '__syscall_dup', '__syscall_dup3', '__syscall_fcntl64',
-  ]);
-  const HARNESS_IMPORTS = new Set([
-    'JsvArray_Get', 'js2python_js', 'JsvError_Check', 'JsvNoValue_Check',
-    '_python2js_ascii', '_python2js_ucs1', '_python2js_ucs2', '_python2js_ucs4',
-  ]);
-  const BRIDGE_IMPORT = /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|emscripten_dlopen|ffi_|emscripten_promise)/;
-  // ioctl requests that only read a terminal's settings (isatty, window size).
-  const TCGETS = 0x5401;
-  const TIOCGWINSZ = 0x5413;
-  // open(2) flags that make a file or change it: O_WRONLY, O_RDWR (the
-  // access mode), O_CREAT, O_TRUNC, O_APPEND.
-  const OPEN_WRITES = 0o100 | 0o1000 | 0o2000;
+  // Every import of the interpreter is wrapped once, at instantiation, by
+  // its kind (boot-lib/imports.ts says which kinds there are and why):
+  // pure ones run as they are; bridge ones refuse once the harness is
+  // locked down (they throw, which unwinds the interpreter, and it is
+  // replaced); state-changing ones run and are noted, and the interpreter is
+  // replaced after the candidate instead of restored, since what they
+  // changed is not in the memory; poll(2) sleeps (above), and dlopen runs
+  // with the gates of "compiled extension modules".
 
   /** After lockdown: the bridge refuses, and state-changing calls are noted. */
   let sealed = false;
@@ -458,20 +337,11 @@
     return !stream || !!stream.tty;
   }
 
-  function classify(name) {
-    if (PURE_IMPORTS.has(name) || HARNESS_IMPORTS.has(name)) return 'pure';
-    if (name === '__syscall_openat' || name === 'fd_read' || name === '__syscall_ioctl' || name === '_dlopen_js') return name;
-    // Pure as well (it keeps nothing), but it sleeps when it has no file to wait for.
-    if (name === '__syscall_poll') return name;
-    if (BRIDGE_IMPORT.test(name)) return 'bridge';
-    return 'state';
-  }
-
   function watchImports(env) {
     for (const name of ObjectKeys(env)) {
       const fn = env[name];
       if (typeof fn !== 'function') continue;
-      const kind = classify(name);
+      const kind = classifyImport(name);
       if (kind === 'pure') continue;
       let wrapped;
       if (kind === 'bridge') {
@@ -496,26 +366,12 @@
         };
       } else {
         wrapped = function () {
-          if (sealed && stateTouched === '' && changesState(kind, name, arguments)) stateTouched = name;
+          if (sealed && stateTouched === '' && changesState(kind, arguments, streamIsTerminal)) stateTouched = name;
           return ReflectApply(fn, this, arguments);
         };
       }
       if (fn.sig !== undefined) wrapped.sig = fn.sig;
       env[name] = wrapped;
-    }
-  }
-
-  function changesState(kind, name, args) {
-    switch (kind) {
-      case '__syscall_openat':
-        return ((args[2] & 3) !== 0) || ((args[2] & OPEN_WRITES) !== 0);
-      case 'fd_read':
-        // A terminal's read notes its access time; files' reads keep nothing.
-        return streamIsTerminal(args[0]);
-      case '__syscall_ioctl':
-        return args[1] !== TCGETS && args[1] !== TIOCGWINSZ;
-      default:
-        return true;
     }
   }
 
@@ -542,25 +398,9 @@
   // candidate never reaches, then cost a restore almost nothing, where
   // clearing them wrote them in full every time.
 
-  // A WebAssembly function z(start, end) of the interpreter's memory: 1 when
-  // a byte in [start, end) is not zero, else 0 (both multiples of 64; four
-  // 16-byte loads per step, or-ed together, `v128.any_true`). Built by hand;
-  // its text form is in docs/ISOLATION.md.
-  const NON_ZERO_WASM = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
-    0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, // type: (i32, i32) -> i32
-    0x02, 0x08, 0x01, 0x01, 0x6d, 0x01, 0x6d, 0x02, 0x00, 0x01, // import "m" "m": memory, at least 1 page
-    0x03, 0x02, 0x01, 0x00, // one function of that type
-    0x07, 0x05, 0x01, 0x01, 0x7a, 0x00, 0x00, // export it as "z"
-    0x0a, 0x43, 0x01, 0x41, 0x00, // code: one body, no locals
-    0x02, 0x40, 0x03, 0x40, // block, loop
-    0x20, 0x00, 0x20, 0x01, 0x4f, 0x0d, 0x01, // if start >= end, leave the block
-    0x20, 0x00, 0xfd, 0x00, 0x04, 0x00, 0x20, 0x00, 0xfd, 0x00, 0x04, 0x10, 0xfd, 0x50, // load [0,16) | [16,32)
-    0x20, 0x00, 0xfd, 0x00, 0x04, 0x20, 0x20, 0x00, 0xfd, 0x00, 0x04, 0x30, 0xfd, 0x50, // load [32,48) | [48,64)
-    0xfd, 0x50, 0xfd, 0x53, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b, // or both; any bit set: return 1
-    0x20, 0x00, 0x41, 0xc0, 0x00, 0x6a, 0x21, 0x00, 0x0c, 0x00, // start += 64, loop again
-    0x0b, 0x0b, 0x41, 0x00, 0x0b, // end loop, end block, return 0
-  ];
+  // nonZero(start, end): whether a byte of [start, end) of the interpreter's
+  // memory is not zero, by the WebAssembly function of boot-lib/non-zero.wat,
+  // made on first use (before WebAssembly's constructors are removed).
   let nonZeroScan = null;
 
   function nonZero(start, end) {

@@ -5,22 +5,15 @@
  * (`ProblemDirectoryError`), and so is one with no problem file in it.
  */
 import { MAX_PROBLEM_FILE_BYTES, readProblemText } from './file-text.js';
-import {
-  invalid,
-  isInvalidProblemFile,
-  listProblemFiles,
-  ProblemDirectoryError,
-  splitAndRejectDuplicates,
-  type ProblemIdentity,
-} from './find-files.js';
+import { invalid, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates } from './find-files.js';
 import { isIntegerLiteral, restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
 import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
 import { identifierOf, validateProblemDocument } from './validate.js';
 
-export { restoreExactNumbers };
-export { isInvalidProblemFile, lineAndColumn, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates, type ProblemIdentity };
+// The error loadProblems throws, for callers of this module (and the library's index).
+export { ProblemDirectoryError };
 
 export interface LoadOptions {
   /** Files larger than this are reported invalid unread; default `MAX_PROBLEM_FILE_BYTES`. */

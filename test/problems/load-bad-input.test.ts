@@ -8,7 +8,8 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isInvalidProblemFile, loadProblemFile, loadProblems, ProblemDirectoryError } from '../../src/problems/load.js';
+import { loadProblemFile, loadProblems, ProblemDirectoryError } from '../../src/problems/load.js';
+import { isInvalidProblemFile } from '../../src/problems/prepared.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from '../../src/problems/prepared.js';
 import { validateProblemDocument } from '../../src/problems/validate.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { pyJob, testsOf } from './helpers.js';
 
 /**
@@ -54,9 +54,9 @@ function loadProblems(): Problem[] {
 }
 
 describe.skipIf(!available)('corpus sample: optimal solutions pass their own test suites', () => {
-  let engine: PythonEngine;
+  let engine: ObservedPythonEngine;
   beforeAll(async () => {
-    engine = await PythonEngine.create({ memoryMb: 256 });
+    engine = await ObservedPythonEngine.open({ memoryMb: 256 });
   });
   afterAll(() => engine?.dispose());
 

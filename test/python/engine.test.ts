@@ -1,36 +1,59 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { ObservedPythonEngine } from './observed-engine.js';
+import { pyJob, returned, testsOf, verdict, py } from './helpers.js';
 
-let engine: PythonEngine;
+let engine: ObservedPythonEngine;
 
 beforeAll(async () => {
-  engine = await PythonEngine.create({ memoryMb: 256 });
+  engine = await ObservedPythonEngine.open({ memoryMb: 256 });
 });
 
 afterAll(() => engine?.dispose());
 
 describe('entry point (the reference framework rules)', () => {
   it('calls the function named by the prototype', async () => {
-    const out = await engine.run(pyJob('def helper(x):\n    return x\n\ndef add(a, b):\n    return a + b\n\ndef other():\n    return 0\n', [[1, 2], [3, 4]], { functionName: 'add' }));
+    const out = await engine.run(pyJob(py`
+      def helper(x):
+          return x
+
+      def add(a, b):
+          return a + b
+
+      def other():
+          return 0
+    `, [[1, 2], [3, 4]], { functionName: 'add' }));
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'name:add' });
     expect(returned(out)).toEqual([3, 7]);
   });
 
   it('falls back to the last callable the code defines', async () => {
-    const out = await engine.run(pyJob('def helper(x):\n    return x * 10\n\ndef function(a, b):\n    return helper(a) + b\n', [[1, 2]], { functionName: 'add' }));
+    const out = await engine.run(pyJob(py`
+      def helper(x):
+          return x * 10
+
+      def function(a, b):
+          return helper(a) + b
+    `, [[1, 2]], { functionName: 'add' }));
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:function' });
     expect(returned(out)).toEqual([12]);
   });
 
   it('prefers what the code defines over what it imports', async () => {
-    const out = await engine.run(pyJob('def solve(a):\n    return gcd(a, 6)\nfrom math import gcd\n', [[4]], { functionName: 'missing' }));
+    const out = await engine.run(pyJob(py`
+      def solve(a):
+          return gcd(a, 6)
+      from math import gcd
+    `, [[4]], { functionName: 'missing' }));
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:solve' });
     expect(returned(out)).toEqual([2]);
   });
 
   it('finds the function as a method of a top-level class', async () => {
-    const out = await engine.run(pyJob('class Solution:\n    def add(self, a: int, b: int) -> int:\n        return a - b\n', [[5, 2]], { functionName: 'add' }));
+    const out = await engine.run(pyJob(py`
+      class Solution:
+          def add(self, a: int, b: int) -> int:
+              return a - b
+    `, [[5, 2]], { functionName: 'add' }));
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'method:Solution.add' });
     expect(returned(out)).toEqual([3]);
   });
@@ -47,32 +70,50 @@ describe('entry point (the reference framework rules)', () => {
   });
 
   it('does not run `if __name__ == "__main__":` blocks', async () => {
-    const out = await engine.run(pyJob('def f():\n    return 1\nif __name__ == "__main__":\n    while True: pass\n', [[]], { timeoutMs: 1000 }));
+    const out = await engine.run(pyJob(py`
+      def f():
+          return 1
+      if __name__ == "__main__":
+          while True: pass
+    `, [[]], { timeoutMs: 1000 }));
     expect(returned(out)).toEqual([1]);
   });
 });
 
 describe('load errors', () => {
   it('reports a SyntaxError with its line', async () => {
-    const out = await engine.run(pyJob('def f(a):\n    return a +\n', [[1]]));
+    const out = await engine.run(pyJob(py`
+      def f(a):
+          return a +
+    `, [[1]]));
     expect(out.kind).toBe('load-error');
     expect(out.kind === 'load-error' && out.message).toMatch(/^SyntaxError: .* \(line 2\)$/);
   });
 
   it('reports an exception raised by top-level code', async () => {
-    const out = await engine.run(pyJob('x = undefined_name\ndef f():\n    return 1\n', [[]]));
+    const out = await engine.run(pyJob(py`
+      x = undefined_name
+      def f():
+          return 1
+    `, [[]]));
     expect(out).toEqual({ kind: 'load-error', message: "threw while loading: NameError: name 'undefined_name' is not defined" });
   });
 
   it('reports code without any callable', async () => {
-    const out = await engine.run(pyJob('x = 1\n', [[]], { functionName: 'f' }));
+    const out = await engine.run(pyJob(py`
+      x = 1
+    `, [[]], { functionName: 'f' }));
     expect(out).toEqual({ kind: 'load-error', message: 'no function named f and no callable defined' });
   });
 });
 
 describe('arguments and return values (wire format)', () => {
   it('turns tagged sets and non-finite floats into Python values', async () => {
-    const code = 'import math\ndef f(s, x):\n    return [type(s).__name__, sorted(s), math.isnan(x), x]\n';
+    const code = py`
+      import math
+      def f(s, x):
+          return [type(s).__name__, sorted(s), math.isnan(x), x]
+    `;
     const out = await engine.run(
       pyJob(code, [
         '[{"$evalrun":"set","items":[3,1,2]},{"$evalrun":"float","value":"NaN"}]',
@@ -86,7 +127,11 @@ describe('arguments and return values (wire format)', () => {
   });
 
   it('gives every test fresh argument objects', async () => {
-    const code = 'def f(xs):\n    xs.append(0)\n    return len(xs)\n';
+    const code = py`
+      def f(xs):
+          xs.append(0)
+          return len(xs)
+    `;
     expect(returned(await engine.run(pyJob(code, [[[1, 2]], [[1, 2]], [[1, 2]]])))).toEqual([3, 3, 3]);
   });
 
@@ -109,7 +154,10 @@ describe('arguments and return values (wire format)', () => {
   });
 
   it('orders unsortable sets deterministically', async () => {
-    const out = await engine.run(pyJob('def f():\n    return {1, "a", (2, "b")}\n', [[]]));
+    const out = await engine.run(pyJob(py`
+      def f():
+          return {1, "a", (2, "b")}
+    `, [[]]));
     expect(testsOf(out).map(verdict)).toEqual([
       { kind: 'returned', json: '{"$evalrun":"set","items":["a",1,{"$evalrun":"tuple","items":[2,"b"]}]}' },
     ]);
@@ -137,7 +185,12 @@ describe('arguments and return values (wire format)', () => {
   });
 
   it('reports exceptions as `TypeName: message`, RecursionError included', async () => {
-    const code = 'def f(k):\n    if k == 0: raise ValueError("bad input")\n    if k == 1: return {}["missing"]\n    return f(k)\n';
+    const code = py`
+      def f(k):
+          if k == 0: raise ValueError("bad input")
+          if k == 1: return {}["missing"]
+          return f(k)
+    `;
     const out = await engine.run(pyJob(code, [[0], [1], [2]]));
     expect(testsOf(out).map(verdict)).toEqual([
       { kind: 'threw', message: 'ValueError: bad input' },
@@ -147,7 +200,11 @@ describe('arguments and return values (wire format)', () => {
   });
 
   it('seeds `random` from the job, so runs are reproducible', async () => {
-    const code = 'import random\ndef f():\n    return random.random()\n';
+    const code = py`
+      import random
+      def f():
+          return random.random()
+    `;
     const a = returned(await engine.run(pyJob(code, [[]], { seed: 42 })));
     const b = returned(await engine.run(pyJob(code, [[]], { seed: 42 })));
     const c = returned(await engine.run(pyJob(code, [[]], { seed: 43 })));
@@ -158,7 +215,12 @@ describe('arguments and return values (wire format)', () => {
 
 describe('limits', () => {
   it('gives the test that hangs `timeout` and the others real verdicts', async () => {
-    const code = 'def f(k):\n    while k == 2:\n        pass\n    return k * 10\n';
+    const code = py`
+      def f(k):
+          while k == 2:
+              pass
+          return k * 10
+    `;
     const out = await engine.run(pyJob(code, [[1], [2], [3], [4]], { timeoutMs: 500 }));
     expect(testsOf(out).map(verdict)).toEqual([
       { kind: 'returned', json: '10' },
@@ -169,37 +231,68 @@ describe('limits', () => {
   });
 
   it('lets a batch of slow-but-legal tests finish without timeouts', async () => {
-    const code = 'import time\ndef f(k):\n    end = time.perf_counter() + 0.12\n    while time.perf_counter() < end:\n        pass\n    return k\n';
+    const code = py`
+      import time
+      def f(k):
+          end = time.perf_counter() + 0.12
+          while time.perf_counter() < end:
+              pass
+          return k
+    `;
     const out = await engine.run(pyJob(code, [[1], [2], [3], [4], [5], [6]], { timeoutMs: 300 }));
     expect(returned(out)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('turns exhausting the memory cap into `memory`, then keeps working', async () => {
-    const code = 'def f(k):\n    if k == 0: return 1\n    grow = []\n    while True:\n        grow.append([k] * 10000)\n';
+    const code = py`
+      def f(k):
+          if k == 0: return 1
+          grow = []
+          while True:
+              grow.append([k] * 10000)
+    `;
     const out = await engine.run(pyJob(code, [[0], [1], [0]], { memoryMb: 64 }));
     expect(testsOf(out).map(verdict)).toEqual([
       { kind: 'returned', json: '1' },
       { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
       { kind: 'returned', json: '1' },
     ]);
-    expect(returned(await engine.run(pyJob('def f(a, b):\n    return a + b\n', [[1, 2]])))).toEqual([3]);
+    expect(returned(await engine.run(pyJob(py`
+      def f(a, b):
+          return a + b
+    `, [[1, 2]])))).toEqual([3]);
   });
 
   it('times out top-level code that never ends', async () => {
-    const out = await engine.run(pyJob('while True:\n    pass\ndef f():\n    return 1\n', [[], []], { timeoutMs: 400 }));
+    const out = await engine.run(pyJob(py`
+      while True:
+          pass
+      def f():
+          return 1
+    `, [[], []], { timeoutMs: 400 }));
     expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }]);
   });
 });
 
 describe('one interpreter, restored before every candidate', () => {
   it('restores the interpreter after a well-behaved candidate instead of booting a new one', async () => {
-    await engine.run(pyJob('import math\ndef f(x):\n    return math.floor(x)\n', [[1.5]]));
-    await engine.run(pyJob('def f():\n    return 1\n', [[]]));
+    await engine.run(pyJob(py`
+      import math
+      def f(x):
+          return math.floor(x)
+    `, [[1.5]]));
+    await engine.run(pyJob(py`
+      def f():
+          return 1
+    `, [[]]));
     expect(engine.lastReset).toBe('clean');
   });
 
   it('puts back every byte of the memory, also stack and free heap the candidate wrote and memory it grew', async () => {
-    await engine.run(pyJob('def f():\n    return 1\n', [[]]));
+    await engine.run(pyJob(py`
+      def f():
+          return 1
+    `, [[]]));
     await engine.warm();
     const restored = engine.memoryDigest();
     expect(restored).toMatch(/^[0-9a-f]+$/);
@@ -222,32 +315,74 @@ describe('one interpreter, restored before every candidate', () => {
   });
 
   it('a changed module is back to its original before the next candidate', async () => {
-    await engine.run(pyJob('import math\nmath.pi = 3\ndef f():\n    return math.pi\n', [[]]));
-    expect(returned(await engine.run(pyJob('import math\ndef f():\n    return math.pi\n', [[]])))).toEqual([Math.PI]);
+    await engine.run(pyJob(py`
+      import math
+      math.pi = 3
+      def f():
+          return math.pi
+    `, [[]]));
+    expect(returned(await engine.run(pyJob(py`
+      import math
+      def f():
+          return math.pi
+    `, [[]])))).toEqual([Math.PI]);
     expect(engine.lastReset).toBe('clean');
   });
 
   it('a changed class of the standard library is restored', async () => {
-    await engine.run(pyJob('import collections\ncollections.Counter.total = lambda self: -1\ndef f():\n    return 0\n', [[]]));
-    const out = await engine.run(pyJob('from collections import Counter\ndef f():\n    return Counter("aab").total()\n', [[]]));
+    await engine.run(pyJob(py`
+      import collections
+      collections.Counter.total = lambda self: -1
+      def f():
+          return 0
+    `, [[]]));
+    const out = await engine.run(pyJob(py`
+      from collections import Counter
+      def f():
+          return Counter("aab").total()
+    `, [[]]));
     expect(returned(out)).toEqual([3]);
   });
 
   it('interpreter settings such as the recursion limit are restored', async () => {
-    await engine.run(pyJob('import sys\nsys.setrecursionlimit(50)\ndef f():\n    return 0\n', [[]]));
-    expect(returned(await engine.run(pyJob('import sys\ndef f():\n    return sys.getrecursionlimit()\n', [[]])))).toEqual([1000]);
+    await engine.run(pyJob(py`
+      import sys
+      sys.setrecursionlimit(50)
+      def f():
+          return 0
+    `, [[]]));
+    expect(returned(await engine.run(pyJob(py`
+      import sys
+      def f():
+          return sys.getrecursionlimit()
+    `, [[]])))).toEqual([1000]);
   });
 
   it('a candidate that writes a file gets the next candidate a new interpreter', async () => {
-    await engine.run(pyJob('def f():\n    open("/tmp/out.txt", "w").write("x")\n    return 1\n', [[]]));
-    const out = await engine.run(pyJob('import os\ndef f():\n    return os.path.exists("/tmp/out.txt")\n', [[]]));
+    await engine.run(pyJob(py`
+      def f():
+          open("/tmp/out.txt", "w").write("x")
+          return 1
+    `, [[]]));
+    const out = await engine.run(pyJob(py`
+      import os
+      def f():
+          return os.path.exists("/tmp/out.txt")
+    `, [[]]));
     expect(returned(out)).toEqual([false]);
     expect(engine.lastReset).toBe('the candidate called __syscall_openat, which keeps state outside the interpreter memory');
   });
 
   it('does not keep the previous candidate’s globals', async () => {
-    await engine.run(pyJob('leftover = 41\ndef f():\n    return leftover\n', [[]]));
-    const out = await engine.run(pyJob('def f():\n    return "leftover" in globals()\n', [[]]));
+    await engine.run(pyJob(py`
+      leftover = 41
+      def f():
+          return leftover
+    `, [[]]));
+    const out = await engine.run(pyJob(py`
+      def f():
+          return "leftover" in globals()
+    `, [[]]));
     expect(returned(out)).toEqual([false]);
   });
 });

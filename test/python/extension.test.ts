@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, returned, testsOf } from './helpers.js';
+import { ObservedPythonEngine } from './observed-engine.js';
+import { pyJob, returned, testsOf, py } from './helpers.js';
 import { EXTENSION_FILE, extensionBytes, extensionPackages } from './wheel.js';
 
 const REFUSED = 'evalrun: refused to load WebAssembly code that is not one of the shared libraries (.so) of --python-packages';
@@ -21,14 +22,19 @@ function importFrom(folder: string, bytesExpr: string, catchErrors: boolean): st
 }
 
 describe('compiled extension modules from --python-packages', () => {
-  let engine: PythonEngine;
+  let engine: ObservedPythonEngine;
   beforeAll(async () => {
-    engine = await PythonEngine.create({ memoryMb: 256, packages: [extensionPackages()] });
+    engine = await ObservedPythonEngine.open({ memoryMb: 256, packages: [extensionPackages()] });
   });
   afterAll(() => engine?.dispose());
 
   it('loads from a Pyodide-built wheel when a candidate imports it, and calls into C and back into the runtime', async () => {
-    const code = 'import evalrun_ext\nfrom extpkg import add, bump, origin\ndef f(a, b):\n    return [add(a, b), bump(), bump(), origin(), evalrun_ext.now() > 0]\n';
+    const code = py`
+      import evalrun_ext
+      from extpkg import add, bump, origin
+      def f(a, b):
+          return [add(a, b), bump(), bump(), origin(), evalrun_ext.now() > 0]
+    `;
     expect(returned(await engine.run(pyJob(code, [[40, 2], [-5, 3]])))).toEqual([
       [42, 1, 2, 'compiled', true],
       [-2, 3, 4, 'compiled', true],
@@ -36,7 +42,11 @@ describe('compiled extension modules from --python-packages', () => {
   });
 
   it('gives the candidate after a loader a fresh interpreter, without the library', async () => {
-    const loader = 'import evalrun_ext\ndef f():\n    return [evalrun_ext.bump(), evalrun_ext.bump()]\n';
+    const loader = py`
+      import evalrun_ext
+      def f():
+          return [evalrun_ext.bump(), evalrun_ext.bump()]
+    `;
     expect(returned(await engine.run(pyJob(loader, [[]])))).toEqual([[1, 2]]);
     const after = [
       'import sys',
@@ -50,8 +60,14 @@ describe('compiled extension modules from --python-packages', () => {
     expect(returned(await engine.run(pyJob(after, [[]])))).toEqual([[[], 1]]);
     expect(engine.lastReset).toBe(LOADED_RESET);
     // Candidates that load nothing are restored as usual.
-    expect(returned(await engine.run(pyJob('def f():\n    return 1\n', [[]])))).toEqual([1]);
-    expect(returned(await engine.run(pyJob('def f():\n    return 2\n', [[]])))).toEqual([2]);
+    expect(returned(await engine.run(pyJob(py`
+      def f():
+          return 1
+    `, [[]])))).toEqual([1]);
+    expect(returned(await engine.run(pyJob(py`
+      def f():
+          return 2
+    `, [[]])))).toEqual([2]);
     expect(engine.lastReset).toBe('clean');
   });
 
@@ -108,7 +124,12 @@ describe('compiled extension modules from --python-packages', () => {
   });
 
   it('gives ctypes no way to load a library', async () => {
-    const code = "import os\ndef f():\n    import ctypes\n    return str(ctypes.CDLL('/tmp/x.so'))\n";
+    const code = py`
+      import os
+      def f():
+          import ctypes
+          return str(ctypes.CDLL('/tmp/x.so'))
+    `;
     const [test] = testsOf(await engine.run(pyJob(code, [[]])));
     expect(test).toMatchObject({
       kind: 'threw',
@@ -128,6 +149,9 @@ describe('without --python-packages', () => {
     const hex = Buffer.from(extensionBytes()).toString('hex');
     const [[message]] = returned(await engine.run(pyJob(importFrom('own', `bytes.fromhex('${hex}')`, true), [[]]))) as [[string]];
     expect(message).toContain(REFUSED);
-    expect(returned(await engine.run(pyJob('def f():\n    return 3\n', [[]])))).toEqual([3]);
+    expect(returned(await engine.run(pyJob(py`
+      def f():
+          return 3
+    `, [[]])))).toEqual([3]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, testsOf } from './helpers.js';
+import { pyJob, testsOf, py } from './helpers.js';
 
 /**
  * Candidates may look at their own frames (sympy does, through
@@ -181,6 +181,9 @@ def f():
     const [out] = await outcomes(code);
     expect(out).toContain('the JavaScript bridge is sealed');
     // The next candidate starts from a working interpreter.
-    expect(await outcomes('def f():\n    return 5\n')).toEqual(['5']);
+    expect(await outcomes(py`
+      def f():
+          return 5
+    `)).toEqual(['5']);
   });
 });

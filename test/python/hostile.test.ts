@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
+import { pyJob, returned, testsOf, verdict, workerPids, py } from './helpers.js';
 
 /**
  * The hostile catalogue: each candidate tries to hang, exhaust memory, leave
@@ -13,15 +13,18 @@ import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
  * candidate run right after it in the same engine still passes.
  */
 
-let engine: PythonEngine;
+let engine: ObservedPythonEngine;
 
 beforeAll(async () => {
-  engine = await PythonEngine.create({ memoryMb: 256 });
+  engine = await ObservedPythonEngine.open({ memoryMb: 256 });
 });
 
 afterAll(() => engine?.dispose());
 
-const WELL_BEHAVED = 'def add(a, b):\n    return a + b\n';
+const WELL_BEHAVED = py`
+  def add(a, b):
+      return a + b
+`;
 
 async function stillWorks(): Promise<void> {
   const out = await engine.run(pyJob(WELL_BEHAVED, [[2, 3], [10, -4]], { functionName: 'add' }));
@@ -37,106 +40,206 @@ async function single(code: string, options: { timeoutMs?: number; memoryMb?: nu
 }
 
 const cases: Array<{ name: string; code: string; expected: Record<string, unknown>; timeoutMs?: number; memoryMb?: number }> = [
-  { name: 'while True: pass', code: 'def f():\n    while True:\n        pass\n', expected: { kind: 'timeout' }, timeoutMs: 500 },
+  { name: 'while True: pass', code: py`
+    def f():
+        while True:
+            pass
+  `, expected: { kind: 'timeout' }, timeoutMs: 500 },
   {
     name: 'a list too large for any memory ([0] * 10**10)',
-    code: 'def f():\n    return [0] * 10**10\n',
+    code: py`
+      def f():
+          return [0] * 10**10
+    `,
     expected: { kind: 'memory', message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)" },
   },
   {
     name: 'a list larger than the cap ([0] * 10**8)',
-    code: 'def f():\n    return len([0] * 10**8)\n',
+    code: py`
+      def f():
+          return len([0] * 10**8)
+    `,
     expected: { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
   },
   {
     name: "a string too large for any memory ('x' * 10**10)",
-    code: "def f():\n    return len('x' * 10**10)\n",
+    code: py`
+      def f():
+          return len('x' * 10**10)
+    `,
     expected: { kind: 'memory', message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)" },
   },
   {
     name: 'a growing list',
-    code: 'def f():\n    grow = []\n    while True:\n        grow.append("y" * 1000)\n',
+    code: py`
+      def f():
+          grow = []
+          while True:
+              grow.append("y" * 1000)
+    `,
     expected: { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
   },
   {
     name: 'a growing dict',
-    code: 'def f():\n    grow = {}\n    i = 0\n    while True:\n        grow[i] = [i] * 100\n        i += 1\n',
+    code: py`
+      def f():
+          grow = {}
+          i = 0
+          while True:
+              grow[i] = [i] * 100
+              i += 1
+    `,
     expected: { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
     // Filling 128 MB one small list at a time takes over 2 s on a loaded 2-core machine.
     timeoutMs: 15_000,
   },
   {
     name: 'deep recursion',
-    code: 'def f(n=0):\n    return f(n + 1)\n',
+    code: py`
+      def f(n=0):
+          return f(n + 1)
+    `,
     expected: { kind: 'threw', message: 'RecursionError: maximum recursion depth exceeded' },
   },
   {
     name: 'deep recursion past a raised recursion limit',
-    code: 'import sys\nsys.setrecursionlimit(10**6)\ndef f(n=0):\n    return f(n + 1)\n',
+    code: py`
+      import sys
+      sys.setrecursionlimit(10**6)
+      def f(n=0):
+          return f(n + 1)
+    `,
     expected: { kind: 'threw', message: 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)' },
   },
-  { name: 'sys.exit(1)', code: 'import sys\ndef f():\n    sys.exit(1)\n', expected: { kind: 'threw', message: 'SystemExit: 1' } },
-  { name: 'raise SystemExit', code: 'def f():\n    raise SystemExit\n', expected: { kind: 'threw', message: 'SystemExit' } },
-  { name: 'raise KeyboardInterrupt', code: 'def f():\n    raise KeyboardInterrupt\n', expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
-  { name: 'raise BaseException', code: 'def f():\n    raise BaseException("out")\n', expected: { kind: 'threw', message: 'BaseException: out' } },
+  { name: 'sys.exit(1)', code: py`
+    import sys
+    def f():
+        sys.exit(1)
+  `, expected: { kind: 'threw', message: 'SystemExit: 1' } },
+  { name: 'raise SystemExit', code: py`
+    def f():
+        raise SystemExit
+  `, expected: { kind: 'threw', message: 'SystemExit' } },
+  { name: 'raise KeyboardInterrupt', code: py`
+    def f():
+        raise KeyboardInterrupt
+  `, expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
+  { name: 'raise BaseException', code: py`
+    def f():
+        raise BaseException("out")
+  `, expected: { kind: 'threw', message: 'BaseException: out' } },
   {
     // A dict of the candidate's own that spells a tag is written as a dict, never read as the tag.
     name: 'returns a dict forging a wire tag',
-    code: 'def f():\n    return {"$evalrun": "float", "value": "NaN"}\n',
+    code: py`
+      def f():
+          return {"$evalrun": "float", "value": "NaN"}
+    `,
     expected: { kind: 'returned', json: '{"$evalrun":"dict","entries":[["$evalrun","float"],["value","NaN"]]}' },
   },
-  { name: 'import js', code: 'def f():\n    import js\n    return str(js.process)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
+  { name: 'import js', code: py`
+    def f():
+        import js
+        return str(js.process)
+  `, expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
   {
     name: 'import pyodide_js',
-    code: 'def f():\n    import pyodide_js\n    return str(pyodide_js.mountNodeFS)\n',
+    code: py`
+      def f():
+          import pyodide_js
+          return str(pyodide_js.mountNodeFS)
+    `,
     expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide_js' is not available in the sandbox" },
   },
   {
     name: 'run_js("typeof require")',
-    code: 'def f():\n    from pyodide.code import run_js\n    return run_js("typeof require")\n',
+    code: py`
+      def f():
+          from pyodide.code import run_js
+          return run_js("typeof require")
+    `,
     expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
   },
-  { name: "os.system('ls')", code: 'import os\ndef f():\n    return os.system("ls")\n', expected: { kind: 'returned', json: '-1' } },
+  { name: "os.system('ls')", code: py`
+    import os
+    def f():
+        return os.system("ls")
+  `, expected: { kind: 'returned', json: '-1' } },
   {
     name: 'subprocess.run',
-    code: 'import subprocess\ndef f():\n    return str(subprocess.run(["ls"]))\n',
+    code: py`
+      import subprocess
+      def f():
+          return str(subprocess.run(["ls"]))
+    `,
     expected: { kind: 'threw', message: 'OSError: [Errno 138] emscripten does not support processes.' },
   },
   {
     name: 'socket connect',
-    code: 'import socket\ndef f():\n    return str(socket.socket().connect(("127.0.0.1", 80)))\n',
+    code: py`
+      import socket
+      def f():
+          return str(socket.socket().connect(("127.0.0.1", 80)))
+    `,
     expected: { kind: 'threw', message: 'OSError: [Errno 23] Host is unreachable' },
   },
   {
     name: "open('/etc/passwd')",
-    code: 'def f():\n    return open("/etc/passwd").read()\n',
+    code: py`
+      def f():
+          return open("/etc/passwd").read()
+    `,
     expected: { kind: 'threw', message: "FileNotFoundError: [Errno 44] No such file or directory: '/etc/passwd'" },
   },
-  { name: 'time.sleep past the limit', code: 'import time\ndef f():\n    time.sleep(3600)\n', expected: { kind: 'timeout' }, timeoutMs: 500 },
+  { name: 'time.sleep past the limit', code: py`
+    import time
+    def f():
+        time.sleep(3600)
+  `, expected: { kind: 'timeout' }, timeoutMs: 500 },
   {
     name: 'poll(2) with nothing to wait for and no timeout (what time.sleep waits in)',
-    code: 'import select\ndef f():\n    return select.poll().poll(-1)\n',
+    code: py`
+      import select
+      def f():
+          return select.poll().poll(-1)
+    `,
     expected: { kind: 'timeout' },
     timeoutMs: 500,
   },
   {
     name: 'time.sleep(-1)',
-    code: 'import time\ndef f():\n    time.sleep(-1)\n',
+    code: py`
+      import time
+      def f():
+          time.sleep(-1)
+    `,
     expected: { kind: 'threw', message: 'ValueError: sleep length must be non-negative' },
   },
   {
     name: "time.sleep('x')",
-    code: 'import time\ndef f():\n    time.sleep("x")\n',
+    code: py`
+      import time
+      def f():
+          time.sleep("x")
+    `,
     expected: { kind: 'threw', message: "TypeError: 'str' object cannot be interpreted as an integer or float" },
   },
   {
     name: "time.sleep(float('nan'))",
-    code: 'import time\ndef f():\n    time.sleep(float("nan"))\n',
+    code: py`
+      import time
+      def f():
+          time.sleep(float("nan"))
+    `,
     expected: { kind: 'threw', message: 'ValueError: Invalid value NaN (not a number)' },
   },
   {
     name: 'the file system is the in-memory one',
-    code: 'import os\ndef f():\n    return sorted(os.listdir("/"))\n',
+    code: py`
+      import os
+      def f():
+          return sorted(os.listdir("/"))
+    `,
     expected: { kind: 'returned', json: '["dev","home","lib","proc","tmp"]' },
   },
 ];
@@ -153,7 +256,10 @@ describe('hostile Python candidates', () => {
   }
 
   it('a top-level infinite loop times every test out', async () => {
-    const out = await engine.run(pyJob('while True:\n    pass\n', [[], [], []], { timeoutMs: 400 }));
+    const out = await engine.run(pyJob(py`
+      while True:
+          pass
+    `, [[], [], []], { timeoutMs: 400 }));
     expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }, { kind: 'timeout' }]);
     await stillWorks();
   });
@@ -173,56 +279,147 @@ describe('hostile Python candidates', () => {
 const poisons: Array<{ name: string; poison: string; victim: string; expected: unknown[] }> = [
   {
     name: "re's compile cache",
-    poison: 'import re\n_real = re._compile\nre._compile = lambda pattern, flags: _real("z", flags)\nre.findall(r"\\d+", "a1")\ndef f():\n    return 1\n',
-    victim: 'import re\ndef f():\n    return re.findall(r"\\d+", "a1b22c333")\n',
+    poison: py`
+      import re
+      _real = re._compile
+      re._compile = lambda pattern, flags: _real("z", flags)
+      re.findall(r"\d+", "a1")
+      def f():
+          return 1
+    `,
+    victim: py`
+      import re
+      def f():
+          return re.findall(r"\d+", "a1b22c333")
+    `,
     expected: [['1', '22', '333']],
   },
   {
     name: "warnings.simplefilter('error')",
-    poison: 'import warnings\nwarnings.simplefilter("error")\ndef f():\n    return 1\n',
-    victim: 'import warnings\ndef f():\n    warnings.warn("careful")\n    return 1\n',
+    poison: py`
+      import warnings
+      warnings.simplefilter("error")
+      def f():
+          return 1
+    `,
+    victim: py`
+      import warnings
+      def f():
+          warnings.warn("careful")
+          return 1
+    `,
     expected: [1],
   },
   {
     name: "copy's deepcopy dispatch",
-    poison: 'import copy\ncopy._deepcopy_dispatch[list] = lambda x, memo, deepcopy: []\ndef f():\n    return 1\n',
-    victim: 'import copy\ndef f():\n    return copy.deepcopy([1, [2, 3]])\n',
+    poison: py`
+      import copy
+      copy._deepcopy_dispatch[list] = lambda x, memo, deepcopy: []
+      def f():
+          return 1
+    `,
+    victim: py`
+      import copy
+      def f():
+          return copy.deepcopy([1, [2, 3]])
+    `,
     expected: [[1, [2, 3]]],
   },
   {
     name: "random's instance methods",
-    poison: 'import random\nrandom.randint = lambda a, b: 4\nrandom._inst.random = lambda: 0.5\ndef f():\n    return 1\n',
-    victim: 'import random\ndef f():\n    random.seed(3)\n    return [random.randint(1, 1000), round(random.random(), 6)]\n',
+    poison: py`
+      import random
+      random.randint = lambda a, b: 4
+      random._inst.random = lambda: 0.5
+      def f():
+          return 1
+    `,
+    victim: py`
+      import random
+      def f():
+          random.seed(3)
+          return [random.randint(1, 1000), round(random.random(), 6)]
+    `,
     expected: [[244, 0.592641]],
   },
   {
     name: "json's default encoder",
-    poison: 'import json\njson._default_encoder = json.JSONEncoder(separators=(";", "="))\ndef f():\n    return 1\n',
-    victim: 'import json\ndef f():\n    return json.dumps({"a": [1, 2]})\n',
+    poison: py`
+      import json
+      json._default_encoder = json.JSONEncoder(separators=(";", "="))
+      def f():
+          return 1
+    `,
+    victim: py`
+      import json
+      def f():
+          return json.dumps({"a": [1, 2]})
+    `,
     expected: ['{"a": [1, 2]}'],
   },
   {
     name: 'typing internals',
-    poison: 'import typing\ntyping.get_type_hints = lambda *a, **k: {}\ntyping._type_check = lambda *a, **k: int\ndef f():\n    return 1\n',
-    victim: 'from typing import get_type_hints, List\ndef g(x: int) -> str:\n    pass\ndef f():\n    return [sorted(get_type_hints(g)), str(List[str])]\n',
+    poison: py`
+      import typing
+      typing.get_type_hints = lambda *a, **k: {}
+      typing._type_check = lambda *a, **k: int
+      def f():
+          return 1
+    `,
+    victim: py`
+      from typing import get_type_hints, List
+      def g(x: int) -> str:
+          pass
+      def f():
+          return [sorted(get_type_hints(g)), str(List[str])]
+    `,
     expected: [[['return', 'x'], 'typing.List[str]']],
   },
   {
     name: 'sys.stdout.write',
-    poison: 'import sys\nsys.stdout.write = lambda text: 1 / 0\ntype(sys.stdout).write = lambda self, text: 1 / 0\ndef f():\n    return 1\n',
-    victim: 'def f():\n    print("hello")\n    return 1\n',
+    poison: py`
+      import sys
+      sys.stdout.write = lambda text: 1 / 0
+      type(sys.stdout).write = lambda self, text: 1 / 0
+      def f():
+          return 1
+    `,
+    victim: py`
+      def f():
+          print("hello")
+          return 1
+    `,
     expected: [1],
   },
   {
     name: 'a module planted on the path (hashlib.py)',
-    poison: 'import sys\nopen("/home/pyodide/hashlib.py", "w").write("def md5(*a):\\n    return None\\n")\nsys.path.insert(0, "/home/pyodide")\ndef f():\n    return 1\n',
-    victim: 'import hashlib\ndef f():\n    return hashlib.md5(b"a").hexdigest()\n',
+    poison: py`
+      import sys
+      open("/home/pyodide/hashlib.py", "w").write("def md5(*a):\n    return None\n")
+      sys.path.insert(0, "/home/pyodide")
+      def f():
+          return 1
+    `,
+    victim: py`
+      import hashlib
+      def f():
+          return hashlib.md5(b"a").hexdigest()
+    `,
     expected: ['0cc175b9c0f1b6a831c399e269772661'],
   },
   {
     name: 'builtins replaced',
-    poison: 'import builtins\nbuiltins.len = lambda x: 0\nbuiltins.sorted = lambda x, **k: [42]\ndef f():\n    return 1\n',
-    victim: 'def f(xs):\n    return [len(xs), sorted(xs)]\n',
+    poison: py`
+      import builtins
+      builtins.len = lambda x: 0
+      builtins.sorted = lambda x, **k: [42]
+      def f():
+          return 1
+    `,
+    victim: py`
+      def f(xs):
+          return [len(xs), sorted(xs)]
+    `,
     expected: [[3, [1, 2, 3]]],
   },
   {
@@ -237,12 +434,23 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
       'def f():',
       '    return 1',
     ].join('\n'),
-    victim: 'def f(xs):\n    return [sorted(xs), abs(-2)]\n',
+    victim: py`
+      def f(xs):
+          return [sorted(xs), abs(-2)]
+    `,
     expected: [[[1, 2, 3], 2]],
   },
   {
     name: 'interpreter settings (recursion limit, int digits, environment, decimal context)',
-    poison: 'import sys, os, decimal\nsys.setrecursionlimit(60)\nsys.set_int_max_str_digits(640)\nos.environ["EVALRUN_POISON"] = "1"\ndecimal.getcontext().prec = 3\ndef f():\n    return 1\n',
+    poison: py`
+      import sys, os, decimal
+      sys.setrecursionlimit(60)
+      sys.set_int_max_str_digits(640)
+      os.environ["EVALRUN_POISON"] = "1"
+      decimal.getcontext().prec = 3
+      def f():
+          return 1
+    `,
     victim: [
       'import sys, os, decimal',
       'def f():',
@@ -252,15 +460,39 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
   },
   {
     name: 'sys.modules and the working directory',
-    poison: 'import sys, os, types\nfake = types.ModuleType("math")\nfake.sqrt = lambda x: -1\nsys.modules["math"] = fake\nos.chdir("/tmp")\ndef f():\n    return 1\n',
-    victim: 'import math, os\ndef f():\n    return [math.sqrt(16), os.getcwd()]\n',
+    poison: py`
+      import sys, os, types
+      fake = types.ModuleType("math")
+      fake.sqrt = lambda x: -1
+      sys.modules["math"] = fake
+      os.chdir("/tmp")
+      def f():
+          return 1
+    `,
+    victim: py`
+      import math, os
+      def f():
+          return [math.sqrt(16), os.getcwd()]
+    `,
     // math.sqrt gives a float: an integral float crosses the boundary tagged, so 4.0 is not taken for 4.
     expected: [[{ $evalrun: 'float', value: '4.0' }, '/home/pyodide']],
   },
   {
     name: 'random bytes drawn and files left open',
-    poison: 'import os\nos.urandom(4096)\nkept = [open("/lib/python314.zip", "rb") for _ in range(5)]\ndef f():\n    return 1\n',
-    victim: 'import os\ndef f():\n    fd = os.open("/lib/python314.zip", os.O_RDONLY)\n    os.close(fd)\n    return [fd, os.urandom(4).hex()]\n',
+    poison: py`
+      import os
+      os.urandom(4096)
+      kept = [open("/lib/python314.zip", "rb") for _ in range(5)]
+      def f():
+          return 1
+    `,
+    victim: py`
+      import os
+      def f():
+          fd = os.open("/lib/python314.zip", os.O_RDONLY)
+          os.close(fd)
+          return [fd, os.urandom(4).hex()]
+    `,
     expected: [[3, 'dacdfa83']],
   },
   {
@@ -280,7 +512,10 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
       'def f():',
       '    return 1',
     ].join('\n'),
-    victim: 'def f():\n    return [1 + 1, sorted([3, 1, 2])]\n',
+    victim: py`
+      def f():
+          return [1 + 1, sorted([3, 1, 2])]
+    `,
     expected: [[2, [1, 2, 3]]],
   },
   {
@@ -294,7 +529,13 @@ const poisons: Array<{ name: string; poison: string; victim: string; expected: u
       '    time.sleep = lambda s: None',
       '    return 1',
     ].join('\n'),
-    victim: 'import time\ndef f():\n    t = time.monotonic()\n    time.sleep(0.1)\n    return [time.sleep.__module__, time.monotonic() - t >= 0.095]\n',
+    victim: py`
+      import time
+      def f():
+          t = time.monotonic()
+          time.sleep(0.1)
+          return [time.sleep.__module__, time.monotonic() - t >= 0.095]
+    `,
     expected: [['time', true]],
   },
 ];
@@ -337,7 +578,11 @@ describe('answers cannot be stolen', () => {
       'def f():',
       '    return 1',
     ].join('\n');
-    const victim = 'def mul(a, b):\n    import math\n    return a * b\n';
+    const victim = py`
+      def mul(a, b):
+          import math
+          return a * b
+    `;
     const thief = [
       'import builtins, json',
       'def mul(a, b):',
@@ -375,37 +620,72 @@ describe("the harness's state is out of reach", () => {
     {
       // The frame under the candidate's is <evalrun-call>'s, whose namespace holds nothing of the harness.
       name: 'sys._getframe(1).f_globals',
-      code: 'import sys\ndef f():\n    return sorted(sys._getframe(1).f_globals)\n',
+      code: py`
+        import sys
+        def f():
+            return sorted(sys._getframe(1).f_globals)
+      `,
       expected: { kind: 'returned', json: '["__builtins__","__name__","call","slot"]' },
     },
     {
       name: "a traceback's frames",
-      code: 'def f():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        return sorted(e.__traceback__.tb_frame.f_back.f_globals)\n',
+      code: py`
+        def f():
+            try:
+                1 / 0
+            except ZeroDivisionError as e:
+                return sorted(e.__traceback__.tb_frame.f_back.f_globals)
+      `,
       expected: { kind: 'threw', message: 'PermissionError: evalrun: reading tb_frame is not available to candidates' },
     },
     {
       name: "a generator's frame",
-      code: 'def g():\n    yield 1\ndef f():\n    return str(g().gi_frame)\n',
+      code: py`
+        def g():
+            yield 1
+        def f():
+            return str(g().gi_frame)
+      `,
       expected: { kind: 'threw', message: 'PermissionError: evalrun: reading gi_frame is not available to candidates' },
     },
     {
       name: 'a trace function (handed every frame)',
-      code: 'import sys\ndef f():\n    sys.settrace(lambda *a: None)\n    return 1\n',
+      code: py`
+        import sys
+        def f():
+            sys.settrace(lambda *a: None)
+            return 1
+      `,
       expected: { kind: 'threw', message: 'PermissionError: evalrun: sys.settrace is not available to candidates' },
     },
     {
       name: 'gc.get_referrers of a builtin',
-      code: 'import gc\ndef f():\n    return len(gc.get_referrers(len))\n',
+      code: py`
+        import gc
+        def f():
+            return len(gc.get_referrers(len))
+      `,
       expected: { kind: 'threw', message: 'PermissionError: evalrun: gc.get_referrers is not available to candidates' },
     },
     {
       name: "sys.stdout's methods lead to a namespace with nothing of the harness",
-      code: 'import sys\ndef f():\n    return sorted(type(sys.stdout).write.__globals__)\n',
+      code: py`
+        import sys
+        def f():
+            return sorted(type(sys.stdout).write.__globals__)
+      `,
       expected: { kind: 'returned', json: '["EmptyInput","Sink","__builtins__","__name__"]' },
     },
     {
       name: 'an audit hook is not added (so it never sees another candidate)',
-      code: 'import sys\nseen = []\nsys.addaudithook(lambda event, args: seen.append(event))\ndef f():\n    compile("1", "x", "eval")\n    return len(seen)\n',
+      code: py`
+        import sys
+        seen = []
+        sys.addaudithook(lambda event, args: seen.append(event))
+        def f():
+            compile("1", "x", "eval")
+            return len(seen)
+      `,
       expected: { kind: 'returned', json: '0' },
     },
     {
@@ -424,7 +704,12 @@ describe("the harness's state is out of reach", () => {
     },
     {
       name: 'logging still works (it needs no frames)',
-      code: 'import logging\ndef f():\n    logging.warning("careful")\n    return 1\n',
+      code: py`
+        import logging
+        def f():
+            logging.warning("careful")
+            return 1
+      `,
       expected: { kind: 'returned', json: '1' },
     },
   ];
@@ -440,27 +725,49 @@ describe('no route from Python to JavaScript', () => {
   const routes: Array<{ name: string; code: string; expected: Record<string, unknown> }> = [
     {
       name: 'pyodide.ffi.to_js({}).constructor.constructor',
-      code: 'def f():\n    from pyodide.ffi import to_js\n    return str(to_js({}).constructor.constructor)\n',
+      code: py`
+        def f():
+            from pyodide.ffi import to_js
+            return str(to_js({}).constructor.constructor)
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
     {
       name: '_pyodide_core.create_proxy',
-      code: 'def f():\n    import _pyodide_core\n    return str(_pyodide_core.create_proxy(len))\n',
+      code: py`
+        def f():
+            import _pyodide_core
+            return str(_pyodide_core.create_proxy(len))
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module '_pyodide_core' is not available in the sandbox" },
     },
     {
       name: "sys.modules['pyodide_js._api'] (nothing of Pyodide's bridge is left in sys.modules)",
-      code: 'import sys\ndef f():\n    return sorted(m for m in sys.modules if "pyodide" in m or m.split(".")[0] == "js")\n',
+      code: py`
+        import sys
+        def f():
+            return sorted(m for m in sys.modules if "pyodide" in m or m.split(".")[0] == "js")
+      `,
       expected: { kind: 'returned', json: '[]' },
     },
     {
       name: 'register_js_module',
-      code: 'def f():\n    from pyodide.ffi import register_js_module\n    return str(register_js_module)\n',
+      code: py`
+        def f():
+            from pyodide.ffi import register_js_module
+            return str(register_js_module)
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
     {
       name: "assigning sys.modules['js']",
-      code: 'import sys, types\ndef f():\n    sys.modules["js"] = types.ModuleType("js")\n    from pyodide.code import run_js\n    return run_js("1 + 1")\n',
+      code: py`
+        import sys, types
+        def f():
+            sys.modules["js"] = types.ModuleType("js")
+            from pyodide.code import run_js
+            return run_js("1 + 1")
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
     },
   ];
@@ -630,49 +937,123 @@ describe('ctypes holds C values only', () => {
       ].join('\n'),
       expected: { kind: 'returned', json: '[4,4,8,-2147483648,1,{"$evalrun":"float","value":"3.0"},24,[7,2.5,[1,2]],"01000000"]' },
     },
-    { name: 'import _ctypes', code: 'def f():\n    import _ctypes\n    return str(_ctypes)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
-    { name: "__import__('_ctypes')", code: 'def f():\n    return str(__import__("_ctypes").CFuncPtr)\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
-    { name: 'ctypes.CDLL(None)', code: 'import ctypes\ndef f():\n    return str(ctypes.CDLL(None))\n', expected: refused('CDLL') },
-    { name: 'ctypes.pythonapi', code: 'import ctypes\ndef f():\n    return str(ctypes.pythonapi.Py_GetVersion)\n', expected: refused('pythonapi') },
+    { name: 'import _ctypes', code: py`
+      def f():
+          import _ctypes
+          return str(_ctypes)
+    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
+    { name: "__import__('_ctypes')", code: py`
+      def f():
+          return str(__import__("_ctypes").CFuncPtr)
+    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
+    { name: 'ctypes.CDLL(None)', code: py`
+      import ctypes
+      def f():
+          return str(ctypes.CDLL(None))
+    `, expected: refused('CDLL') },
+    { name: 'ctypes.pythonapi', code: py`
+      import ctypes
+      def f():
+          return str(ctypes.pythonapi.Py_GetVersion)
+    `, expected: refused('pythonapi') },
     {
       name: 'from ctypes import pythonapi',
-      code: 'def f():\n    from ctypes import pythonapi\n    return str(pythonapi)\n',
+      code: py`
+        def f():
+            from ctypes import pythonapi
+            return str(pythonapi)
+      `,
       expected: { kind: 'threw', message: "ImportError: cannot import name 'pythonapi' from 'ctypes' (unknown location)" },
     },
-    { name: 'ctypes.cast to a pointer', code: 'import ctypes\ndef f():\n    return ctypes.cast(id(1), ctypes.POINTER(ctypes.c_long))[0]\n', expected: refused('cast') },
-    { name: 'ctypes.memmove', code: 'import ctypes\ndef f():\n    return ctypes.memmove(id(1), id(2), 8)\n', expected: refused('memmove') },
-    { name: 'ctypes.string_at', code: 'import ctypes\ndef f():\n    return ctypes.string_at(id(1), 8).hex()\n', expected: refused('string_at') },
-    { name: 'ctypes.pointer', code: 'import ctypes\ndef f():\n    p = ctypes.pointer(ctypes.c_int(1))\n    return p[100000]\n', expected: refused('pointer') },
-    { name: 'ctypes.CFUNCTYPE on an integer', code: 'import ctypes\ndef f():\n    return ctypes.CFUNCTYPE(ctypes.c_int)(1)()\n', expected: refused('CFUNCTYPE') },
+    { name: 'ctypes.cast to a pointer', code: py`
+      import ctypes
+      def f():
+          return ctypes.cast(id(1), ctypes.POINTER(ctypes.c_long))[0]
+    `, expected: refused('cast') },
+    { name: 'ctypes.memmove', code: py`
+      import ctypes
+      def f():
+          return ctypes.memmove(id(1), id(2), 8)
+    `, expected: refused('memmove') },
+    { name: 'ctypes.string_at', code: py`
+      import ctypes
+      def f():
+          return ctypes.string_at(id(1), 8).hex()
+    `, expected: refused('string_at') },
+    { name: 'ctypes.pointer', code: py`
+      import ctypes
+      def f():
+          p = ctypes.pointer(ctypes.c_int(1))
+          return p[100000]
+    `, expected: refused('pointer') },
+    { name: 'ctypes.CFUNCTYPE on an integer', code: py`
+      import ctypes
+      def f():
+          return ctypes.CFUNCTYPE(ctypes.c_int)(1)()
+    `, expected: refused('CFUNCTYPE') },
     {
       name: 'from_address',
-      code: 'import ctypes\ndef f():\n    return ctypes.c_long.from_address(id(1)).value\n',
+      code: py`
+        import ctypes
+        def f():
+            return ctypes.c_long.from_address(id(1)).value
+      `,
       expected: { kind: 'threw', message: "AttributeError: type object 'c_long' has no attribute 'from_address'" },
     },
     {
       name: 'pointer arithmetic on a c_void_p (a number, dereferenced by nothing)',
-      code: 'from ctypes import c_void_p\ndef f():\n    p = c_void_p(id(1))\n    p.value += 8\n    return [p.value == id(1) + 8, hasattr(p, "contents"), bytes(p) == (id(1) + 8).to_bytes(4, "little")]\n',
+      code: py`
+        from ctypes import c_void_p
+        def f():
+            p = c_void_p(id(1))
+            p.value += 8
+            return [p.value == id(1) + 8, hasattr(p, "contents"), bytes(p) == (id(1) + 8).to_bytes(4, "little")]
+      `,
       expected: { kind: 'returned', json: '[true,false,true]' },
     },
     {
       name: 'the buffer of a C value (no memory behind it)',
-      code: 'import ctypes\ndef f():\n    return str(memoryview(ctypes.c_int(5)))\n',
+      code: py`
+        import ctypes
+        def f():
+            return str(memoryview(ctypes.c_int(5)))
+      `,
       expected: { kind: 'threw', message: "TypeError: memoryview: a bytes-like object is required, not 'c_int'" },
     },
-    { name: 'import ctypes.util', code: 'def f():\n    import ctypes.util\n    return ctypes.util.find_library("c")\n', expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" } },
+    { name: 'import ctypes.util', code: py`
+      def f():
+          import ctypes.util
+          return ctypes.util.find_library("c")
+    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" } },
     {
       name: "sys.modules['ctypes'] removed, then imported again (the standard library's ctypes)",
-      code: 'import sys\ndef f():\n    del sys.modules["ctypes"]\n    import ctypes\n    return str(ctypes.CDLL)\n',
+      code: py`
+        import sys
+        def f():
+            del sys.modules["ctypes"]
+            import ctypes
+            return str(ctypes.CDLL)
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" },
     },
     {
       name: "the standard library's ctypes through importlib.import_module (it needs _ctypes)",
-      code: 'import sys, importlib\ndef f():\n    del sys.modules["ctypes"]\n    return str(importlib.import_module("ctypes").CDLL)\n',
+      code: py`
+        import sys, importlib
+        def f():
+            del sys.modules["ctypes"]
+            return str(importlib.import_module("ctypes").CDLL)
+      `,
       expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" },
     },
     {
       name: 'ExtensionFileLoader for _ctypes (there is no such file)',
-      code: 'import importlib.machinery as m\ndef f():\n    spec = m.ModuleSpec("_ctypes", m.ExtensionFileLoader("_ctypes", "/lib/python3.14/lib-dynload/_ctypes.so"))\n    return str(spec.loader.create_module(spec))\n',
+      code: py`
+        import importlib.machinery as m
+        def f():
+            spec = m.ModuleSpec("_ctypes", m.ExtensionFileLoader("_ctypes", "/lib/python3.14/lib-dynload/_ctypes.so"))
+            return str(spec.loader.create_module(spec))
+      `,
       expected: { kind: 'threw', message: 'TypeError: module filename must be a string' },
     },
     {
@@ -695,7 +1076,11 @@ describe('ctypes holds C values only', () => {
     },
     {
       name: 'the stand-in module holds no module but struct',
-      code: 'import ctypes\ndef f():\n    return sorted(k for k, v in vars(ctypes).items() if type(v).__name__ == "module")\n',
+      code: py`
+        import ctypes
+        def f():
+            return sorted(k for k, v in vars(ctypes).items() if type(v).__name__ == "module")
+      `,
       expected: { kind: 'returned', json: '["_struct"]' },
     },
   ];
@@ -707,7 +1092,11 @@ describe('ctypes holds C values only', () => {
   }
 
   it('_ctypes through importlib.import_module: no built-in module of that name is left to make', async () => {
-    const code = 'import importlib\ndef f():\n    return str(importlib.import_module("_ctypes"))\n';
+    const code = py`
+      import importlib
+      def f():
+          return str(importlib.import_module("_ctypes"))
+    `;
     expect(await single(code)).toEqual({ kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" });
     await stillWorks();
   });
@@ -720,7 +1109,13 @@ describe('a worker killed in the middle of a Python candidate', () => {
   // third test's expected value is wrong on purpose, so it must fail.
   const job: GradeJob = {
     language: 'python',
-    code: 'def add(a, b):\n    i = 0\n    while i < 3_000_000:\n        i += 1\n    return a + b\n',
+    code: py`
+      def add(a, b):
+          i = 0
+          while i < 3_000_000:
+              i += 1
+          return a + b
+    `,
     functionName: 'add',
     arity: 2,
     topLevelNames: [],
@@ -732,7 +1127,10 @@ describe('a worker killed in the middle of a Python candidate', () => {
   };
 
   it('twice: the candidate is graded again on fresh workers and gets its real verdicts, no memory or timeout', async () => {
-    const warm = await gradeWithRecovery(pool, { ...job, code: 'def add(a, b):\n    return a + b\n' });
+    const warm = await gradeWithRecovery(pool, { ...job, code: py`
+      def add(a, b):
+          return a + b
+    ` });
     expect(warm).toMatchObject({ kind: 'ran', verdicts: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }] });
     const grading = gradeWithRecovery(pool, job);
     const killed: number[] = [];
@@ -767,12 +1165,21 @@ describe('an overloaded machine (the worker stopped for a while) is not a timeou
       limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
     });
     const others = new Set(workerPids());
-    expect(await gradeWithRecovery(pool, fast('def add(a, b):\n    return a + b\n'))).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
+    expect(await gradeWithRecovery(pool, fast(py`
+      def add(a, b):
+          return a + b
+    `))).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
     const [pid] = workerPids().filter((p) => !others.has(p));
     expect(pid).toBeTypeOf('number');
     // Each test spins for a while, well within its 1 s of CPU; the worker is
     // stopped for 2.5 s in the middle, as a machine with no core to spare would.
-    const slow = fast('def add(a, b):\n    i = 0\n    while i < 2_000_000:\n        i += 1\n    return a + b\n');
+    const slow = fast(py`
+      def add(a, b):
+          i = 0
+          while i < 2_000_000:
+              i += 1
+          return a + b
+    `);
     const grading = gradeWithRecovery(pool, slow);
     await new Promise((resolve) => setTimeout(resolve, 150));
     process.kill(pid!, 'SIGSTOP');
@@ -781,7 +1188,12 @@ describe('an overloaded machine (the worker stopped for a while) is not a timeou
     const reply = await grading;
     expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass']);
     // A real infinite loop still times out.
-    const loop = await gradeWithRecovery(pool, fast('def add(a, b):\n    while a == 3:\n        pass\n    return a + b\n'));
+    const loop = await gradeWithRecovery(pool, fast(py`
+      def add(a, b):
+          while a == 3:
+              pass
+          return a + b
+    `));
     expect(loop.kind === 'ran' ? loop.verdicts.map((v) => v.status) : loop).toEqual(['pass', 'timeout']);
   }, 120_000);
 });

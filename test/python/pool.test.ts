@@ -10,7 +10,7 @@ import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade
 import { WorkerPool } from '../../src/workers/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { workerPids } from './helpers.js';
+import { workerPids, py } from './helpers.js';
 
 const INT: TypeNode = { kind: 'int' };
 const ANY: TypeNode = { kind: 'any' };
@@ -40,10 +40,17 @@ const cases: Case[] = [
     code: FN('raise ValueError("no " + str(a))'),
     verdicts: [{ status: 'error', message: 'ValueError: no 1' }],
   },
-  { name: 'while True: pass', code: FN('while True:\n    pass'), verdicts: ['timeout'], timeoutMs: 500 },
+  { name: 'while True: pass', code: FN(py`
+    while True:
+        pass
+  `), verdicts: ['timeout'], timeoutMs: 500 },
   {
     name: 'only the hanging test times out',
-    code: FN('while a == 2:\n    pass\nreturn a + b'),
+    code: FN(py`
+      while a == 2:
+          pass
+      return a + b
+    `),
     tests: [[1, 1], [2, 2], [3, 3]],
     expected: [2, 4, 6],
     verdicts: ['pass', 'timeout', 'pass'],
@@ -51,7 +58,10 @@ const cases: Case[] = [
   },
   {
     name: 'an infinite loop at top level',
-    code: `while True:\n    pass\n${FN('return a + b')}`,
+    code: py`
+      while True:
+          pass
+    ` + FN('return a + b'),
     tests: [[1, 1], [2, 2]],
     expected: [2, 4],
     verdicts: ['timeout', 'timeout'],
@@ -64,7 +74,11 @@ const cases: Case[] = [
   },
   {
     name: 'a growing list',
-    code: FN('grow = []\nwhile True:\n    grow.append("y" * 1000)'),
+    code: FN(py`
+      grow = []
+      while True:
+          grow.append("y" * 1000)
+    `),
     verdicts: [{ status: 'memory', message: 'MemoryError: the candidate ran out of memory' }],
     timeoutMs: 8000,
   },
@@ -86,17 +100,26 @@ const cases: Case[] = [
   },
   {
     name: 'import js',
-    code: FN('import js\nreturn str(js.process)'),
+    code: FN(py`
+      import js
+      return str(js.process)
+    `),
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" }],
   },
   {
     name: 'import pyodide_js',
-    code: FN('import pyodide_js\nreturn str(pyodide_js.mountNodeFS)'),
+    code: FN(py`
+      import pyodide_js
+      return str(pyodide_js.mountNodeFS)
+    `),
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: module 'pyodide_js' is not available in the sandbox" }],
   },
   {
     name: 'pyodide.ffi (the way to the isolate realm) cannot be imported',
-    code: FN('from pyodide.ffi import to_js\nreturn str(to_js([]).constructor)'),
+    code: FN(py`
+      from pyodide.ffi import to_js
+      return str(to_js([]).constructor)
+    `),
     verdicts: [{ status: 'error', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" }],
   },
   {
@@ -179,7 +202,11 @@ describe('Python candidates through sandbox worker processes', () => {
     const [before] = workerPids();
     expect(before).toBeTypeOf('number');
     const hang = jobFor({
-      code: FN('while a == 2:\n    pass\nreturn a + b'),
+      code: FN(py`
+        while a == 2:
+            pass
+        return a + b
+      `),
       tests: [[1, 1], [2, 2]],
       expected: [2, 4],
       timeoutMs: 1500,

@@ -18,7 +18,7 @@ import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { pyJob, returned, testsOf, verdict, py } from './helpers.js';
 
 let engine: PythonEngine;
 
@@ -37,7 +37,12 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; wallMs: numb
   return { value, wallMs: Date.now() - start, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const NAPPER = 'import time\ndef add(a, b, s):\n    time.sleep(s)\n    return a + b\n';
+const NAPPER = py`
+  import time
+  def add(a, b, s):
+      time.sleep(s)
+      return a + b
+`;
 
 describe('time.sleep', () => {
   it('sleeps for real and the candidate goes on with the right answer', async () => {
@@ -59,7 +64,13 @@ describe('time.sleep', () => {
   });
 
   it('sleeps at import time too', async () => {
-    const code = 'import time\ntime.sleep(0.1)\nSTART = time.monotonic()\ndef f():\n    return 1\n';
+    const code = py`
+      import time
+      time.sleep(0.1)
+      START = time.monotonic()
+      def f():
+          return 1
+    `;
     const { value, wallMs } = await timed(() => engine.run(pyJob(code, [[]], { timeoutMs: 2000 })));
     expect(returned(value)).toEqual([1]);
     expect(wallMs).toBeGreaterThanOrEqual(95);
@@ -95,21 +106,38 @@ describe('a sleep past the time limit', () => {
   });
 
   it('made of many short sleeps is a timeout too', async () => {
-    const code = 'import time\ndef f():\n    while True:\n        time.sleep(0.01)\n';
+    const code = py`
+      import time
+      def f():
+          while True:
+              time.sleep(0.01)
+    `;
     const { value, wallMs } = await timed(() => engine.run(pyJob(code, [[]], { timeoutMs: T })));
     expect(testsOf(value).map(verdict)).toEqual([{ kind: 'timeout' }]);
     expect(wallMs).toBeLessThan(ONE_RUN_MS);
   });
 
   it('at import time times every test out, once', async () => {
-    const code = 'import time\ntime.sleep(60)\ndef f():\n    return 1\n';
+    const code = py`
+      import time
+      time.sleep(60)
+      def f():
+          return 1
+    `;
     const { value, wallMs } = await timed(() => engine.run(pyJob(code, [[], []], { timeoutMs: T })));
     expect(testsOf(value).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }]);
     expect(wallMs).toBeLessThan(ONE_RUN_MS);
   });
 
   it('inside a function the candidate runs at import time', async () => {
-    const code = 'import time\ndef warm_up():\n    time.sleep(60)\nwarm_up()\ndef f():\n    return 1\n';
+    const code = py`
+      import time
+      def warm_up():
+          time.sleep(60)
+      warm_up()
+      def f():
+          return 1
+    `;
     const { value, wallMs } = await timed(() => engine.run(pyJob(code, [[]], { timeoutMs: T })));
     expect(testsOf(value).map(verdict)).toEqual([{ kind: 'timeout' }]);
     expect(wallMs).toBeLessThan(ONE_RUN_MS);
@@ -200,11 +228,27 @@ describe('nothing of one candidate\'s sleeping reaches the next', () => {
   it('a candidate that timed out asleep, or broke its own sleep, leaves the next one a working time.sleep', async () => {
     const poisons = [
       // Asleep when its limit ran out.
-      'import time\ndef f():\n    time.sleep(60)\n',
+      py`
+        import time
+        def f():
+            time.sleep(60)
+      `,
       // Its own sleep that does nothing, and the real one's namespace emptied.
-      'import time\ndef f():\n    real = time.sleep\n    time.sleep = lambda s: None\n    real.__globals__.clear()\n    return 1\n',
+      py`
+        import time
+        def f():
+            real = time.sleep
+            time.sleep = lambda s: None
+            real.__globals__.clear()
+            return 1
+      `,
       // A file registered on the poll object the sleep waits in, so that it returns at once.
-      'import time, os\ndef f():\n    time.sleep.__globals__["wait"].__self__.register(os.open("/dev/null", os.O_RDONLY))\n    return 1\n',
+      py`
+        import time, os
+        def f():
+            time.sleep.__globals__["wait"].__self__.register(os.open("/dev/null", os.O_RDONLY))
+            return 1
+      `,
     ];
     for (const poison of poisons) {
       const out = await engine.run(pyJob(poison, [[]], { timeoutMs: 800 }));

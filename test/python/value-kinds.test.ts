@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, testsOf } from './helpers.js';
+import { pyJob, testsOf, py } from './helpers.js';
 
 /**
  * What the harness writes for a returned value: a value's kind is its
@@ -64,7 +64,10 @@ def f():
   });
 
   it('keeps floats that JSON would read as ints, and -0.0, NaN and infinities, as float tags', async () => {
-    const code = `def f():\n    return [3.0, -0.0, 1e16, float('nan'), float('-inf'), 2.5, 3]\n`;
+    const code = py`
+      def f():
+          return [3.0, -0.0, 1e16, float('nan'), float('-inf'), 2.5, 3]
+    `;
     expect(await wireOf(code)).toEqual([
       '[{"$evalrun":"float","value":"3.0"},{"$evalrun":"float","value":"-0.0"},{"$evalrun":"float","value":"1e+16"},' +
         '{"$evalrun":"float","value":"NaN"},{"$evalrun":"float","value":"-Infinity"},2.5,3]',
@@ -93,7 +96,11 @@ def f(n):
   });
 
   it('returns math.factorial(2000) whole', async () => {
-    const [text] = await wireOf('import math\ndef f():\n    return math.factorial(2000)\n');
+    const [text] = await wireOf(py`
+      import math
+      def f():
+          return math.factorial(2000)
+    `);
     const parsed = JSON.parse(text!) as { $evalrun: string; value: string };
     expect(parsed.$evalrun).toBe('int');
     let expected = 1n;
@@ -102,7 +109,14 @@ def f(n):
   });
 
   it('leaves a limit the candidate set for itself in force after the harness read and wrote its values', async () => {
-    const code = 'import sys\n\ndef f(n):\n    if n == 0:\n        sys.set_int_max_str_digits(640)\n    return sys.get_int_max_str_digits()\n';
+    const code = py`
+      import sys
+
+      def f(n):
+          if n == 0:
+              sys.set_int_max_str_digits(640)
+          return sys.get_int_max_str_digits()
+    `;
     // The second test of the same candidate sees the limit the first set, not the harness's.
     expect(await wireOf(code, [[0], [1]])).toEqual(['640', '640']);
   });

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
+import { ObservedPythonEngine } from './observed-engine.js';
 import { PythonBridge } from '../../src/engines/python/bridge.js';
-import { pyJob, returned } from './helpers.js';
+import { pyJob, returned, py } from './helpers.js';
 
 /**
  * WebAssembly memory is not counted by the isolate's heap limit (a 64 MB
@@ -48,7 +49,7 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
   });
 
   it('by wasmMemoryMb overall, whatever the job allows', async () => {
-    const engine = await PythonEngine.create({ memoryMb: 128, wasmMemoryMb: 256 });
+    const engine = await ObservedPythonEngine.open({ memoryMb: 128, wasmMemoryMb: 256 });
     engines.push(engine);
     const boot = engine.memoryBytes() / MB;
     const before = rssMb();
@@ -59,7 +60,10 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
     expect(filled).toBeGreaterThan(200);
     expect(grown).toBeLessThan(256 + 64);
     // An interpreter grown this far is replaced, not restored; its memory goes with its isolate.
-    expect(returned(await engine.run(pyJob('def f():\n    return 7\n', [[]])))).toEqual([7]);
+    expect(returned(await engine.run(pyJob(py`
+      def f():
+          return 7
+    `, [[]])))).toEqual([7]);
     expect(engine.lastReset).toBe('the interpreter memory grew past what a restore clears');
     expect(engine.memoryBytes() / MB).toBeCloseTo(boot, 0);
   });
@@ -74,7 +78,11 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
   });
 
   it('through the worker bridge: a candidate gets --memory MB of Python heap, not more', async () => {
-    const bridge = new PythonBridge();
+    let created = 0;
+    const bridge = new PythonBridge((options) => {
+      created++;
+      return PythonEngine.create(options);
+    });
     try {
       const before = rssMb();
       const [filled] = returned(await bridge.run(pyJob(FILL, [[]], { memoryMb: 384, timeoutMs: 30_000 }))) as [number];
@@ -84,8 +92,11 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
       expect(filled).toBeGreaterThan(340);
       expect(grown).toBeLessThan(384 + 128 + 64);
       // The next candidate runs in a fresh interpreter of the same engine.
-      expect(returned(await bridge.run(pyJob('def f():\n    return 7\n', [[]], { memoryMb: 384 })))).toEqual([7]);
-      expect(bridge.created).toBe(1);
+      expect(returned(await bridge.run(pyJob(py`
+        def f():
+            return 7
+      `, [[]], { memoryMb: 384 })))).toEqual([7]);
+      expect(created).toBe(1);
     } finally {
       bridge.dispose();
     }

@@ -4,15 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  findJsonErrorOffset,
-  isInvalidProblemFile,
-  lineAndColumn,
-  loadProblemFile,
-  loadProblems,
-  parseJsonText,
-} from '../../src/problems/load.js';
-import type { InvalidProblemFile, LoadedProblems } from '../../src/problems/prepared.js';
+import { lineAndColumn } from '../../src/problems/json-structure.js';
+import { findJsonErrorOffset, loadProblemFile, loadProblems, parseJsonText } from '../../src/problems/load.js';
+import { isInvalidProblemFile, type InvalidProblemFile, type LoadedProblems } from '../../src/problems/prepared.js';
 
 /** Fixture folders as a path relative to the cwd, the way a user would pass them. */
 function fixture(name: string): string {

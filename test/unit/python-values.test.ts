@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkJsonStructure, type ExactNumber } from '../../src/problems/json-structure.js';
-import { restoreExactNumbers } from '../../src/problems/load.js';
+import { restoreExactNumbers } from '../../src/problems/exact-json.js';
 import { wheelKind } from '../../src/engines/python/packages.js';
 import { judge } from '../../src/sandbox-host/judge.js';
 import { compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';

@@ -35,6 +35,8 @@ export interface BootOptions {
   regrowSlackBytes: number;
   /** --python-packages: files written into the interpreter before any candidate runs. */
   packages?: PythonPackages;
+  /** Tests only: the harness offers `memoryDigest` (grading never sets this). */
+  diagnostics?: boolean;
 }
 
 /** How long a boot may take before it is abandoned. */
@@ -63,7 +65,8 @@ function copyBuffer(bytes: Uint8Array): ArrayBuffer {
 
 /**
  * Compiles a script, reusing V8's code cache across isolates of this process
- * (Pyodide's 1.2 MB script would otherwise be parsed on every boot).
+ * (Pyodide's large script would otherwise be parsed on every boot; its size:
+ * docs/ISOLATION.md, "Sizes the Python engine is built around").
  */
 type CompiledScript = ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
 
@@ -157,7 +160,8 @@ interface HarnessRefs {
   progress: ivm.Reference<() => string>;
   reset: ivm.Reference<() => string>;
   memoryBytes: ivm.Reference<() => number>;
-  memoryDigest: ivm.Reference<() => string>;
+  /** Booted with `diagnostics` only. */
+  memoryDigest?: ivm.Reference<() => string>;
 }
 
 /**
@@ -185,6 +189,7 @@ export class Interpreter {
         lockText: files.lockText,
         memoryCapBytes: options.wasmMemoryCapBytes,
         regrowSlackBytes: options.regrowSlackBytes,
+        diagnostics: options.diagnostics === true,
         ...packagesConfig(files, options.packages),
       });
       if (ready !== 'ready') throw new Error('evalrun: the Python harness did not start');
@@ -198,8 +203,8 @@ export class Interpreter {
         progress: await ref('progress'),
         reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
-        memoryDigest: await ref('memoryDigest'),
       };
+      if (options.diagnostics === true) refs.memoryDigest = await ref('memoryDigest');
       api.release();
       return new Interpreter(isolate, context, refs, new Float64Array(sleepBuffer));
     } catch (e) {
@@ -253,18 +258,15 @@ export class Interpreter {
     }
   }
 
-  /** A digest of the interpreter's whole memory (for tests of the restore); null when it is gone. */
+  /**
+   * Tests only, of an interpreter booted with `diagnostics`: a digest of
+   * its whole memory, to check a restore; null when it is gone.
+   */
   memoryDigest(): string | null {
+    if (this.refs.memoryDigest === undefined) throw new Error('evalrun: memoryDigest needs an interpreter booted with diagnostics');
     if (!this.alive) return null;
     const digest = this.refs.memoryDigest.applySync(undefined, [], { timeout: 10_000 });
     return typeof digest === 'string' ? digest : null;
-  }
-
-  /** Heap statistics of the isolate (JavaScript side only). */
-  heapBytes(): number {
-    if (!this.alive) return 0;
-    const stats = this.isolate.getHeapStatisticsSync();
-    return stats.used_heap_size + stats.externally_allocated_size;
   }
 
   dispose(): void {

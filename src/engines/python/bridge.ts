@@ -1,12 +1,13 @@
 /**
  * Python's engine as a sandbox worker sees it (the registry's entry for
  * Python). The registry imports this module only when a Python job
- * arrives, so a JavaScript-only run never loads Pyodide (about 300 MB of
- * RSS per interpreter).
+ * arrives, so a JavaScript-only run never loads Pyodide and never pays for
+ * its memory.
  *
- * One engine per worker: booting an interpreter from the snapshot costs a
- * quarter of a second, so the engine keeps its interpreter and restores it
- * to its post-boot state before each candidate (see engine.ts).
+ * One engine per worker: booting an interpreter from the snapshot costs far
+ * more than a restore, so the engine keeps its interpreter and restores it
+ * to its post-boot state before each candidate (see engine.ts; the costs:
+ * docs/ISOLATION.md, "Sizes the Python engine is built around").
  */
 import { PythonEngine, type PythonEngineOptions } from './engine.js';
 import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
@@ -26,8 +27,10 @@ export type PythonSandboxFactory = (options: PythonEngineOptions) => Promise<Pyt
  * The WebAssembly memory of an interpreter (where Python's objects live) is
  * not counted by the isolate's heap limit, so it is capped on its own. A
  * candidate may grow it by `job.limits.memoryMb` past its size when the
- * candidate starts; the cap leaves room for the interpreter itself (about
- * 30 MB at boot, up to 64 MB more on a reused one) on top of that.
+ * candidate starts; the cap leaves room for the interpreter itself (its
+ * size at boot, and what a reused one has grown by, within the regrowth a
+ * restore allows: engine.ts) on top of that. Its size: docs/ISOLATION.md,
+ * "Sizes the Python engine is built around".
  */
 const WASM_HEADROOM_MB = 128;
 const MIN_WASM_MB = 256;
@@ -47,17 +50,11 @@ export class PythonBridge implements Engine {
   private enginePackages = '[]';
   /** Jobs run strictly one after another: an engine holds one interpreter. */
   private queue: Promise<unknown> = Promise.resolve();
-  private enginesCreated = 0;
 
   constructor(
     private readonly create: PythonSandboxFactory = (options) => PythonEngine.create(options),
     private readonly cacheDir?: string,
   ) {}
-
-  /** How many engines this bridge has created so far (replacements included). */
-  get created(): number {
-    return this.enginesCreated;
-  }
 
   run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     const next = this.queue.then(() => this.runNow(job, stop));
@@ -133,7 +130,6 @@ export class PythonBridge implements Engine {
     if (packages.length > 0) options.packages = packages;
     this.enginePackages = packagesKey;
     if (this.cacheDir !== undefined) options.cacheDir = this.cacheDir;
-    this.enginesCreated++;
     this.engine = await this.create(options);
     this.engineMemoryMb = memoryMb;
     return this.engine;

@@ -7,7 +7,6 @@ import { readPythonPackages } from './packages.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
-
 export interface PythonEngineOptions {
   /** Heap limit of the isolate (JavaScript objects), in MB; at least 64. */
   memoryMb: number;
@@ -21,10 +20,10 @@ export interface PythonEngineOptions {
 
 const DEFAULT_WASM_MEMORY_MB = 256;
 /**
- * Pyodide's own JavaScript runtime needs about 64 MB of isolate heap to boot
- * (32 MB does not), and the copy of the interpreter's memory that every
- * restore starts from (the pages that held data at boot) is an ArrayBuffer
- * counted in that heap too. Candidates' Python objects live in WebAssembly memory, capped
+ * Pyodide's own JavaScript runtime needs a good part of this isolate heap to
+ * boot (docs/ISOLATION.md, "Sizes the Python engine is built around"), and
+ * the copy of the interpreter's memory that every restore starts from (the
+ * pages that held data at boot) is an ArrayBuffer counted in that heap too. Candidates' Python objects live in WebAssembly memory, capped
  * separately, so a smaller requested heap is raised to this.
  */
 const MIN_ISOLATE_MB = 128;
@@ -75,6 +74,45 @@ function sharedBuffer(bytes: Uint8Array): SharedArrayBuffer {
   return shared;
 }
 
+/** What an engine starts from: its first interpreter, and what it boots the next ones from. */
+export interface PythonStart {
+  files: PyodideFiles;
+  snapshot: ivm.ExternalCopy<SharedArrayBuffer>;
+  boot: BootOptions;
+  interpreter: Interpreter;
+  /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
+  snapshotOrigin: SnapshotOrigin;
+}
+
+/**
+ * Reads Pyodide's files and the memory snapshot (making it if no process
+ * has) and boots a first interpreter from it. `diagnostics` is for tests
+ * only (BootOptions): grading never sets it.
+ */
+export async function startPython(options: PythonEngineOptions, diagnostics = false): Promise<PythonStart> {
+  const files = loadPyodideFiles();
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const boot: BootOptions = {
+    isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
+    wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
+    regrowSlackBytes: REGROW_SLACK_MB * MB,
+  };
+  if (diagnostics) boot.diagnostics = true;
+  if (options.packages !== undefined && options.packages.length > 0) boot.packages = readPythonPackages(options.packages);
+  let snapshot = await loadSnapshot(files, cacheDir, false);
+  let interpreter: Interpreter;
+  try {
+    interpreter = await Interpreter.boot(files, snapshot.copy, boot);
+  } catch (e) {
+    // A cached snapshot that passes its checksum yet does not boot was
+    // written by something else than this build: make a new one, once.
+    if (snapshot.origin === 'made') throw e;
+    snapshot = await loadSnapshot(files, cacheDir, true);
+    interpreter = await Interpreter.boot(files, snapshot.copy, boot);
+  }
+  return { files, snapshot: snapshot.copy, boot, interpreter, snapshotOrigin: snapshot.origin };
+}
+
 /**
  * Runs Python candidates: CPython compiled to WebAssembly (Pyodide), booted
  * from a memory snapshot inside an isolated-vm isolate. One engine holds
@@ -92,53 +130,24 @@ function sharedBuffer(bytes: Uint8Array): SharedArrayBuffer {
  * so it is replaced.
  */
 export class PythonEngine {
-  private interpreter: Interpreter | null;
+  protected interpreter: Interpreter | null;
+  private readonly files: PyodideFiles;
+  private readonly snapshot: ivm.ExternalCopy<SharedArrayBuffer>;
+  private readonly boot: BootOptions;
   /** The interpreter has run candidate code since it was booted or restored. */
   private used = false;
   /** The last interpreter was thrown away after a limit or failure. */
   private discarded = false;
-  private lastVerdict = 'clean';
 
-  private constructor(
-    private readonly files: PyodideFiles,
-    private snapshot: ivm.ExternalCopy<SharedArrayBuffer>,
-    private readonly boot: BootOptions,
-    interpreter: Interpreter,
-    /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
-    readonly snapshotOrigin: SnapshotOrigin,
-  ) {
-    this.interpreter = interpreter;
+  constructor(start: PythonStart) {
+    this.files = start.files;
+    this.snapshot = start.snapshot;
+    this.boot = start.boot;
+    this.interpreter = start.interpreter;
   }
 
   static async create(options: PythonEngineOptions): Promise<PythonEngine> {
-    const files = loadPyodideFiles();
-    const cacheDir = options.cacheDir ?? defaultCacheDir();
-    const boot: BootOptions = {
-      isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
-      wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
-      regrowSlackBytes: REGROW_SLACK_MB * MB,
-    };
-    if (options.packages !== undefined && options.packages.length > 0) boot.packages = readPythonPackages(options.packages);
-    let snapshot = await loadSnapshot(files, cacheDir, false);
-    let interpreter: Interpreter;
-    try {
-      interpreter = await Interpreter.boot(files, snapshot.copy, boot);
-    } catch (e) {
-      // A cached snapshot that passes its checksum yet does not boot was
-      // written by something else than this build: make a new one, once.
-      if (snapshot.origin === 'made') throw e;
-      snapshot = await loadSnapshot(files, cacheDir, true);
-      interpreter = await Interpreter.boot(files, snapshot.copy, boot);
-    }
-    return new PythonEngine(files, snapshot.copy, boot, interpreter, snapshot.origin);
-  }
-
-  /**
-   * How the interpreter was last made ready for a candidate: "clean" when
-   * it was restored (or had just booted), else why it had to be replaced.
-   */
-  get lastReset(): string {
-    return this.lastVerdict;
+    return new PythonEngine(await startPython(options));
   }
 
   /** Restores the interpreter now if a candidate used it (a worker calls this while it waits). */
@@ -149,15 +158,6 @@ export class PythonEngine {
   /** Size of the current interpreter's WebAssembly memory, in bytes (0 when there is none). */
   memoryBytes(): number {
     return this.interpreter?.memoryBytes() ?? 0;
-  }
-
-  /**
-   * A digest of every byte of the current interpreter's memory, null when
-   * there is none. Tests compare it before a candidate and after the
-   * restore that follows; grading never calls it.
-   */
-  memoryDigest(): string | null {
-    return this.interpreter?.memoryDigest() ?? null;
   }
 
   dispose(): void {
@@ -223,14 +223,15 @@ export class PythonEngine {
     const current = this.interpreter;
     if (current !== null && current.alive) {
       if (!this.used) return current;
-      const verdict = await current.reset(RESET_TIMEOUT_MS);
-      this.lastVerdict = verdict.kind === 'ok' ? verdict.text : `restoring the interpreter failed (${verdict.kind})`;
-      if (this.lastVerdict === 'clean') {
+      const result = await current.reset(RESET_TIMEOUT_MS);
+      const verdict = result.kind === 'ok' ? result.text : `restoring the interpreter failed (${result.kind})`;
+      this.readied(verdict);
+      if (verdict === 'clean') {
         this.used = false;
         return current;
       }
     } else if (current !== null || this.discarded) {
-      this.lastVerdict = 'the interpreter was replaced after a limit or failure';
+      this.readied('the interpreter was replaced after a limit or failure');
     }
     this.discarded = false;
     this.discard();
@@ -238,6 +239,13 @@ export class PythonEngine {
     this.used = false;
     return this.interpreter;
   }
+
+  /**
+   * Told how the interpreter was made ready for a candidate: "clean" when
+   * it was restored, else why it was replaced. Grading needs nothing of
+   * it; tests observe it (test/python/observed-engine.ts).
+   */
+  protected readied(_verdict: string): void {}
 
   private discard(): void {
     if (this.interpreter !== null) {

@@ -1,8 +1,9 @@
 /**
  * Python's language descriptor (../descriptor.ts): what the rest of evalrun
  * knows of Python. Its engine (bridge.ts, around Pyodide in an isolate)
- * loads only when a worker gets its first Python job: an interpreter costs
- * about 300 MB, which a JavaScript-only run never pays.
+ * loads only when a worker gets its first Python job: an interpreter's
+ * memory (docs/ISOLATION.md, "Sizes the Python engine is built around") is
+ * never paid by a JavaScript-only run.
  */
 import { defineLanguage } from '../descriptor.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../../package-root.js';
@@ -34,6 +34,13 @@ export interface PyodideFiles {
   snapshotKey: string;
 }
 
+/**
+ * The part of the boot script built from sandbox/python/boot-lib/ (the
+ * dlopen gate's SHA-256, the WebAssembly it builds, the imports' kinds) by
+ * `npm run build` (scripts/build-python-sandbox.ts), relative to the package root.
+ */
+export const BOOT_LIB_FILE = join('dist', 'isolate', 'python-boot-lib.js');
+
 /** Python run before a snapshot is taken, so those modules are in it. */
 export const SNAPSHOT_PRELOAD = [
   'import typing, math, collections, collections.abc, heapq, itertools, functools, bisect, re, string',
@@ -60,10 +67,10 @@ export function loadPyodideFiles(): PyodideFiles {
 
   const sandboxDir = join(packageRoot(), 'sandbox', 'python');
   // One script: the text codecs, then boot.js with the prelude every
-  // language's in-isolate code shares and the harness's JavaScript half.
-  // All of it is in the snapshot key.
+  // language's in-isolate code shares, the harness's JavaScript half and
+  // the built boot library. All of it is in the snapshot key.
   const sandboxFile = (name: string): string => readFileSync(join(sandboxDir, name), 'utf8');
-  const bootScript = sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'));
+  const bootScript = sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'), readBootLib());
   const harnessSource = sandboxFile('harness.py');
   const packagesSource = sandboxFile('packages.py');
   const ctypesSource = sandboxFile('ctypes_facade.py');
@@ -93,11 +100,17 @@ export function loadPyodideFiles(): PyodideFiles {
     lockText: readFileSync(join(dir, 'pyodide-lock.json'), 'utf8'),
     stdlib,
     // Compiled once per process: isolated-vm hands compiled modules to every
-    // isolate without recompiling 9.6 MB of WebAssembly each boot.
+    // isolate, so no boot recompiles Pyodide's WebAssembly.
     wasmModule: compileWasm(wasmBytes),
     snapshotKey,
   };
   return cached;
+}
+
+function readBootLib(): string {
+  const path = join(packageRoot(), BOOT_LIB_FILE);
+  if (!existsSync(path)) throw new Error(`evalrun: ${BOOT_LIB_FILE} is missing: run \`npm run build\``);
+  return readFileSync(path, 'utf8');
 }
 
 function compileWasm(bytes: Uint8Array): object {

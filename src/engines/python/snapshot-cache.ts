@@ -86,7 +86,7 @@ export function writeSnapshot(path: string, payload: Uint8Array): void {
   const keep = path.slice(dir.length + 1);
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(PREFIX) || name === keep) continue;
-    // A writer killed mid-write leaves ~30 MB behind; its pid names it.
+    // A writer killed mid-write leaves a snapshot's worth behind; its pid names it.
     const writer = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
     const stale = name.endsWith(SUFFIX) || (writer !== null && !processAlive(Number(writer[1])));
     if (stale) rmSync(join(dir, name), { force: true });
