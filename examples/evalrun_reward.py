@@ -195,8 +195,9 @@ class EvalrunClient:
         self.token = token if token is not None else _env_token()
         self.timeout = timeout if timeout is not None else _env_float("EVALRUN_TIMEOUT", DEFAULT_TIMEOUT)
         self.max_wait = max_wait if max_wait is not None else _env_float("EVALRUN_MAX_WAIT", DEFAULT_MAX_WAIT)
-        self.parallel = int(parallel if parallel is not None else _env_float("EVALRUN_PARALLEL", DEFAULT_PARALLEL))
-        self.max_batch = int(max_batch if max_batch is not None else _env_float("EVALRUN_MAX_BATCH", DEFAULT_MAX_BATCH))
+        self.parallel = max(1, int(parallel if parallel is not None else _env_float("EVALRUN_PARALLEL", DEFAULT_PARALLEL)))
+        self.max_batch = max(1, int(max_batch if max_batch is not None
+                                    else _env_float("EVALRUN_MAX_BATCH", DEFAULT_MAX_BATCH)))
         if use_proxy is None:
             use_proxy = os.environ.get("EVALRUN_USE_PROXY", "") == "1"
         handlers = [] if use_proxy else [urllib.request.ProxyHandler({})]
@@ -275,7 +276,7 @@ class EvalrunClient:
     def scores(self, ground_truth, codes, options=None, languages=None):
         """The reward of each candidate of one problem, sending at most `max_batch` per request."""
         out = []
-        for start in range(0, len(codes), max(1, self.max_batch)):
+        for start in range(0, len(codes), self.max_batch):
             chunk = codes[start:start + self.max_batch]
             langs = languages[start:start + self.max_batch] if languages is not None else None
             out.extend(float(r["score"]) for r in self.grade(ground_truth, chunk, options, langs))
@@ -293,7 +294,7 @@ class EvalrunClient:
             groups.setdefault(key, (value, []))[1].append(i)
         jobs = []
         for truth, indices in groups.values():
-            for start in range(0, len(indices), max(1, self.max_batch)):
+            for start in range(0, len(indices), self.max_batch):
                 jobs.append((truth, indices[start:start + self.max_batch]))
         scores = [None] * n
 
@@ -305,7 +306,7 @@ class EvalrunClient:
             for i, result in zip(indices, results):
                 scores[i] = float(result["score"])
 
-        if len(jobs) <= 1 or self.parallel <= 1:
+        if len(jobs) <= 1 or self.parallel == 1:
             for job in jobs:
                 run(job)
         else:
