@@ -15,4 +15,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
+  {
+    // Scripts evaluated inside the sandbox's isolate: plain JavaScript, no Node and no modules.
+    files: ['sandbox/**/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'script', ecmaVersion: 2023 },
+  },
+  {
+    files: ['bin/**/*.js', 'eslint.config.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'module', ecmaVersion: 2023, globals: { process: 'readonly' } },
+  },
+  {
+    files: ['**/*.cjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'commonjs', ecmaVersion: 2023, globals: { module: 'writable', require: 'readonly' } },
+  },
 );
