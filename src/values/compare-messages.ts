@@ -5,7 +5,7 @@
 
 import { formatValue } from './format.js';
 import { tagOf } from './py-tags.js';
-import { formatType } from './type-grammar.js';
+import { formatType } from './type-format.js';
 import type { TypeNode } from './type-node.js';
 
 export type Segment = string | number;
