@@ -11,7 +11,8 @@ import { at, differ, show, SHOWN, wrongKind, type Outcome } from './compare-mess
 import { isIntegral } from './compare-numbers.js';
 import { formatValue, valueKey } from './format.js';
 import { sequenceItems, tagOf, type DictTag } from './py-tags.js';
-import { parsePythonLiteral, pythonFloat } from './python-literal.js';
+import { pythonFloat } from './python-float.js';
+import { parsePythonLiteral } from './python-literal.js';
 import type { TypeNode, Value } from './type-node.js';
 
 export function compareDicts(judge: Judge, expected: unknown, actual: unknown, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {

@@ -23,7 +23,8 @@
 
 import { distinctItems, formatValue, isValue, valueKey } from './format.js';
 import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
-import { type LiteralResult, parsePythonLiteral, pythonFloat, pythonStrip, setOwn } from './python-literal.js';
+import { pythonFloat, pythonStrip } from './python-float.js';
+import { type LiteralResult, parsePythonLiteral, setOwn } from './python-literal.js';
 import { formatType } from './type-format.js';
 import type { TypeNode, Value } from './type-node.js';
 
