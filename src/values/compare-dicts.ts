@@ -9,11 +9,12 @@
 import { ANY, isRecord, type Judge } from './compare-judge.js';
 import { at, differ, show, SHOWN, wrongKind, type Outcome } from './compare-messages.js';
 import { isIntegral } from './compare-numbers.js';
-import { formatValue, valueKey } from './format.js';
+import { formatValue } from './format.js';
 import { sequenceItems, tagOf, type DictTag } from './py-tags.js';
 import { pythonFloat } from './python-float.js';
 import { parsePythonLiteral } from './python-literal.js';
 import type { TypeNode, Value } from './type-node.js';
+import { valueKey } from './value-key.js';
 
 export function compareDicts(judge: Judge, expected: unknown, actual: unknown, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
   if (!isRecord(expected)) return judge.structural(expected, actual);

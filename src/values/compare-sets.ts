@@ -9,9 +9,9 @@ import type { Judge } from './compare-judge.js';
 import { at, differ, setReason, wrongKind, type Outcome } from './compare-messages.js';
 import { numberOrder } from './compare-numbers.js';
 import { compareByMatching } from './compare-set-matching.js';
-import { distinctItems } from './format.js';
 import { sequenceItems, setItems, tagOf } from './py-tags.js';
 import type { TypeNode } from './type-node.js';
+import { distinctItems } from './value-key.js';
 
 export function compareSets(judge: Judge, expectedValue: unknown, actualValue: unknown, type: TypeNode & { kind: 'set' }, depth: number): Outcome {
   const expected = setItems(expectedValue);

@@ -21,12 +21,14 @@
  * - a union takes the first option the value fits (see decodeUnion).
  */
 
-import { distinctItems, formatValue, isValue, valueKey } from './format.js';
+import { formatValue } from './format.js';
+import { isValue } from './is-value.js';
 import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
 import { pythonFloat, pythonStrip } from './python-float.js';
 import { type LiteralResult, parsePythonLiteral, setOwn } from './python-literal.js';
 import { formatType } from './type-format.js';
 import type { TypeNode, Value } from './type-node.js';
+import { distinctItems, valueKey } from './value-key.js';
 
 export type DecodeResult = { ok: true; value: Value } | { ok: false; expected: string; got: string };
 

@@ -11,11 +11,12 @@
  * keys are all strings a plain object (otherwise a dict tag).
  */
 
-import { distinctItems, formatValue, valueKey } from './format.js';
+import { formatValue } from './format.js';
 import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type FloatTag } from './py-tags.js';
 import { pythonFloat } from './python-float.js';
 import { isNameStart, LiteralScanner, LiteralSyntaxError } from './python-literal-scanner.js';
 import type { Value } from './type-node.js';
+import { distinctItems, valueKey } from './value-key.js';
 
 export type LiteralResult = { ok: true; value: Value } | { ok: false; error: string };
 
