@@ -10,8 +10,8 @@ import { type LiteralResult, parsePythonLiteral } from './python-literal.js';
 import type { TypeNode, Value } from './type-node.js';
 
 /**
- * Most encoded values are JSON, which JSON.parse reads many times faster and
- * to the same value (every JSON text means the same as a Python literal
+ * Most encoded values are JSON, which JSON.parse reads faster than the
+ * literal parser, and to the same value (every JSON text means the same as a Python literal
  * here); anything else goes to the Python literal parser.
  */
 export function readLiteral(text: string): LiteralResult {

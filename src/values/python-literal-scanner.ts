@@ -9,8 +9,9 @@ import type { Value } from './type-node.js';
 
 export class LiteralSyntaxError extends Error {}
 
-// Character classes by code: the parser reads megabyte-sized lists, and a
-// regular expression per character costs several times more.
+// Character classes by code rather than regular expressions: the parser
+// reads megabyte-sized lists one character at a time, and comparing a
+// character code is the cheaper test.
 const isDigit = (code: number): boolean => code >= 48 && code <= 57;
 const isLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 export const isNameStart = (code: number): boolean => isLetter(code) || code === 95;
