@@ -15,6 +15,7 @@ import { languageNamed } from '../src/engines/find-language.js';
 import { packageRoot } from '../src/package-root.js';
 import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js';
 import { CLI_BUNDLE, NODE_CJS_BUNDLE_OPTIONS } from './bundle-options.js';
+import { bundleReportPage } from './bundle-page.js';
 
 const root = packageRoot();
 const outdir = join(root, BUNDLE_DIR);
@@ -92,6 +93,7 @@ await build({
 if (lazyEngines.size > 0) {
   await build({ entryPoints: Object.fromEntries(lazyEngines), outdir, ...NODE_CJS_BUNDLE_OPTIONS, plugins: workerPlugins, sourcemap: true });
 }
+await bundleReportPage(root);
 console.log(`wrote ${outdir}`);
 
 function stem(file: string): string {

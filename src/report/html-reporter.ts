@@ -1,7 +1,8 @@
 import { formatValue, styleFor } from '../values/format.js';
 import { recordJson } from '../values/wire.js';
 import type { RowMetrics } from './aggregate.js';
-import { HTML_SCRIPT, HTML_STYLE } from './html-page.js';
+import { HTML_STYLE, pageScript } from './html-page.js';
+import type { PageDetails, PageRow } from './page/data.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateChange, Delta, RunDiff } from './run-diff.js';
 import type { CandidateResult } from './scorecard.js';
@@ -83,18 +84,19 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
   );
   write('<noscript><p>The candidate table needs JavaScript; every result is also in the JSON scorecard.</p></noscript>\n');
 
-  // Rows: problem, model, prompt, sample, language, status, passed, total, ms, error.
+  // The two blocks the page's script reads (page/data.ts): a row per candidate, and a line of details per candidate.
   write('<script type="application/json" id="rows">[');
   outcome.rows.forEach((r, i) => {
-    write(`${i === 0 ? '' : ','}${scriptJson([r.problem_id, r.model_id, r.prompt_id, r.sample_id, r.language, r.status, r.passed, r.total, r.duration_ms, r.error === null ? null : r.error.slice(0, 200)])}`);
+    const row: PageRow = [r.problem_id, r.model_id, r.prompt_id, r.sample_id, r.language, r.status, r.passed, r.total, r.duration_ms, r.error === null ? null : r.error.slice(0, 200)];
+    write(`${i === 0 ? '' : ','}${scriptJson(row)}`);
   });
   write(']</script>\n<script type="application/x-ndjson" id="details">\n');
   for (const result of outcome.results()) write(`${scriptJson(detailsOf(result))}\n`);
-  write(`</script>\n<script>${HTML_SCRIPT}</script>\n</main>\n</body>\n</html>\n`);
+  write(`</script>\n<script>${pageScript()}</script>\n</main>\n</body>\n</html>\n`);
 }
 
 /** What the page shows when a candidate is opened. */
-function detailsOf(r: CandidateResult): unknown {
+function detailsOf(r: CandidateResult): PageDetails {
   // Python's values are written here as its repr writes them; the page renders JavaScript's as JSON.
   const repr = styleFor(r.language) === 'python';
   const shown = (value: unknown): unknown => (repr ? formatValue(value, Infinity, 'python') : value);

@@ -21,11 +21,15 @@
  * - a union takes the first option the value fits (see decodeUnion).
  */
 
-import { distinctItems, formatValue, isValue, valueKey } from './format.js';
-import { dict, floatValue, isIndexKey, isMadeTag, normalInt, orderedDict, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
-import { type LiteralResult, parsePythonLiteral, pythonFloat, pythonStrip, setOwn } from './python-literal.js';
-import { formatType } from './type-grammar.js';
+import { escapeTagKeys, hasTagKey } from './decode-tag-keys.js';
+import { quotedString, readLiteral, scalarFromText } from './decode-text.js';
+import { formatValue } from './format.js';
+import { isValue } from './is-value.js';
+import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
+import { setOwn } from './python-literal.js';
+import { formatType } from './type-format.js';
 import type { TypeNode, Value } from './type-node.js';
+import { distinctItems, valueKey } from './value-key.js';
 
 export type DecodeResult = { ok: true; value: Value } | { ok: false; expected: string; got: string };
 
@@ -146,54 +150,6 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
   }
 }
 
-/** Whether any object inside has a `$evalrun` key; iterative, as values may nest deeply. */
-function hasTagKey(raw: Value): boolean {
-  const stack: Value[] = [raw];
-  while (stack.length > 0) {
-    const v = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      for (const item of v) stack.push(item);
-      continue;
-    }
-    if (isMadeTag(v)) {
-      // The loader's own tags: only a dict's values can hold the file's objects.
-      if (tagOf(v) === 'dict') for (const [, item] of (v as unknown as DictTag).entries) stack.push(item);
-      continue;
-    }
-    if (Object.hasOwn(v, WIRE_TAG)) return true;
-    for (const key of Object.keys(v)) stack.push(v[key]!);
-  }
-  return false;
-}
-
-/** `raw` with every object that has a `$evalrun` key turned into a dict tag; `raw` itself when there is none. */
-function escapeTagKeys(raw: Value): Value {
-  if (raw === null || typeof raw !== 'object') return raw;
-  if (isMadeTag(raw)) {
-    if (tagOf(raw) !== 'dict') return raw;
-    const entries = (raw as unknown as DictTag).entries;
-    const items = entries.map(([, item]) => escapeTagKeys(item));
-    return items.every((item, i) => item === entries[i]![1]) ? raw : orderedDict(entries.map(([key], i) => [key, items[i]!]));
-  }
-  if (Array.isArray(raw)) {
-    let out: Value[] | null = null;
-    for (let i = 0; i < raw.length; i++) {
-      const item = escapeTagKeys(raw[i]!);
-      if (out === null && item !== raw[i]) out = raw.slice(0, i);
-      if (out !== null) out.push(item);
-    }
-    return out ?? raw;
-  }
-  const keys = Object.keys(raw);
-  const items = keys.map((key) => escapeTagKeys(raw[key]!));
-  if (Object.hasOwn(raw, WIRE_TAG)) return dict(keys.map((key, i) => [key, items[i]!]));
-  if (items.every((item, i) => item === raw[keys[i]!])) return raw;
-  const out: { [key: string]: Value } = {};
-  keys.forEach((key, i) => setOwn(out, key, items[i]!));
-  return out;
-}
-
 /** An integral number read as an int: exact, so a bigint beyond the safe range (and 0 for -0). */
 function exactInt(n: number): number | bigint {
   if (n === 0) return 0;
@@ -228,62 +184,10 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
   return result;
 }
 
-/**
- * Most encoded values are JSON, which JSON.parse reads many times faster and
- * to the same value (every JSON text means the same as a Python literal
- * here); anything else goes to the Python literal parser.
- */
-function readLiteral(text: string): LiteralResult {
-  // JSON.parse would round an integer of 16 digits or more; the literal parser keeps it exact,
-  // and reads an object with a "$evalrun" key as the dict it is.
-  if (LONG_DIGITS.test(text) || FLOAT_OR_MINUS_ZERO.test(text) || INDEX_KEY.test(text) || text.includes(WIRE_TAG)) return parsePythonLiteral(text);
-  try {
-    return { ok: true, value: JSON.parse(text) as Value };
-  } catch {
-    return parsePythonLiteral(text);
-  }
-}
-
-const LONG_DIGITS = /\d{16}/;
-/**
- * JSON.parse reads `3.0` as 3 and `-0` as -0: text that may hold a float
- * literal or a negative zero goes to the literal parser, which keeps kinds.
- */
-const FLOAT_OR_MINUS_ZERO = /\d[.eE]|\.\d|-\s*0/;
-/** JSON.parse moves a key such as "7" to the front of its object; the literal parser keeps the order written. */
-const INDEX_KEY = /"\d+"\s*:/;
-
-function scalarFromText(text: string, type: TypeNode): Value | undefined {
-  const trimmed = pythonStrip(text);
-  switch (type.kind) {
-    case 'int':
-      return /^[+-]?\d+(_\d+)*$/.test(trimmed) ? normalInt(BigInt(trimmed.replace(/_/g, ''))) : undefined;
-    case 'float': {
-      const n = pythonFloat(trimmed);
-      return n === undefined ? undefined : floatValue(n);
-    }
-    case 'bool': {
-      const lower = trimmed.toLowerCase();
-      return lower === 'true' ? true : lower === 'false' ? false : undefined;
-    }
-    case 'none':
-      return /^(none|null)$/i.test(trimmed) ? null : undefined;
-    default:
-      return undefined;
-  }
-}
-
 /** `"'Hi '"` and `"\"x\""` are quoted literals and lose their quotes, exactly once. */
 function decodeStr(raw: unknown): Decoded {
   if (typeof raw !== 'string') return failure('str', raw);
   return ok(quotedString(raw) ?? raw);
-}
-
-/** The contents of a string that is one quoted Python/JSON string literal. */
-function quotedString(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !/^\s*[uUrR]?["']/.test(raw)) return undefined;
-  const literal = readLiteral(raw);
-  return literal.ok && typeof literal.value === 'string' ? literal.value : undefined;
 }
 
 const NONE_TEXT = /^\s*(None|null)\s*$/;

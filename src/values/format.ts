@@ -1,17 +1,11 @@
-/**
- * One-line displays of arbitrary values, for result tables and error messages,
- * plus a canonical key for values (used to deduplicate and match sets).
- */
+/** One-line displays of arbitrary values, for result tables and error messages. */
 
 import { pythonFloatRepr, tagOf, type DictTag, type FloatTag, type SetTag, type TupleTag } from './py-tags.js';
-import type { Value } from './type-node.js';
 
 const DEFAULT_MAX_LENGTH = 60;
 const ELLIPSIS = '…';
 /** Past this depth a nested value is shown as `…`; keeps deep values off the stack. */
 const MAX_RENDER_DEPTH = 200;
-/** Past this depth {@link valueKey} gives up; callers then treat the value as unique. */
-const MAX_KEY_DEPTH = 200;
 
 /**
  * How a value is written: `json` (JSON-like, for JavaScript candidates and
@@ -324,133 +318,4 @@ function constructorName(obj: object): string | undefined {
   if (typeof ctor !== 'function') return undefined;
   const name: unknown = ctor.name;
   return typeof name === 'string' && name !== '' ? name : undefined;
-}
-
-/**
- * A canonical string for a value, equal for values Python holds equal as
- * set items and dict keys: `1`, `1.0` and `True` coincide, as do `0` and
- * `-0.0`; a tuple differs from a list, and a frozenset's order does not
- * count. NaN equals nothing, not even itself (two NaNs in a set literal are
- * two items). Undefined for NaN, for values that are not {@link Value}s and
- * for values nested too deeply; callers treat such values as distinct from
- * everything.
- */
-export function valueKey(value: unknown): string | undefined {
-  return keyOf(value, 0);
-}
-
-/**
- * The items as `set()` keeps them: the first of each group of items equal by
- * {@link valueKey}, in order. Items without a key (NaN) are all kept.
- */
-export function distinctItems<T>(items: readonly T[]): T[] {
-  const seen = new Set<string>();
-  const distinct: T[] = [];
-  for (const item of items) {
-    const key = valueKey(item);
-    if (key !== undefined) {
-      if (seen.has(key)) continue;
-      seen.add(key);
-    }
-    distinct.push(item);
-  }
-  return distinct;
-}
-
-function numberKey(n: number): string | undefined {
-  if (Number.isNaN(n)) return undefined;
-  return Number.isInteger(n) ? `n${BigInt(n).toString()}` : `n${String(n)}`;
-}
-
-function keyOf(value: unknown, depth: number): string | undefined {
-  if (value === null) return 'N';
-  switch (typeof value) {
-    case 'boolean':
-      return value ? 'n1' : 'n0';
-    case 'number':
-      return numberKey(value);
-    case 'bigint':
-      return `n${value.toString()}`;
-    case 'string':
-      return JSON.stringify(value);
-    case 'object':
-      break;
-    default:
-      return undefined;
-  }
-  if (depth >= MAX_KEY_DEPTH) return undefined;
-  const keysOf = (items: readonly unknown[]): string[] | undefined => {
-    const parts: string[] = [];
-    for (const item of items) {
-      const key = keyOf(item, depth + 1);
-      if (key === undefined) return undefined;
-      parts.push(key);
-    }
-    return parts;
-  };
-  if (Array.isArray(value)) {
-    const parts = keysOf(value);
-    return parts === undefined ? undefined : `[${parts.join(',')}]`;
-  }
-  const tag = tagOf(value);
-  if (tag === 'float') return numberKey(Number((value as FloatTag).value));
-  if (tag === 'tuple' || tag === 'set' || tag === 'frozenset') {
-    const parts = Array.isArray((value as TupleTag).items) ? keysOf((value as TupleTag).items) : undefined;
-    if (parts === undefined) return undefined;
-    return tag === 'tuple' ? `(${parts.join(',')})` : `{${parts.sort().join(',')}}`;
-  }
-  const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const name of Object.keys(record).sort()) {
-    const key = keyOf(record[name], depth + 1);
-    if (key === undefined) return undefined;
-    parts.push(`${JSON.stringify(name)}:${key}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-/** True when `value` is a {@link Value}: JSON data plus non-finite numbers. */
-export function isValue(value: unknown): value is Value {
-  try {
-    return checkValue(value);
-  } catch {
-    // Proxies and throwing getters are not data.
-    return false;
-  }
-}
-
-/**
- * Iterative so that values nested tens of thousands of levels deep are
- * checked without exhausting the stack. Rejects cycles: a Value is a tree.
- */
-function checkValue(root: unknown): boolean {
-  const onPath = new Set<object>();
-  // Each entry is a value to visit, or an `exit` marker that ends its visit.
-  const stack: Array<{ value: unknown } | { exit: object }> = [{ value: root }];
-  while (stack.length > 0) {
-    const entry = stack.pop()!;
-    if ('exit' in entry) {
-      onPath.delete(entry.exit);
-      continue;
-    }
-    const value = entry.value;
-    if (value === null) continue;
-    const kind = typeof value;
-    if (kind === 'boolean' || kind === 'number' || kind === 'string' || kind === 'bigint') continue;
-    if (kind !== 'object') return false;
-    const obj = value as object;
-    if (onPath.has(obj)) return false;
-    if (Array.isArray(obj)) {
-      onPath.add(obj);
-      stack.push({ exit: obj });
-      for (let i = 0; i < obj.length; i++) stack.push({ value: (obj as unknown[])[i] });
-      continue;
-    }
-    const proto: unknown = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) return false;
-    onPath.add(obj);
-    stack.push({ exit: obj });
-    for (const key of Object.keys(obj)) stack.push({ value: (obj as Record<string, unknown>)[key] });
-  }
-  return true;
 }

@@ -16,12 +16,15 @@
  *              | STRING                      -- a forward reference: 'int'
  *   args      := arg (',' arg)* ','?
  *   arg       := union | '...' | '(' ')'
+ *
+ * This file is the parsing stage; type-tokens.ts is the lexical one,
+ * type-vocabulary.ts the names, type-format.ts the way back to text.
  */
 
-import type { TypeNode } from './type-node.js';
-
-/** Deeper type strings are not written by people; refusing them keeps recursion bounded. */
-const MAX_TYPE_DEPTH = 100;
+import { formatType } from './type-format.js';
+import { fail, tokenize, TypeSyntaxError, type Punct, type Token } from './type-tokens.js';
+import { ANY, INT, KEYWORDS, lookup, NONE, STR, type Generic } from './type-vocabulary.js';
+import { MAX_TYPE_DEPTH, type TypeNode } from './type-node.js';
 
 export function parseType(text: string): TypeNode {
   if (typeof text !== 'string') return { kind: 'unknown', text: String(text) };
@@ -32,174 +35,6 @@ export function parseType(text: string): TypeNode {
     throw error;
   }
 }
-
-/** Canonical Python spelling: `List[Dict[str, int]]`, `Optional[int]`, `Tuple[int, ...]`. */
-export function formatType(type: TypeNode): string {
-  return format(type, 0);
-}
-
-function format(type: TypeNode, depth: number): string {
-  // TypeNodes built in code may be cyclic; a parsed one never is this deep.
-  if (depth > MAX_TYPE_DEPTH) return '…';
-  const inner = (t: TypeNode): string => format(t, depth + 1);
-  switch (type.kind) {
-    case 'int':
-    case 'float':
-    case 'str':
-    case 'bool':
-      return type.kind;
-    case 'none':
-      return 'None';
-    case 'any':
-      return 'Any';
-    case 'list':
-      return `List[${inner(type.item)}]`;
-    case 'set':
-      return `${type.frozen === true ? 'FrozenSet' : 'Set'}[${inner(type.item)}]`;
-    case 'dict':
-      return `Dict[${inner(type.key)}, ${inner(type.value)}]`;
-    case 'tuple': {
-      const parts = type.items.map(inner);
-      if (type.rest !== undefined) return `Tuple[${[...parts, inner(type.rest), '...'].join(', ')}]`;
-      return parts.length === 0 ? 'Tuple[()]' : `Tuple[${parts.join(', ')}]`;
-    }
-    case 'optional':
-      return `Optional[${inner(type.inner)}]`;
-    case 'union':
-      return `Union[${type.options.map(inner).join(', ')}]`;
-    case 'unknown':
-      return type.text;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Vocabulary
-
-type Generic = 'list' | 'set' | 'frozenset' | 'dict' | 'tuple' | 'optional' | 'union' | 'counter';
-type Meaning = { scalar: TypeNode } | { generic: Generic };
-
-// Leaves are shared between results, so they are frozen.
-const INT: TypeNode = Object.freeze({ kind: 'int' });
-const FLOAT: TypeNode = Object.freeze({ kind: 'float' });
-const STR: TypeNode = Object.freeze({ kind: 'str' });
-const BOOL: TypeNode = Object.freeze({ kind: 'bool' });
-const NONE: TypeNode = Object.freeze({ kind: 'none' });
-const ANY: TypeNode = Object.freeze({ kind: 'any' });
-
-/**
- * Looked up in lower case: no two names people use differ only by case, so
- * `List`/`list`, `None`/`none` and `Bool`/`bool` can all be accepted.
- */
-const VOCABULARY: ReadonlyMap<string, Meaning> = new Map<string, Meaning>([
-  ...names(['int', 'integer', 'long'], { scalar: INT }),
-  ...names(['float', 'double', 'number'], { scalar: FLOAT }),
-  ...names(['str', 'string', 'unicode', 'char', 'text'], { scalar: STR }),
-  ...names(['bool', 'boolean'], { scalar: BOOL }),
-  ...names(['none', 'nonetype', 'null'], { scalar: NONE }),
-  ...names(['any', 'object'], { scalar: ANY }),
-  ...names(['list', 'array', 'sequence', 'mutablesequence', 'iterable', 'collection', 'deque'], {
-    generic: 'list',
-  }),
-  ...names(['set', 'abstractset', 'mutableset'], { generic: 'set' }),
-  ...names(['frozenset'], { generic: 'frozenset' }),
-  ...names(['dict', 'mapping', 'mutablemapping', 'ordereddict', 'defaultdict', 'map'], {
-    generic: 'dict',
-  }),
-  ...names(['tuple'], { generic: 'tuple' }),
-  ...names(['optional'], { generic: 'optional' }),
-  ...names(['union'], { generic: 'union' }),
-  ...names(['counter'], { generic: 'counter' }),
-]);
-
-function names(list: string[], meaning: Meaning): Array<[string, Meaning]> {
-  return list.map((name) => [name, meaning]);
-}
-
-/** Words of the informal forms; never type names themselves. */
-const KEYWORDS = new Set(['or', 'of', 'to', 'from']);
-
-function lookup(dotted: string): Meaning | undefined {
-  // `typing.List`, `t.Optional`, `collections.abc.Sequence`: the module does not matter.
-  const name = (dotted.slice(dotted.lastIndexOf('.') + 1) || dotted).toLowerCase();
-  const meaning = VOCABULARY.get(name);
-  if (meaning !== undefined) return meaning;
-  // numpy-style sized names: int64, uint8, float32.
-  if (/^u?int(8|16|32|64)$/.test(name)) return { scalar: INT };
-  if (/^float(16|32|64|128)$/.test(name)) return { scalar: FLOAT };
-  // Informal plurals: `list of ints`, `list of lists of strings`.
-  if (name.endsWith('s') && name.length > 1) return VOCABULARY.get(name.slice(0, -1));
-  return undefined;
-}
-
-// ---------------------------------------------------------------------------
-// Tokens
-
-type Punct = '[' | ']' | ',' | '|' | '(' | ')' | '...' | '->' | ':';
-type Token =
-  | { kind: 'name'; text: string; start: number; end: number }
-  | { kind: 'string'; text: string; start: number; end: number }
-  | { kind: 'punct'; text: Punct; start: number; end: number }
-  | { kind: 'end'; start: number; end: number };
-
-class TypeSyntaxError extends Error {}
-
-function fail(): never {
-  throw new TypeSyntaxError();
-}
-
-const NAME_START = /[A-Za-z_]/;
-const NAME_PART = /[A-Za-z0-9_]/;
-
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (/\s/.test(ch)) {
-      i++;
-      continue;
-    }
-    const start = i;
-    if (NAME_START.test(ch)) {
-      i = scanDottedName(text, i);
-      tokens.push({ kind: 'name', text: text.slice(start, i), start, end: i });
-    } else if (ch === "'" || ch === '"') {
-      const close = text.indexOf(ch, i + 1);
-      if (close < 0) fail();
-      tokens.push({ kind: 'string', text: text.slice(i + 1, close), start, end: close + 1 });
-      i = close + 1;
-    } else if (text.startsWith('...', i)) {
-      i += 3;
-      tokens.push({ kind: 'punct', text: '...', start, end: i });
-    } else if (ch === '…') {
-      i += 1;
-      tokens.push({ kind: 'punct', text: '...', start, end: i });
-    } else if (text.startsWith('->', i)) {
-      i += 2;
-      tokens.push({ kind: 'punct', text: '->', start, end: i });
-    } else if ('[],|():'.includes(ch)) {
-      i += 1;
-      tokens.push({ kind: 'punct', text: ch as Punct, start, end: i });
-    } else {
-      fail();
-    }
-  }
-  tokens.push({ kind: 'end', start: text.length, end: text.length });
-  return tokens;
-}
-
-function scanDottedName(text: string, from: number): number {
-  let i = from;
-  for (;;) {
-    while (i < text.length && NAME_PART.test(text[i]!)) i++;
-    const next = text[i + 1];
-    if (text[i] !== '.' || next === undefined || !NAME_START.test(next)) return i;
-    i++;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Parser
 
 const ELLIPSIS = Symbol('...');
 const EMPTY_TUPLE = Symbol('()');

@@ -1,3 +1,6 @@
+/** Deeper type strings are not written by people: parsing refuses them, and formatting (of a node built cyclic in code) stops there. */
+export const MAX_TYPE_DEPTH = 100;
+
 /**
  * A parsed Python-style type string, as written in `function_prototype`.
  * `unknown` keeps the original text: an unrecognised type is never fatal,

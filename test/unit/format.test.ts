@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatValue, isValue, valueKey } from '../../src/values/format.js';
+import { formatValue } from '../../src/values/format.js';
+import { isValue } from '../../src/values/is-value.js';
+import { valueKey } from '../../src/values/value-key.js';
 import { dict, floatTag, pySet, tuple } from '../../src/values/py-tags.js';
 
 describe('formatValue: values', () => {

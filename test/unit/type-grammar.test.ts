@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { formatType, parseType } from '../../src/values/type-grammar.js';
+import { formatType } from '../../src/values/type-format.js';
+import { parseType } from '../../src/values/type-grammar.js';
 import type { TypeNode } from '../../src/values/type-node.js';
 
 const int: TypeNode = { kind: 'int' };
