@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
-/** Files above this are rejected unread: 32 MiB is ~500,000 tests, far past any real suite. */
+/** Files above this are rejected unread: far larger than any real suite's file. */
 export const MAX_PROBLEM_FILE_BYTES = 32 * 1024 * 1024;
 
 const MIB = 1024 * 1024;

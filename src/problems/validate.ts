@@ -17,7 +17,7 @@ import {
   type TestCase,
 } from './schema.js';
 
-/** Compiled once: checking a valid 100,000-test document this way is ~10x faster than walking it for errors. */
+/** Compiled once: a valid document is checked in one pass, and only an invalid one is walked again to name its errors. */
 const problemChecker = TypeCompiler.Compile(ProblemSchema);
 
 export type ValidationResult =

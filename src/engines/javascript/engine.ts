@@ -22,9 +22,9 @@ const IDLE_GRACE_MS = 100;
 /**
  * Isolates are recycled after this many candidates. Every released context
  * stays in the isolate's heap until V8 collects it, and collecting a heap
- * full of dead contexts costs more than starting a new isolate: measured
- * here, the CPU time per candidate falls by a third going from 500
- * candidates per isolate to 50, and rises again below 50.
+ * full of dead contexts costs more than starting a new isolate; fewer
+ * candidates per isolate cost more again in isolate starts. The measured
+ * trade-off is in docs/PERFORMANCE.md, "Design choices behind these figures".
  */
 const CANDIDATES_PER_ISOLATE = 50;
 
