@@ -16,6 +16,13 @@ export default tseslint.config(
     },
   },
   {
+    // The HTML report's browser script is checked against the DOM's types, in its own project.
+    files: ['src/report/page/**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: './src/report/page/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // Scripts evaluated inside the sandbox's isolate: plain JavaScript, no Node and no modules.
     files: ['sandbox/**/*.js'],
     extends: [js.configs.recommended],

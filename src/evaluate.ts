@@ -100,7 +100,7 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
 
 function packagesFolder(dir: string): string {
   const path = resolve(dir);
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = statSync(path).isDirectory();
   } catch {

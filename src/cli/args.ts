@@ -197,7 +197,7 @@ function parseReporters(texts: readonly string[], json: boolean): ReporterChoice
 
 function packagesFolder(dir: string): string {
   const path = resolve(dir);
-  let isDir = false;
+  let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
   } catch {

@@ -61,14 +61,15 @@ function isTestValueField(segment: string | number): boolean {
   return segment === 'input' || segment === 'expected_output';
 }
 
-/** Loads one problem file; every failure is returned, not thrown. */
-export async function loadProblemFile(
-  file: string,
-  options: LoadOptions = {},
-): Promise<PreparedProblem | InvalidProblemFile> {
+/**
+ * Loads one problem file; every failure is returned, not thrown. The file is
+ * read synchronously (see file-text.ts); the promise keeps the library's
+ * signature free to change that.
+ */
+export function loadProblemFile(file: string, options: LoadOptions = {}): Promise<PreparedProblem | InvalidProblemFile> {
   const read = readProblemText(file, options.maxFileBytes ?? MAX_PROBLEM_FILE_BYTES);
-  if (!read.ok) return invalid(file, null, [`${file}: ${read.message}`]);
-  return loadProblemText(read.text, file, { ...options, readWarnings: read.warnings });
+  if (!read.ok) return Promise.resolve(invalid(file, null, [`${file}: ${read.message}`]));
+  return Promise.resolve(loadProblemText(read.text, file, { ...options, readWarnings: read.warnings }));
 }
 
 /**
@@ -141,6 +142,7 @@ function describeSyntaxError(message: string, text: string): string {
 
 /** V8 quotes the offending character as is, which may be a newline; messages must stay one line. */
 function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is made visible here
   return text.replace(/[\u0000-\u001f]/g, (char) => JSON.stringify(char).slice(1, -1));
 }
 
@@ -156,8 +158,10 @@ function syntaxErrorPosition(message: string, text: string): number | null {
   return findJsonErrorOffset(text);
 }
 
-class JsonErrorAt {
-  constructor(readonly offset: number) {}
+class JsonErrorAt extends Error {
+  constructor(readonly offset: number) {
+    super(`invalid JSON at offset ${offset}`);
+  }
 }
 
 /** Offset of the first character a JSON parser would reject, or null when the text is valid JSON. */

@@ -138,7 +138,7 @@ function passAtKRow(model_id: string, rows: readonly AggregatableResult[], ks: r
   const tasks = new Map<string, Map<string | null, { n: number; c: number }>>();
   for (const sample of rows) {
     let prompts = tasks.get(sample.problem_id);
-    if (prompts === undefined) tasks.set(sample.problem_id, (prompts = new Map()));
+    if (prompts === undefined) tasks.set(sample.problem_id, (prompts = new Map<string | null, { n: number; c: number }>()));
     let group = prompts.get(sample.prompt_id);
     if (group === undefined) prompts.set(sample.prompt_id, (group = { n: 0, c: 0 }));
     group.n++;

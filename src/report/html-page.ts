@@ -28,7 +28,7 @@ function readPageScript(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`evalrun: the HTML report's script ${file} cannot be read (npm run build writes it): ${(error as Error).message}`);
+    throw new Error(`evalrun: the HTML report's script ${file} cannot be read (npm run build writes it): ${(error as Error).message}`, { cause: error });
   }
   // The bundler writes `</script` in strings as `<\/script`; anything that could end the element or open a comment is refused.
   if (/<\/script|<!--/i.test(text)) throw new Error(`evalrun: ${file} holds text that would end its <script> element`);

@@ -7,6 +7,7 @@
  */
 export function escapeXml(text: string, attribute = false): string {
   const escaped = text.replace(
+    // eslint-disable-next-line no-control-regex -- the control characters XML 1.0 forbids are what this escapes
     /[&<>"']|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
     (c) => XML_ENTITIES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

@@ -147,7 +147,7 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
 
   app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
 
-  app.get('/v1/problems', async () => grader.problems());
+  app.get('/v1/problems', () => Promise.resolve(grader.problems()));
 
   app.post('/v1/grade', { schema: { body: GradeBody } }, async (request, reply) => {
     const body = request.body;

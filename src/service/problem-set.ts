@@ -73,7 +73,7 @@ export class ProblemSet {
         loaded.push(found);
         continue;
       }
-      const read = await readProblemText(found, MAX_PROBLEM_FILE_BYTES);
+      const read = readProblemText(found, MAX_PROBLEM_FILE_BYTES);
       if (!read.ok) {
         loaded.push(invalid(found, null, [`${found}: ${read.message}`]));
         continue;

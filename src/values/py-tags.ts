@@ -37,25 +37,23 @@ export interface FloatTag {
 }
 export type Tag = TupleTag | SetTag | DictTag | FloatTag;
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /** The tag kind of a host value, or undefined for anything else. */
 export function tagOf(value: unknown): Tag['$evalrun'] | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (!hasOwn.call(value, WIRE_TAG)) return undefined;
+  if (!Object.hasOwn(value, WIRE_TAG)) return undefined;
   return (value as Record<string, unknown>)[WIRE_TAG] as Tag['$evalrun'];
 }
 
 export function tuple(items: Value[]): Value {
-  return { [WIRE_TAG]: 'tuple', items } as unknown as Value;
+  return { [WIRE_TAG]: 'tuple', items };
 }
 
 export function pySet(items: Value[], frozen = false): Value {
-  return { [WIRE_TAG]: frozen ? 'frozenset' : 'set', items } as unknown as Value;
+  return { [WIRE_TAG]: frozen ? 'frozenset' : 'set', items };
 }
 
 export function dict(entries: [Value, Value][]): Value {
-  return { [WIRE_TAG]: 'dict', entries } as unknown as Value;
+  return { [WIRE_TAG]: 'dict', entries };
 }
 
 /**
@@ -69,7 +67,7 @@ const madeTags = new WeakSet<object>();
 export function floatTag(value: number): Value {
   const tag = { [WIRE_TAG]: 'float', value: pythonFloatRepr(value) };
   madeTags.add(tag);
-  return tag as unknown as Value;
+  return tag;
 }
 
 /** A dict tag that keeps its entries' order; see madeTags. */

@@ -62,7 +62,7 @@ function write(v: Value, form: WireForm, depth: number): string {
   if (Array.isArray(v)) return writeItems(v, form, depth, '[', ']');
   const tag = tagOf(v);
   if (tag === undefined) {
-    const record = v as { [key: string]: Value };
+    const record = v;
     const parts: string[] = [];
     for (const key of Object.keys(record)) parts.push(`${JSON.stringify(key)}:${write(record[key]!, form, depth + 1)}`);
     return `{${parts.join(',')}}`;
@@ -84,7 +84,7 @@ function write(v: Value, form: WireForm, depth: number): string {
     case 'dict': {
       const entries = (v as unknown as DictTag).entries;
       if (form === 'javascript-result' && entries.every(([key]) => isScalarKey(key))) {
-        const parts = entries.map(([key, item]) => `${JSON.stringify(String(javascriptKey(key)))}:${write(item, form, depth + 1)}`);
+        const parts = entries.map(([key, item]) => `${JSON.stringify(String(javascriptKey(key) as string | number | boolean | bigint | null))}:${write(item, form, depth + 1)}`);
         return `{${parts.join(',')}}`;
       }
       const parts = entries.map(([key, item]) => `[${write(key, form, depth + 1)},${write(item, form, depth + 1)}]`);

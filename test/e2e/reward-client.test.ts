@@ -53,8 +53,8 @@ interface Service {
 function startService(command: string, args: string[]): Service {
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, output: () => output, exited };
 }

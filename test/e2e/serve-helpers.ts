@@ -56,14 +56,20 @@ export function startServer(args: readonly string[], options: { env?: NodeJS.Pro
 }
 
 /** A POST of JSON; the status, headers and parsed body. */
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+/** What the service answers: results, or an error's one-line reason. */
+export interface ReplyBody {
+  results: Array<{ id: string; status: string; passed: number; total: number; score: number; tests: Array<{ status: string; expected: unknown; actual: unknown }> }>;
+  error: string;
+}
+
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: ReplyBody }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
+  return { status: response.status, headers: response.headers, body: (text === '' ? null : JSON.parse(text)) as ReplyBody };
 }
 
 /** The value of a metric line (the sum over its labels when `labels` is omitted). */

@@ -107,14 +107,14 @@ describe('readProblemText', () => {
   it('reads a file up to the limit and refuses one past it without reading it', async () => {
     const file = join(dir, 'sized.json');
     await writeFile(file, '[' + '1,'.repeat(511) + '1]'); // 1,025 bytes
-    expect(await readProblemText(file, 1025)).toMatchObject({ ok: true });
-    expect(await readProblemText(file, 1024)).toEqual({
+    expect(readProblemText(file, 1025)).toMatchObject({ ok: true });
+    expect(readProblemText(file, 1024)).toEqual({
       ok: false,
       message: '1025 bytes is larger than the 1024 bytes limit for a problem file',
     });
     const mb = join(dir, 'three-mb.json');
     await writeFile(mb, Buffer.alloc(3 * 1024 * 1024 + 100, 0x20));
-    expect(await readProblemText(mb, 2 * 1024 * 1024)).toEqual({
+    expect(readProblemText(mb, 2 * 1024 * 1024)).toEqual({
       ok: false,
       message: '3.0 MB is larger than the 2 MB limit for a problem file',
     });
@@ -127,20 +127,20 @@ describe('readProblemText', () => {
   });
 
   it('says why a file cannot be read, without repeating its path', async () => {
-    expect(await readProblemText(join(dir, 'missing.json'))).toEqual({
+    expect(readProblemText(join(dir, 'missing.json'))).toEqual({
       ok: false,
       message: 'cannot read file: ENOENT: no such file or directory',
     });
     const folder = join(dir, 'folder.json');
     await mkdir(folder);
-    expect(await readProblemText(folder)).toEqual({ ok: false, message: 'cannot read file: not a regular file' });
+    expect(readProblemText(folder)).toEqual({ ok: false, message: 'cannot read file: not a regular file' });
   });
 
   it('reads a file larger than one read chunk whole', async () => {
     const file = join(dir, 'chunks.json');
     const text = JSON.stringify(Array.from({ length: 400_000 }, (_, i) => i));
     await writeFile(file, text);
-    const read = await readProblemText(file);
+    const read = readProblemText(file);
     expect(read.ok && read.text === text).toBe(true);
   });
 
@@ -148,6 +148,6 @@ describe('readProblemText', () => {
     const file = join(dir, 'locked.json');
     await writeFile(file, '{}');
     await chmod(file, 0o000);
-    expect(await readProblemText(file)).toEqual({ ok: false, message: 'cannot read file: EACCES: permission denied' });
+    expect(readProblemText(file)).toEqual({ ok: false, message: 'cannot read file: EACCES: permission denied' });
   });
 });

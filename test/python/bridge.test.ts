@@ -27,9 +27,10 @@ class FakeEngine implements PythonSandbox {
     this.runs++;
     return this.script(job, this);
   }
-  async warm(): Promise<void> {
-    if (this.disposed) throw new Error('warmed a disposed engine');
+  warm(): Promise<void> {
+    if (this.disposed) return Promise.reject(new Error('warmed a disposed engine'));
     this.warmed++;
+    return Promise.resolve();
   }
   dispose(): void {
     this.disposed = true;
@@ -38,15 +39,15 @@ class FakeEngine implements PythonSandbox {
 
 function harness(script: Script, failCreate: (n: number) => boolean = () => false) {
   const engines: FakeEngine[] = [];
-  const bridge = new PythonBridge(async (options) => {
+  const bridge = new PythonBridge((options) => {
     const n = engines.length + 1;
     if (failCreate(n)) {
       engines.push(new FakeEngine(-n, options, script));
-      throw new Error(`boot ${n} failed`);
+      return Promise.reject(new Error(`boot ${n} failed`));
     }
     const engine = new FakeEngine(n, options, script);
     engines.push(engine);
-    return engine;
+    return Promise.resolve(engine);
   });
   return { bridge, engines };
 }

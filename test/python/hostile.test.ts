@@ -246,7 +246,7 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
 
 describe('hostile Python candidates', () => {
   for (const c of cases) {
-    it(`${c.name} -> ${c.expected.kind}`, async () => {
+    it(`${c.name} -> ${String(c.expected.kind as string)}`, async () => {
       const options: { timeoutMs?: number; memoryMb?: number } = {};
       if (c.timeoutMs !== undefined) options.timeoutMs = c.timeoutMs;
       if (c.memoryMb !== undefined) options.memoryMb = c.memoryMb;
@@ -714,7 +714,7 @@ describe("the harness's state is out of reach", () => {
     },
   ];
   for (const c of cases2) {
-    it(`${c.name} -> ${c.expected.kind}`, async () => {
+    it(`${c.name} -> ${String(c.expected.kind as string)}`, async () => {
       expect(await single(c.code)).toEqual(c.expected);
       await stillWorks();
     });
@@ -772,7 +772,7 @@ describe('no route from Python to JavaScript', () => {
     },
   ];
   for (const r of routes) {
-    it(`${r.name} -> ${r.expected.kind}`, async () => {
+    it(`${r.name} -> ${String(r.expected.kind as string)}`, async () => {
       expect(await single(r.code)).toEqual(r.expected);
       await stillWorks();
     });
@@ -1085,7 +1085,7 @@ describe('ctypes holds C values only', () => {
     },
   ];
   for (const r of routes) {
-    it(`${r.name} -> ${r.expected.kind}`, async () => {
+    it(`${r.name} -> ${String(r.expected.kind as string)}`, async () => {
       expect(await single(r.code)).toEqual(r.expected);
       await stillWorks();
     });

@@ -122,7 +122,7 @@ describe('several processes and one cache folder', () => {
     const path = snapshotPath(dir, files.version, files.snapshotKey);
     const dead = await nodeProcess('console.log(process.pid)');
     writeFileSync(`${path}.lock`, `${dead.stdout.trim()} ${hostname()}\n`);
-    const made = await readOrMakeSnapshot(path, async () => new Uint8Array([9, 9, 9]), { waitMs: 30_000, pollMs: 20 });
+    const made = await readOrMakeSnapshot(path, () => Promise.resolve(new Uint8Array([9, 9, 9])), { waitMs: 30_000, pollMs: 20 });
     expect(made).toEqual({ bytes: new Uint8Array([9, 9, 9]), origin: 'made' });
     expect(existsSync(`${path}.lock`)).toBe(false);
     expect(readSnapshot(path)).toEqual(new Uint8Array([9, 9, 9]));
@@ -132,7 +132,7 @@ describe('several processes and one cache folder', () => {
     const dir = tempDir();
     const path = join(dir, 'pyodide-1-live.snapshot');
     writeFileSync(`${path}.lock`, `${process.pid} ${hostname()}\n`);
-    const waiting = readOrMakeSnapshot(path, async () => new Uint8Array([1]), { waitMs: 30_000, pollMs: 20 });
+    const waiting = readOrMakeSnapshot(path, () => Promise.resolve(new Uint8Array([1])), { waitMs: 30_000, pollMs: 20 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     writeSnapshot(path, new Uint8Array([2, 2]));
     rmSync(`${path}.lock`);

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DOMParser, type Element as XmlElement } from '@xmldom/xmldom';
+import { DOMParser, type Document as XmlDocument, type Element as XmlElement } from '@xmldom/xmldom';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html-reporter.js';
 import { renderJunit } from '../../src/report/junit-reporter.js';
@@ -48,7 +48,7 @@ const GRADED: SyntheticCandidate[] = [
   { problem: 'empty', model: 'm1', tests: [], status: 'no-tests' },
 ];
 
-function elements(parent: XmlElement | Document, name: string): XmlElement[] {
+function elements(parent: XmlElement | XmlDocument, name: string): XmlElement[] {
   return Array.from(parent.getElementsByTagName(name) as unknown as ArrayLike<XmlElement>);
 }
 

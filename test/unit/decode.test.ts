@@ -6,12 +6,12 @@ import { type DecodeResult, decodeValue } from '../../src/values/decode.js';
 import { parseType } from '../../src/values/type-grammar.js';
 import type { Value } from '../../src/values/type-node.js';
 
-const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
-const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
-const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
-const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items });
+const S = (...items: Value[]): Value => ({ $evalrun: 'set', items });
+const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items });
+const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries });
 /** A float tag: how the host holds a float JSON would not keep a float (integral, -0.0, not finite), with repr's text. */
-const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
+const FL = (value: string): Value => ({ $evalrun: 'float', value });
 
 function decoded(raw: unknown, type: string): Value {
   const result = decodeValue(raw, parseType(type));

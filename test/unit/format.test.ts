@@ -33,6 +33,8 @@ describe('formatValue: values', () => {
     [{ a: 1 }, '{"a": 1}'],
     [{ a: 1, 'b c': [true, null] }, '{"a": 1, "b c": [true, null]}'],
     [[NaN, -Infinity, undefined], '[NaN, -Infinity, undefined]'],
+    // A hole, as an array written with one is displayed.
+    // eslint-disable-next-line no-sparse-arrays
     [[1, , 3], '[1, undefined, 3]'],
     [new Map([['k', 1]]), 'Map(1) {"k" => 1}'],
     [new Set([1, 2]), 'Set(2) {1, 2}'],

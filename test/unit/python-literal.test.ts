@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LITERAL_DEPTH, parsePythonLiteral } from '../../src/values/python-literal.js';
 import type { Value } from '../../src/values/type-node.js';
 
-const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
-const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
-const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
-const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
+const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items });
+const S = (...items: Value[]): Value => ({ $evalrun: 'set', items });
+const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items });
+const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries });
 /** A float tag as the host holds a Python float that JSON would not keep a float (py-tags.ts), with repr's text. */
-const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
+const FL = (value: string): Value => ({ $evalrun: 'float', value });
 
 function value(text: string): Value {
   const result = parsePythonLiteral(text);

@@ -17,11 +17,11 @@ import { parseType } from '../../src/values/type-grammar.js';
 import type { Value } from '../../src/values/type-node.js';
 import { decodeWire, encodeWire, recordJson } from '../../src/values/wire.js';
 
-const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items }) as unknown as Value;
-const S = (...items: Value[]): Value => ({ $evalrun: 'set', items }) as unknown as Value;
-const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items }) as unknown as Value;
-const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries }) as unknown as Value;
-const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
+const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items });
+const S = (...items: Value[]): Value => ({ $evalrun: 'set', items });
+const F = (...items: Value[]): Value => ({ $evalrun: 'frozenset', items });
+const D = (...entries: [Value, Value][]): Value => ({ $evalrun: 'dict', entries });
+const FL = (value: string): Value => ({ $evalrun: 'float', value });
 
 function equal(expected: Value, actual: Value, type: string, equality: Equality): boolean {
   return compareValues(expected, actual, parseType(type), DEFAULT_TOLERANCE, equality).equal;

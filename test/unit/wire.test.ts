@@ -4,7 +4,7 @@ import { floatTag } from '../../src/values/py-tags.js';
 import type { Value } from '../../src/values/type-node.js';
 import { decodeTrustedWire, decodeWire, encodeWire, recordJson } from '../../src/values/wire.js';
 
-const FL = (value: string): Value => ({ $evalrun: 'float', value }) as unknown as Value;
+const FL = (value: string): Value => ({ $evalrun: 'float', value });
 
 describe('wire format', () => {
   it('round-trips plain values and the values JSON cannot hold', () => {

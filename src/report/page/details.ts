@@ -16,7 +16,7 @@ let detailLines: string[] | null = null;
 
 function detailsOf(i: number): PageDetails {
   detailLines ??= byId('details')
-    .textContent!.split('\n')
+    .textContent.split('\n')
     .filter((l) => l.length > 0);
   return JSON.parse(detailLines[i]!) as PageDetails;
 }
@@ -85,7 +85,7 @@ export function detailRow(i: number): HTMLTableRowElement {
 function show(value: unknown): string {
   if (value === undefined) return 'undefined';
   const pretty = JSON.stringify(value, null, 2) as string | undefined;
-  if (pretty === undefined) return String(value);
+  if (pretty === undefined) return Object.prototype.toString.call(value);
   const one = pretty.replace(/,\n\s*/g, ', ').replace(/\n\s*/g, '');
   return one.length <= 80 ? one : pretty;
 }
