@@ -20,7 +20,8 @@ import { Route } from '../runner/route.js';
 import { normalizeLanguageName } from '../solutions/language.js';
 import { reviveRecordInts } from '../values/wire.js';
 import type { BatchOptions } from '../workers/messages.js';
-import { ceilingForTests, WorkerPool } from '../workers/pool.js';
+import { ceilingForTests } from '../workers/ceilings.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { IndexedItem } from '../workers/recovery.js';
 import { InvalidProblem, ProblemSet, ProblemText, type HeldProblem, type ProblemDocument } from './problem-set.js';
 
