@@ -4,13 +4,9 @@ import { unavailableResults } from '../grading/grade.js';
 import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
 import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
-import {
-  collectSubmissions,
-  findSolutionFiles,
-  solutionDiscoveryContext,
-  type DiscoveredSubmissions,
-  type SolutionFileOutcome,
-} from '../solutions/discover.js';
+import { collectSubmissions, solutionDiscoveryContext } from '../solutions/discover.js';
+import { findSolutionFiles } from '../solutions/find-solution-files.js';
+import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
 import type { IndexedItem } from '../workers/recovery.js';
 import { recordResults, swallowIfInterrupted, type RecordCandidate } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
