@@ -5,7 +5,8 @@ import { jsonReporter } from './report/json-reporter.js';
 import type { Reporter } from './report/reporter.js';
 import type { Scorecard } from './report/scorecard.js';
 import { newRunFiles } from './runner/run-files.js';
-import { runEvaluation, type RunOptions } from './runner/run.js';
+import { runEvaluation } from './runner/run.js';
+import type { RunOptions } from './runner/run-options.js';
 import { languageNames } from './engines/find-language.js';
 import type { Language } from './engines/languages.js';
 

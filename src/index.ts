@@ -7,27 +7,20 @@
  */
 export { DEFAULTS } from './defaults.js';
 export { evaluate, type EvaluateOptions } from './evaluate.js';
+export { createGrader, Grader, InvalidProblem, ProblemText, type ProblemDocument } from './service/grader.js';
 export {
-  createGrader,
-  Grader,
   GradeCancelled,
   GradeRefused,
   GraderClosed,
-  InvalidProblem,
-  ProblemText,
   QueueFull,
   type CandidateInput,
-  type FloatTolerance,
   type GradeCall,
   type GradeCallOptions,
   type GradedCandidate,
-  type GraderObserver,
-  type GraderOptions,
-  type GradingOptions,
-  type ProblemDocument,
   type ProblemListing,
   type RefusalReason,
-} from './service/grader.js';
+} from './service/grade-call.js';
+export type { FloatTolerance, GraderObserver, GraderOptions, GradingOptions } from './service/grader-options.js';
 export { loadProblemFile, loadProblems, ProblemDirectoryError, type LoadOptions } from './problems/load.js';
 export type { InvalidProblemFile, LoadedProblems, PreparedProblem, PreparedSuite, PreparedTest } from './problems/prepared.js';
 export type { Problem } from './problems/schema.js';

@@ -8,7 +8,7 @@
  * results are reported per suite.
  */
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
-import type { Submission } from '../solutions/discover.js';
+import type { Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
 
 /** What the plan keeps of a valid problem while its file is not being graded. */

@@ -8,8 +8,8 @@
  * answers go to the caller's handlers the moment they arrive.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
+import { ceilingOf } from '../workers/ceilings.js';
 import type { BatchOptions, RunContext } from '../workers/messages.js';
-import { ceilingOf } from '../workers/pool.js';
 import { runItems, type IndexedItem, type ItemHandlers, type RunsBatches } from '../workers/recovery.js';
 
 /** Batches in flight per worker: the one it runs and the one queued behind it. */

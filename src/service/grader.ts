@@ -12,164 +12,34 @@
  */
 import { DEFAULTS, defaultConcurrency } from '../defaults.js';
 import { languageNames, languageNamed } from '../engines/find-language.js';
-import type { Candidate } from '../grading/candidate.js';
 import { NO_FILTERS } from '../grading/filters.js';
 import { unavailableResults, type GradeOptions } from '../grading/grade.js';
-import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
+import type { CandidateResult } from '../report/scorecard.js';
 import { Route } from '../runner/route.js';
-import { normalizeLanguageName } from '../solutions/language.js';
 import { reviveRecordInts } from '../values/wire.js';
 import type { BatchOptions } from '../workers/messages.js';
-import { ceilingForTests, WorkerPool } from '../workers/pool.js';
+import { ceilingForTests } from '../workers/ceilings.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { IndexedItem } from '../workers/recovery.js';
+import { candidateOf, checkedCandidates, gradedOf, type CheckedCandidate } from './candidates.js';
+import {
+  GradeCancelled,
+  GradeRefused,
+  GraderClosed,
+  QueueFull,
+  type CandidateInput,
+  type GradeCall,
+  type GradeCallOptions,
+  type GradedCandidate,
+  type ProblemListing,
+} from './grade-call.js';
+import { checkedGrading, positive, type GraderOptions, type GraderSettings, type SettledGrading } from './grader-options.js';
 import { InvalidProblem, ProblemSet, ProblemText, type HeldProblem, type ProblemDocument } from './problem-set.js';
 
 export { InvalidProblem, ProblemText, type ProblemDocument };
 
-/** A float tolerance: one number for relative and absolute, or each. */
-export type FloatTolerance = number | { relative: number; absolute: number };
-
-/** How candidates are graded: the CLI's flags of the same names. */
-export interface GradingOptions {
-  /** Heap limit of each sandbox in MB (`--memory`). A Python interpreter is booted for one limit: a call with another one boots another. */
-  memoryMb?: number;
-  /** Time limit of each test in ms (`--timeout`). */
-  timeoutMs?: number;
-  /** `--float-tolerance`. */
-  floatTolerance?: FloatTolerance;
-  /** Judge Python results with bool, int and float distinct (`--strict-types`). */
-  strictTypes?: boolean;
-  /** Stop each candidate at its first test that does not pass; the rest are `skipped` and count in `total` (`--stop-on-first-failure`). */
-  stopOnFirstFailure?: boolean;
-  /** Unwrap Markdown fences and drop prose around the code, as for submissions (default true; `--no-extract`). */
-  extractCode?: boolean;
-}
-
-/** What `createGrader` loads and how it grades unless a call says otherwise. */
-export interface GraderOptions extends GradingOptions {
-  /** A folder of problem files (searched as `--problems` is), or the problems themselves, as objects or `ProblemText`. */
-  problems: string | ReadonlyArray<ProblemDocument | ProblemText>;
-  /** Sandbox worker processes, each grading one candidate at a time (`--concurrency`); default: one per core. */
-  concurrency?: number;
-  /** Seed of the sandbox's random numbers (`--seed`). */
-  seed?: number;
-  /** The most candidates admitted and not yet graded; a call that would pass it is refused with `QueueFull`. Default: 64 per worker, at least 1,024. */
-  maxQueue?: number;
-  /** Languages whose engines every worker starts before the first call (`python`); default: those of the problems' optimal solutions. */
-  warmLanguages?: readonly string[];
-  /** Hears each graded candidate and each lost worker (the service's metrics). */
-  observer?: GraderObserver;
-}
-
-export interface GraderObserver {
-  /** A candidate was graded, `seconds` after its call was admitted. */
-  graded?(status: CandidateStatus, seconds: number): void;
-  /** A worker died or was killed; another takes its place. */
-  workerLost?(): void;
-}
-
-/** One candidate: its code, and optionally an id (given back with its result) and the language it is in (detected otherwise). */
-export interface CandidateInput {
-  id?: string | null;
-  code: string;
-  language?: string | null;
-}
-
-/** Options of one call. */
-export interface GradeCallOptions extends GradingOptions {
-  /** Aborting drops the call's candidates still waiting for a worker; the call rejects with `GradeCancelled`. */
-  signal?: AbortSignal;
-  /** Hears each candidate's result as soon as it is graded, in the order they finish. */
-  onResult?(result: GradedCandidate): void;
-}
-
-/** One candidate's result: the scorecard's record of it (same status words and value records), with its place in the call. */
-export interface GradedCandidate {
-  /** Its position in the call's candidates. */
-  index: number;
-  id: string | null;
-  problem_id: string;
-  /** The language it ran as (detected, or as given). */
-  language: string;
-  status: CandidateStatus;
-  /** Why it could not run (load-error, unsupported), else null. */
-  error: string | null;
-  entry_point: string | null;
-  passed: number;
-  total: number;
-  /** passed / total, 0 when there are no tests. */
-  score: number;
-  duration_ms: number;
-  tests: TestResult[];
-}
-
-/** Why a call was refused before anything ran: what the service answers with a 4xx. */
-export type RefusalReason =
-  | 'unknown-problem'
-  | 'invalid-problem'
-  | 'no-candidates'
-  | 'too-many-candidates'
-  | 'invalid-candidate'
-  | 'unsupported-language'
-  | 'invalid-options';
-
-/** A call that cannot be graded as asked; `message` is one line. */
-export class GradeRefused extends Error {
-  constructor(
-    readonly reason: RefusalReason,
-    message: string,
-    /** Every reason, for an invalid problem. */
-    readonly errors: readonly string[] = [message],
-  ) {
-    super(message);
-    this.name = 'GradeRefused';
-  }
-}
-
-/** More candidates are waiting than the grader admits: try again later. */
-export class QueueFull extends Error {
-  constructor(
-    readonly queued: number,
-    readonly maxQueue: number,
-    /** A hint for when to try again. */
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`the queue is full (${queued} candidates waiting, at most ${maxQueue})`);
-    this.name = 'QueueFull';
-  }
-}
-
-/** The grader is closing or closed. */
-export class GraderClosed extends Error {
-  constructor() {
-    super('the grader is closing');
-    this.name = 'GraderClosed';
-  }
-}
-
-/** The call's signal was aborted before every candidate was graded. */
-export class GradeCancelled extends Error {
-  constructor() {
-    super('the grading call was cancelled');
-    this.name = 'AbortError';
-  }
-}
-
-/** A call admitted: its results, in the candidates' order, once all are graded. */
-export interface GradeCall {
-  readonly results: Promise<GradedCandidate[]>;
-}
-
-/** What `GET /v1/problems` and `grader.problems()` list. */
-export interface ProblemListing {
-  problems: Array<{ id: string; tests: number; tags: string[] }>;
-  invalid: Array<{ file: string; id: string | null; errors: string[] }>;
-}
-
 const QUEUE_PER_WORKER = 64;
 const MIN_QUEUE = 1024;
-/** The model id of a call's candidates in their records (a call has no models). */
-const MODEL_ID = 'candidate';
 
 /**
  * Loads and checks the problems, starts the workers and has them warm up;
@@ -198,15 +68,6 @@ export async function createGrader(options: GraderOptions): Promise<Grader> {
     if (languageNamed(language) === undefined) throw new TypeError(`createGrader: \`warmLanguages\`: no language named ${JSON.stringify(language)} (evalrun runs ${languageNames().join(', ')})`);
   }
   return new Grader(problems, { defaults, concurrency, seed, maxQueue, warm, observer: options.observer ?? {} });
-}
-
-interface GraderSettings {
-  defaults: Required<GradingOptions> & { floatTolerance: { relative: number; absolute: number } };
-  concurrency: number;
-  seed: number;
-  maxQueue: number;
-  warm: string[];
-  observer: GraderObserver;
 }
 
 interface ActiveCall {
@@ -478,102 +339,4 @@ export class Grader {
     const perWorker = this.queuedCount / Math.max(1, this.settings.concurrency);
     return Math.max(1, Math.min(60, Math.ceil((perWorker * timeoutMs) / 10 / 1000)));
   }
-}
-
-type SettledGrading = GraderSettings['defaults'];
-
-interface CheckedCandidate {
-  id: string | null;
-  code: string;
-  language: string | null;
-}
-
-function checkedCandidates(candidates: readonly CandidateInput[]): CheckedCandidate[] {
-  if (!Array.isArray(candidates) || candidates.length === 0) throw new GradeRefused('no-candidates', 'no candidates: give at least one');
-  return candidates.map((c: unknown, i): CheckedCandidate => {
-    const at = `candidates[${i}]`;
-    if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new GradeRefused('invalid-candidate', `${at}: expected an object with "code"`);
-    const { id, code, language } = c as Record<string, unknown>;
-    if (typeof code !== 'string') throw new GradeRefused('invalid-candidate', `${at}.code: expected a string`);
-    if (id !== undefined && id !== null && typeof id !== 'string') throw new GradeRefused('invalid-candidate', `${at}.id: expected a string`);
-    if (language !== undefined && language !== null) {
-      if (typeof language !== 'string') throw new GradeRefused('invalid-candidate', `${at}.language: expected a string`);
-      if (normalizeLanguageName(language) === null) {
-        throw new GradeRefused('unsupported-language', `${at}.language: unsupported language ${JSON.stringify(language)} (evalrun runs ${supportedNames()})`);
-      }
-    }
-    return { id: typeof id === 'string' ? id : null, code, language: typeof language === 'string' ? language : null };
-  });
-}
-
-function supportedNames(): string {
-  return languageNames().join(', ');
-}
-
-function candidateOf(problem: HeldProblem, input: CheckedCandidate, index: number, extract: boolean): Candidate {
-  const source = input.id ?? `candidates[${index}]`;
-  const declared = normalizeLanguageName(input.language);
-  return {
-    problemId: problem.id,
-    file: problem.key,
-    modelId: MODEL_ID,
-    promptId: null,
-    sampleId: null,
-    source,
-    tests: problem.tests,
-    submission: { problemId: problem.id, modelId: MODEL_ID, promptId: null, sampleId: null, source, raw: input.code, declaredLanguage: declared },
-    extract,
-  };
-}
-
-function gradedOf(index: number, input: CheckedCandidate, record: CandidateResult): GradedCandidate {
-  return {
-    index,
-    id: input.id,
-    problem_id: record.problem_id,
-    language: record.language,
-    status: record.status,
-    error: record.error,
-    entry_point: record.entry_point,
-    passed: record.passed,
-    total: record.total,
-    score: record.total === 0 ? 0 : record.passed / record.total,
-    duration_ms: record.duration_ms,
-    tests: record.tests,
-  };
-}
-
-/** Grading options with the defaults filled in, each checked; `fail` makes the error for a bad one. */
-function checkedGrading(
-  options: GradingOptions,
-  defaults: SettledGrading | null,
-  fail: (name: string, why: string) => Error,
-): SettledGrading {
-  const memoryMb = options.memoryMb ?? defaults?.memoryMb ?? DEFAULTS.memoryMb;
-  const timeoutMs = options.timeoutMs ?? defaults?.timeoutMs ?? DEFAULTS.timeoutMs;
-  positive(memoryMb, (why) => fail('memoryMb', why));
-  positive(timeoutMs, (why) => fail('timeoutMs', why));
-  const tolerance = options.floatTolerance ?? defaults?.floatTolerance ?? DEFAULTS.floatTolerance;
-  const floatTolerance = typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
-  for (const value of [floatTolerance.relative, floatTolerance.absolute]) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail('floatTolerance', 'must be a non-negative number, or { relative, absolute }');
-  }
-  const flag = (name: keyof GradingOptions, fallback: boolean): boolean => {
-    const value = options[name] ?? fallback;
-    if (typeof value !== 'boolean') throw fail(name, 'must be true or false');
-    return value;
-  };
-  return {
-    memoryMb,
-    timeoutMs,
-    floatTolerance: floatTolerance as { relative: number; absolute: number },
-    strictTypes: flag('strictTypes', defaults?.strictTypes ?? false),
-    stopOnFirstFailure: flag('stopOnFirstFailure', defaults?.stopOnFirstFailure ?? false),
-    extractCode: flag('extractCode', defaults?.extractCode ?? true),
-  };
-}
-
-function positive(value: unknown, fail: (why: string) => Error): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw fail(`must be a positive whole number, got ${String(value)}`);
-  return value;
 }

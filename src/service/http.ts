@@ -19,12 +19,11 @@ import {
   GradeCancelled,
   GradeRefused,
   GraderClosed,
-  ProblemText,
   QueueFull,
   type GradeCallOptions,
   type GradedCandidate,
-  type Grader,
-} from './grader.js';
+} from './grade-call.js';
+import { ProblemText, type Grader } from './grader.js';
 import { memberText } from './json-member.js';
 import type { ServiceMetrics } from './metrics.js';
 

@@ -6,7 +6,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CandidateStatus } from '../report/scorecard.js';
-import type { GraderObserver } from './grader.js';
+import type { GraderObserver } from './grader-options.js';
 
 export class ServiceMetrics {
   readonly registry = new Registry();

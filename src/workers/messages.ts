@@ -15,7 +15,7 @@ import type { InvalidProblemFile } from '../problems/prepared.js';
 import type { CandidateRow } from '../report/rows.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import type { SolutionFile, SolutionFileOutcome } from '../solutions/discover.js';
+import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 
 /** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */

@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import type { SandboxLimits } from '../sandbox-host/protocol.js';
 import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js';
 import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
-import { endsItem, knownTests, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker, type WorkItem } from './messages.js';
+import { endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
 
 export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 
@@ -91,37 +90,6 @@ interface Slot {
 
 /** How often the pool looks for a worker past its ceiling; ceilings are seconds long, so a fraction of a second late is nothing. */
 const CEILING_CHECK_MS = 100;
-
-/**
- * Ceiling of reading a file. Reading never runs candidate code, so it is
- * only there for a worker whose machinery stops answering.
- */
-const READ_CEILING_MS = 60_000;
-
-/**
- * The wall-clock ceiling of an item, from the tests it runs (one, for an
- * item run one test at a time); a file read has its own, and a self-check,
- * once its worker reports the tests of the problem it read, that plus the
- * ceiling of that many.
- */
-export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0): number {
-  const tests = knownTests(item);
-  if (tests !== null) {
-    const oneByOne = (item.kind === 'grade' || item.kind === 'job') && item.oneByOne !== undefined;
-    return ceilingForTests(oneByOne ? 1 : tests, item.kind === 'job' ? item.job.limits : limits);
-  }
-  if (item.kind === 'self-check' && reportedTests > 0) return READ_CEILING_MS + ceilingForTests(reportedTests, limits);
-  return READ_CEILING_MS;
-}
-
-/**
- * The ceiling of a candidate with this many tests under these limits: every
- * test may use its whole time limit twice (a timed-out batch of tests is
- * replayed from the interrupted test), plus start-up.
- */
-export function ceilingForTests(tests: number, limits: SandboxLimits): number {
-  return (tests + 1) * (limits.timeoutMs + 250) * 2 + 10_000;
-}
 
 /**
  * A fixed number of sandbox worker processes. Each runs one batch at a

@@ -23,8 +23,9 @@
 import { NO_FILTERS } from '../grading/filters.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { FAULT_RETRIES } from '../sandbox-host/sandbox-errors.js';
+import { ceilingOf } from './ceilings.js';
 import { knownTests, type BatchOptions, type ItemMessage, type WorkItem } from './messages.js';
-import { BatchFault, ceilingOf, type BatchRun } from './pool.js';
+import { BatchFault, type BatchRun } from './pool.js';
 
 /** What recovery needs of the pool (pool.ts): a batch run, or a BatchFault thrown. */
 export interface RunsBatches {

@@ -14,7 +14,8 @@ import { loadProblemLazily, loadProblemTextLazily } from '../problems/load-lazil
 import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } from '../problems/prepared.js';
 import { candidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import { readSolutionFile, type SolutionDiscoveryContext } from '../solutions/discover.js';
+import { readSolutionFile } from '../solutions/read-solution-file.js';
+import type { SolutionDiscoveryContext } from '../solutions/submission.js';
 import { Engines } from '../engines/registry.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { judge } from '../sandbox-host/judge.js';

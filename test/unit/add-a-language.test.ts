@@ -18,7 +18,7 @@ import { selfCheckPlans, submissionPlan, summarizeProblem } from '../../src/grad
 import { gradeCandidate, type GradeOptions, type RunsJobs } from '../../src/grading/grade.js';
 import { loadProblemFile } from '../../src/problems/load.js';
 import { isInvalidProblemFile, type PreparedProblem } from '../../src/problems/prepared.js';
-import { recordOptions, type RunOptions } from '../../src/runner/run.js';
+import { recordOptions, type RunOptions } from '../../src/runner/run-options.js';
 import type { GradeJob, GradeReply } from '../../src/sandbox-host/grade-protocol.js';
 import { judge } from '../../src/sandbox-host/judge.js';
 import { discoverSubmissions } from '../../src/solutions/discover.js';

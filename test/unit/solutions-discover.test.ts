@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  discoverSubmissions,
-  findSolutionFiles,
-  numberSamples,
-  readSolutionFile,
-  solutionDiscoveryContext,
-  type Submission,
-} from '../../src/solutions/discover.js';
+import { discoverSubmissions, numberSamples, solutionDiscoveryContext } from '../../src/solutions/discover.js';
+import { findSolutionFiles } from '../../src/solutions/find-solution-files.js';
+import { readSolutionFile } from '../../src/solutions/read-solution-file.js';
+import type { Submission } from '../../src/solutions/submission.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MIXED = path.join(here, '../fixtures/solutions-mixed');

@@ -1,0 +1,69 @@
+import { candidateKey, type Candidate } from '../grading/candidate.js';
+import { unavailableResults } from '../grading/grade.js';
+import { candidateRow, type CandidateRow } from '../report/rows.js';
+import type { CandidateResult } from '../report/scorecard.js';
+import { recordJson } from '../values/wire.js';
+import type { Route } from './route.js';
+
+// Shared by the run loop and a self-check's reading of the problems (plan.ts),
+// whose workers grade each problem as they read it.
+
+/** Appends a graded candidate, by its key, to the run log and tells the reporters. */
+export type RecordCandidate = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]) => void;
+
+/**
+ * Grades the planned candidates: a worker reads each one's problem file
+ * (candidates of one problem come one after another, so it reads it once
+ * for them) and answers with its records.
+ */
+export async function gradeAll(
+  route: Route,
+  todo: ReadonlyArray<{ candidate: Candidate; key: string }>,
+  record: RecordCandidate,
+  interrupted: () => boolean,
+): Promise<void> {
+  await swallowIfInterrupted(
+    interrupted,
+    route.send(
+      groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: { kind: 'grade', candidate: todo[index]!.candidate } })),
+      {
+        onMessage: (index, m) => {
+          const { candidate, key } = todo[index]!;
+          if (m.type === 'graded') record(key, m.rows, m.records);
+          else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        },
+        giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),
+      },
+    ),
+  );
+}
+
+/**
+ * The candidates' indexes with those of one problem file together, in the
+ * order the files first come: a worker then reads a problem once for all
+ * of a batch's candidates, however the solutions were laid out (a JSON
+ * Lines file per model interleaves the problems). Only the order they are
+ * sent in changes; the scorecard keeps the plan's.
+ */
+function groupedByFile(todo: readonly Candidate[]): number[] {
+  const byFile = new Map<string, number[]>();
+  todo.forEach((candidate, index) => {
+    const group = byFile.get(candidate.file);
+    if (group === undefined) byFile.set(candidate.file, [index]);
+    else group.push(index);
+  });
+  return [...byFile.values()].flat();
+}
+
+export function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
+  record(candidateKey(candidate), results.map(candidateRow), results.map((r) => Buffer.from(recordJson(r), 'utf8')));
+}
+
+/** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */
+export async function swallowIfInterrupted(interrupted: () => boolean, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (e) {
+    if (!interrupted()) throw e;
+  }
+}

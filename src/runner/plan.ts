@@ -1,0 +1,162 @@
+import { candidateKey, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { selector, type Filters } from '../grading/filters.js';
+import { unavailableResults } from '../grading/grade.js';
+import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
+import type { InvalidProblemFile } from '../problems/prepared.js';
+import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
+import { collectSubmissions, solutionDiscoveryContext } from '../solutions/discover.js';
+import { findSolutionFiles } from '../solutions/find-solution-files.js';
+import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
+import type { IndexedItem } from '../workers/recovery.js';
+import { recordResults, swallowIfInterrupted, type RecordCandidate } from './grade-candidates.js';
+import { pathInside, type WalkedFile } from './input-digest.js';
+import type { Route } from './route.js';
+import type { RunOptions } from './run-options.js';
+
+/**
+ * Has the workers read and check every problem file, while the supervisor
+ * only lists them. With `grade` (a self-check), each worker grades a
+ * problem's optimal_solution as soon as it has read it.
+ */
+export async function readProblems(
+  dir: string,
+  route: Route,
+  grade: { record: RecordCandidate; interrupted: () => boolean; listed: (files: number) => void } | null,
+): Promise<ReadProblems> {
+  const found = await listProblemFiles(dir);
+  grade?.listed(found.length);
+  const loaded: Array<ProblemSummary | InvalidProblemFile | undefined> = found.map((item) => (typeof item === 'string' ? undefined : item));
+  const items: IndexedItem[] = [];
+  found.forEach((item, index) => {
+    if (typeof item === 'string') items.push({ index, item: grade === null ? { kind: 'read-problem', file: item } : { kind: 'self-check', file: item } });
+  });
+  const fileAt = (index: number): string => found[index] as string;
+  const work = route.send(items, {
+    onMessage: (index, m) => {
+      if (m.type === 'problem') {
+        loaded[index] = m.problem;
+      } else if (m.type === 'graded' && grade !== null) {
+        const summary = loaded[index];
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records);
+      } else if (m.type === 'failed') {
+        const summary = loaded[index];
+        if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
+        else if (grade !== null) {
+          const candidate = selfCheckOf(summary);
+          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        }
+      }
+    },
+    // A self-check that had read its problem when its worker failed is graded again as a planned candidate.
+    again: (index, item) => {
+      const summary = loaded[index];
+      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary) ? { kind: 'grade', candidate: selfCheckOf(summary) } : item;
+    },
+    giveUp: (index, _, reason) => {
+      loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: reading it stopped the sandbox worker: ${reason}`]);
+    },
+  });
+  await (grade === null ? work : swallowIfInterrupted(grade.interrupted, work));
+  const unread = loaded.filter((problem) => problem === undefined).length;
+  const results = loaded.map((problem, index) => problem ?? invalid(fileAt(index), null, [`${fileAt(index)}: not read (the run was interrupted)`]));
+  // Only a shard digests its input: the paths inside the folder are worked out then.
+  const walked = (): WalkedFile[] => found.map((item): WalkedFile => {
+    const file = typeof item === 'string' ? item : item.file;
+    return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
+  });
+  return { ...splitAndRejectDuplicates(results), walked, unread };
+}
+
+function selfCheckOf(summary: ProblemSummary): Candidate {
+  return selfCheckPlans([summary])[0]!;
+}
+
+export interface ReadProblems {
+  problems: ProblemSummary[];
+  invalid: InvalidProblemFile[];
+  /** Every entry the walk of the problems folder found, for a shard's input digest. */
+  walked: () => WalkedFile[];
+  /** Files no worker read (the run was interrupted first): the run is not complete. */
+  unread: number;
+}
+
+/** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
+export interface PlannedRun {
+  candidates: Candidate[];
+  skipped: SkippedSubmissionReport[];
+  walked: WalkedFile[] | null;
+}
+
+export async function planCandidates(
+  options: RunOptions,
+  loaded: ReadProblems,
+  selected: readonly ProblemSummary[],
+  modelSelected: (id: string) => boolean,
+  route: Route,
+): Promise<PlannedRun> {
+  if (options.solutionsDir === null) return { candidates: selfCheckPlans(selected), skipped: [], walked: null };
+
+  const byId = new Map(selected.map((p) => [p.id, p] as const));
+  const valid = new Set(loaded.problems.map((p) => p.id));
+  const invalidFiles = new Map<string, string>();
+  for (const bad of loaded.invalid) if (bad.id !== null && !valid.has(bad.id)) invalidFiles.set(bad.id, bad.file);
+  const known = new Set([...valid, ...invalidFiles.keys()]);
+
+  const found = await discoverInWorkers(route, options.solutionsDir, known);
+  const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
+  const candidates: Candidate[] = [];
+  for (const submission of found.submissions) {
+    const invalidFile = invalidFiles.get(submission.problemId);
+    if (invalidFile !== undefined) {
+      skipped.push({ source: submission.source, reason: `problem "${submission.problemId}" is invalid (${invalidFile})` });
+      continue;
+    }
+    const problem = byId.get(submission.problemId);
+    // Filtered out by --problem, --tag or --model: not run, and not an error.
+    if (problem === undefined || !modelSelected(submission.modelId)) continue;
+    candidates.push(submissionPlan(problem, submission, options.extractCode));
+  }
+  return { candidates, skipped, walked: found.files };
+}
+
+/**
+ * Finds the submissions as `discoverSubmissions` does, the supervisor only
+ * walking the folder: the workers read the files, which grows with the
+ * candidates, and know the problem ids from the run's context.
+ */
+async function discoverInWorkers(route: Route, dir: string, known: ReadonlySet<string>): Promise<DiscoveredSubmissions> {
+  const found = await findSolutionFiles(dir);
+  const context = solutionDiscoveryContext(dir, known);
+  route.setContext({ knownProblemIds: [...known], solutionsRootName: context.rootName });
+  const outcomes: SolutionFileOutcome[][] = found.files.map(() => []);
+  const skip = (index: number, reason: string): void => {
+    outcomes[index] = [{ kind: 'skipped', skipped: { source: found.files[index]!.source, reason } }];
+  };
+  await route.send(
+    found.files.map((file, index) => ({ index, item: { kind: 'read-solutions', file } })),
+    {
+      onMessage: (index, m) => {
+        if (m.type === 'solutions') outcomes[index] = m.outcomes;
+        else if (m.type === 'failed') skip(index, `unreadable: evalrun failed to read it: ${m.message}`);
+      },
+      giveUp: (index, _, reason) => skip(index, `unreadable: reading it stopped the sandbox worker: ${reason}`),
+    },
+  );
+  return collectSubmissions(found, outcomes);
+}
+
+export function reportProblems(
+  selected: readonly ProblemSummary[],
+  invalid: readonly InvalidProblemFile[],
+  filters: Filters,
+): ProblemReport[] {
+  // A broken file is always reported, unless a --problem glob rules out its id.
+  const byId = selector({ problems: filters.problems, tags: [], models: [] });
+  const reports: ProblemReport[] = [
+    ...selected.map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
+    ...invalid
+      .filter((p) => p.id === null || byId.problem(p.id, []))
+      .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
+  ];
+  return reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}

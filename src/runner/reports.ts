@@ -1,0 +1,57 @@
+import type { CombinedReporter, RunStartInfo } from '../report/reporter.js';
+import type { CandidateRow } from '../report/rows.js';
+
+/**
+ * Tells the reporters of each graded candidate, in the order they finish
+ * and one at a time. A self-check starts them once the problem files are
+ * listed, with one candidate per file at most, and settles the count once
+ * every file is read (`onPlan`); any other run starts them once it is
+ * planned, and tells only candidates of the plan. A reporter's failure ends
+ * the run once grading stops.
+ */
+export class Reports {
+  /** Keys the reporters hear of; null: every graded candidate (a self-check, planned as it goes). */
+  private planned: Set<string> | null = null;
+  private started = false;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly reporter: CombinedReporter) {}
+
+  /** Rows not yet told: told together, one step of the chain for all that came meanwhile. */
+  private queued: Array<readonly CandidateRow[]> = [];
+
+  graded(key: string, rows: readonly CandidateRow[]): void {
+    if (!this.started || (this.planned !== null && !this.planned.has(key))) return;
+    this.queued.push(rows);
+    if (this.queued.length === 1) this.tell(() => this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    for (const rows of this.queued.splice(0)) await this.reporter.onCandidateResult(rows);
+  }
+
+  /** Starts the reporters before the plan is known: `info.candidates` is an upper bound. */
+  startEstimated(info: RunStartInfo): void {
+    this.started = true;
+    this.tell(() => this.reporter.onRunStart({ ...info, estimated: true }));
+  }
+
+  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. */
+  plan(info: RunStartInfo, keys: readonly string[] | null): void {
+    const estimated = this.started;
+    this.planned = keys === null ? null : new Set(keys);
+    this.started = true;
+    this.tell(() => (estimated ? this.reporter.onPlan(info) : this.reporter.onRunStart(info)));
+  }
+
+  /** Resolves once the reporters have heard everything so far; throws what the first one that failed threw. */
+  async idle(): Promise<void> {
+    await this.chain;
+    if (this.failure !== null) throw this.failure.error;
+  }
+
+  private tell(hook: () => Promise<void>): void {
+    this.chain = this.chain.then(() => (this.failure === null ? hook() : undefined)).catch((error: unknown) => void (this.failure ??= { error }));
+  }
+}

@@ -1,0 +1,96 @@
+import { allLanguages, equalityOf } from '../engines/find-language.js';
+import type { Language } from '../engines/languages.js';
+import type { Filters } from '../grading/filters.js';
+import type { GradeOptions } from '../grading/grade.js';
+import type { Tolerance } from '../values/compare.js';
+import type { ShardSpec } from './shard.js';
+
+export interface RunOptions {
+  problemsDir: string;
+  /** Null for a self-check of each problem's optimal_solution. */
+  solutionsDir: string | null;
+  filters: Filters;
+  concurrency: number;
+  memoryMb: number;
+  timeoutMs: number;
+  tolerance: Tolerance;
+  seed: number;
+  languages: ReadonlySet<Language>;
+  /** The k values of pass@k. */
+  passAtK: readonly number[];
+  /** Unwrap Markdown fences and drop prose around submitted code (default true). */
+  extractCode: boolean;
+  /** Grade only this part of the candidates (`--shard I/N`); null or absent: all of them. */
+  shard?: ShardSpec | null;
+  /** --strict-types: bool, int and float distinct for Python candidates. */
+  strictTypes?: boolean;
+  /** --python-packages: folders of wheels or packages Python candidates may import. */
+  pythonPackages?: readonly string[];
+  /** --stop-on-first-failure: a candidate's tests after its first that does not pass are skipped. */
+  stopOnFirstFailure?: boolean;
+}
+
+/** Where a run keeps its log, and how it can be stopped. */
+export interface RunControl {
+  runId: string;
+  /** `results/<run>.jsonl`; created, or reopened when resuming. */
+  logFile: string;
+  resume: boolean;
+  /** Aborting stops grading; finished candidates are kept and the outcome is marked incomplete. */
+  signal?: AbortSignal;
+}
+
+/** The run's options as recorded in its log and scorecard; `optionsFromRecord` reads them back. */
+export function recordOptions(options: RunOptions): Record<string, unknown> {
+  return {
+    problems: options.problemsDir,
+    solutions: options.solutionsDir,
+    filters: { problem: options.filters.problems, tag: options.filters.tags, model: options.filters.models },
+    concurrency: options.concurrency,
+    memory_mb: options.memoryMb,
+    timeout_ms: options.timeoutMs,
+    float_tolerance: options.tolerance,
+    seed: options.seed,
+    languages: [...options.languages].sort(),
+    pass_at_k: [...options.passAtK],
+    extract_code: options.extractCode,
+    ...(options.shard ? { shard: { index: options.shard.index, count: options.shard.count } } : {}),
+    strict_types: options.strictTypes === true,
+    python_packages: [...(options.pythonPackages ?? [])],
+    ...(options.stopOnFirstFailure === true ? { stop_on_first_failure: true } : {}),
+    // How numbers were judged, per language (see docs/VALUES.md).
+    equality: Object.fromEntries(allLanguages().map((l) => [l.name, equalityOf(l, options.strictTypes === true)])),
+  };
+}
+
+export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
+  const filters = (record.filters ?? {}) as { problem?: string[]; tag?: string[]; model?: string[] };
+  return {
+    problemsDir: String(record.problems),
+    solutionsDir: typeof record.solutions === 'string' ? record.solutions : null,
+    filters: { problems: filters.problem ?? [], tags: filters.tag ?? [], models: filters.model ?? [] },
+    concurrency: Number(record.concurrency),
+    memoryMb: Number(record.memory_mb),
+    timeoutMs: Number(record.timeout_ms),
+    tolerance: record.float_tolerance as Tolerance,
+    seed: Number(record.seed),
+    languages: new Set(record.languages as Language[]),
+    passAtK: record.pass_at_k as number[],
+    extractCode: record.extract_code !== false,
+    shard: (record.shard as ShardSpec | undefined) ?? null,
+    strictTypes: record.strict_types === true,
+    pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
+    stopOnFirstFailure: record.stop_on_first_failure === true,
+  };
+}
+
+export function gradeOptionsOf(options: RunOptions): GradeOptions {
+  return {
+    limits: { memoryMb: options.memoryMb, timeoutMs: options.timeoutMs, seed: options.seed },
+    tolerance: options.tolerance,
+    languages: [...options.languages],
+    strictTypes: options.strictTypes === true,
+    pythonPackages: [...(options.pythonPackages ?? [])],
+    stopOnFirstFailure: options.stopOnFirstFailure === true,
+  };
+}

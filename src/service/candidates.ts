@@ -1,0 +1,73 @@
+// A call's candidates become the same Candidate a run plans, so the route
+// and the workers grade them as they grade submissions.
+
+import { languageNames } from '../engines/find-language.js';
+import type { Candidate } from '../grading/candidate.js';
+import type { CandidateResult } from '../report/scorecard.js';
+import { normalizeLanguageName } from '../solutions/language.js';
+import { GradeRefused, type CandidateInput, type GradedCandidate } from './grade-call.js';
+import type { HeldProblem } from './problem-set.js';
+
+/** The model id of a call's candidates in their records (a call has no models). */
+const MODEL_ID = 'candidate';
+
+export interface CheckedCandidate {
+  id: string | null;
+  code: string;
+  language: string | null;
+}
+
+export function checkedCandidates(candidates: readonly CandidateInput[]): CheckedCandidate[] {
+  if (!Array.isArray(candidates) || candidates.length === 0) throw new GradeRefused('no-candidates', 'no candidates: give at least one');
+  return candidates.map((c: unknown, i): CheckedCandidate => {
+    const at = `candidates[${i}]`;
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new GradeRefused('invalid-candidate', `${at}: expected an object with "code"`);
+    const { id, code, language } = c as Record<string, unknown>;
+    if (typeof code !== 'string') throw new GradeRefused('invalid-candidate', `${at}.code: expected a string`);
+    if (id !== undefined && id !== null && typeof id !== 'string') throw new GradeRefused('invalid-candidate', `${at}.id: expected a string`);
+    if (language !== undefined && language !== null) {
+      if (typeof language !== 'string') throw new GradeRefused('invalid-candidate', `${at}.language: expected a string`);
+      if (normalizeLanguageName(language) === null) {
+        throw new GradeRefused('unsupported-language', `${at}.language: unsupported language ${JSON.stringify(language)} (evalrun runs ${supportedNames()})`);
+      }
+    }
+    return { id: typeof id === 'string' ? id : null, code, language: typeof language === 'string' ? language : null };
+  });
+}
+
+function supportedNames(): string {
+  return languageNames().join(', ');
+}
+
+export function candidateOf(problem: HeldProblem, input: CheckedCandidate, index: number, extract: boolean): Candidate {
+  const source = input.id ?? `candidates[${index}]`;
+  const declared = normalizeLanguageName(input.language);
+  return {
+    problemId: problem.id,
+    file: problem.key,
+    modelId: MODEL_ID,
+    promptId: null,
+    sampleId: null,
+    source,
+    tests: problem.tests,
+    submission: { problemId: problem.id, modelId: MODEL_ID, promptId: null, sampleId: null, source, raw: input.code, declaredLanguage: declared },
+    extract,
+  };
+}
+
+export function gradedOf(index: number, input: CheckedCandidate, record: CandidateResult): GradedCandidate {
+  return {
+    index,
+    id: input.id,
+    problem_id: record.problem_id,
+    language: record.language,
+    status: record.status,
+    error: record.error,
+    entry_point: record.entry_point,
+    passed: record.passed,
+    total: record.total,
+    score: record.total === 0 ? 0 : record.passed / record.total,
+    duration_ms: record.duration_ms,
+    tests: record.tests,
+  };
+}

@@ -1,0 +1,103 @@
+// What a call hands the grader and gets back, and why it may be refused:
+// the contract a library caller and the HTTP routes share.
+
+import type { CandidateStatus, TestResult } from '../report/scorecard.js';
+import type { GradingOptions } from './grader-options.js';
+
+/** One candidate: its code, and optionally an id (given back with its result) and the language it is in (detected otherwise). */
+export interface CandidateInput {
+  id?: string | null;
+  code: string;
+  language?: string | null;
+}
+
+/** Options of one call. */
+export interface GradeCallOptions extends GradingOptions {
+  /** Aborting drops the call's candidates still waiting for a worker; the call rejects with `GradeCancelled`. */
+  signal?: AbortSignal;
+  /** Hears each candidate's result as soon as it is graded, in the order they finish. */
+  onResult?(result: GradedCandidate): void;
+}
+
+/** One candidate's result: the scorecard's record of it (same status words and value records), with its place in the call. */
+export interface GradedCandidate {
+  /** Its position in the call's candidates. */
+  index: number;
+  id: string | null;
+  problem_id: string;
+  /** The language it ran as (detected, or as given). */
+  language: string;
+  status: CandidateStatus;
+  /** Why it could not run (load-error, unsupported), else null. */
+  error: string | null;
+  entry_point: string | null;
+  passed: number;
+  total: number;
+  /** passed / total, 0 when there are no tests. */
+  score: number;
+  duration_ms: number;
+  tests: TestResult[];
+}
+
+/** Why a call was refused before anything ran: what the service answers with a 4xx. */
+export type RefusalReason =
+  | 'unknown-problem'
+  | 'invalid-problem'
+  | 'no-candidates'
+  | 'too-many-candidates'
+  | 'invalid-candidate'
+  | 'unsupported-language'
+  | 'invalid-options';
+
+/** A call that cannot be graded as asked; `message` is one line. */
+export class GradeRefused extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    /** Every reason, for an invalid problem. */
+    readonly errors: readonly string[] = [message],
+  ) {
+    super(message);
+    this.name = 'GradeRefused';
+  }
+}
+
+/** More candidates are waiting than the grader admits: try again later. */
+export class QueueFull extends Error {
+  constructor(
+    readonly queued: number,
+    readonly maxQueue: number,
+    /** A hint for when to try again. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`the queue is full (${queued} candidates waiting, at most ${maxQueue})`);
+    this.name = 'QueueFull';
+  }
+}
+
+/** The grader is closing or closed. */
+export class GraderClosed extends Error {
+  constructor() {
+    super('the grader is closing');
+    this.name = 'GraderClosed';
+  }
+}
+
+/** The call's signal was aborted before every candidate was graded. */
+export class GradeCancelled extends Error {
+  constructor() {
+    super('the grading call was cancelled');
+    this.name = 'AbortError';
+  }
+}
+
+/** A call admitted: its results, in the candidates' order, once all are graded. */
+export interface GradeCall {
+  readonly results: Promise<GradedCandidate[]>;
+}
+
+/** What `GET /v1/problems` and `grader.problems()` list. */
+export interface ProblemListing {
+  problems: Array<{ id: string; tests: number; tags: string[] }>;
+  invalid: Array<{ file: string; id: string | null; errors: string[] }>;
+}

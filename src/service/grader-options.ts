@@ -1,0 +1,95 @@
+// One check serves createGrader's defaults and each call's overrides, so a
+// call is refused for exactly what would have failed the grader's start.
+
+import { DEFAULTS } from '../defaults.js';
+import type { CandidateStatus } from '../report/scorecard.js';
+import type { ProblemDocument, ProblemText } from './problem-set.js';
+
+/** A float tolerance: one number for relative and absolute, or each. */
+export type FloatTolerance = number | { relative: number; absolute: number };
+
+/** How candidates are graded: the CLI's flags of the same names. */
+export interface GradingOptions {
+  /** Heap limit of each sandbox in MB (`--memory`). A Python interpreter is booted for one limit: a call with another one boots another. */
+  memoryMb?: number;
+  /** Time limit of each test in ms (`--timeout`). */
+  timeoutMs?: number;
+  /** `--float-tolerance`. */
+  floatTolerance?: FloatTolerance;
+  /** Judge Python results with bool, int and float distinct (`--strict-types`). */
+  strictTypes?: boolean;
+  /** Stop each candidate at its first test that does not pass; the rest are `skipped` and count in `total` (`--stop-on-first-failure`). */
+  stopOnFirstFailure?: boolean;
+  /** Unwrap Markdown fences and drop prose around the code, as for submissions (default true; `--no-extract`). */
+  extractCode?: boolean;
+}
+
+/** What `createGrader` loads and how it grades unless a call says otherwise. */
+export interface GraderOptions extends GradingOptions {
+  /** A folder of problem files (searched as `--problems` is), or the problems themselves, as objects or `ProblemText`. */
+  problems: string | ReadonlyArray<ProblemDocument | ProblemText>;
+  /** Sandbox worker processes, each grading one candidate at a time (`--concurrency`); default: one per core. */
+  concurrency?: number;
+  /** Seed of the sandbox's random numbers (`--seed`). */
+  seed?: number;
+  /** The most candidates admitted and not yet graded; a call that would pass it is refused with `QueueFull`. Default: 64 per worker, at least 1,024. */
+  maxQueue?: number;
+  /** Languages whose engines every worker starts before the first call (`python`); default: those of the problems' optimal solutions. */
+  warmLanguages?: readonly string[];
+  /** Hears each graded candidate and each lost worker (the service's metrics). */
+  observer?: GraderObserver;
+}
+
+export interface GraderObserver {
+  /** A candidate was graded, `seconds` after its call was admitted. */
+  graded?(status: CandidateStatus, seconds: number): void;
+  /** A worker died or was killed; another takes its place. */
+  workerLost?(): void;
+}
+
+
+export interface GraderSettings {
+  defaults: Required<GradingOptions> & { floatTolerance: { relative: number; absolute: number } };
+  concurrency: number;
+  seed: number;
+  maxQueue: number;
+  warm: string[];
+  observer: GraderObserver;
+}
+
+export type SettledGrading = GraderSettings['defaults'];
+
+/** Grading options with the defaults filled in, each checked; `fail` makes the error for a bad one. */
+export function checkedGrading(
+  options: GradingOptions,
+  defaults: SettledGrading | null,
+  fail: (name: string, why: string) => Error,
+): SettledGrading {
+  const memoryMb = options.memoryMb ?? defaults?.memoryMb ?? DEFAULTS.memoryMb;
+  const timeoutMs = options.timeoutMs ?? defaults?.timeoutMs ?? DEFAULTS.timeoutMs;
+  positive(memoryMb, (why) => fail('memoryMb', why));
+  positive(timeoutMs, (why) => fail('timeoutMs', why));
+  const tolerance = options.floatTolerance ?? defaults?.floatTolerance ?? DEFAULTS.floatTolerance;
+  const floatTolerance = typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
+  for (const value of [floatTolerance.relative, floatTolerance.absolute]) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail('floatTolerance', 'must be a non-negative number, or { relative, absolute }');
+  }
+  const flag = (name: keyof GradingOptions, fallback: boolean): boolean => {
+    const value = options[name] ?? fallback;
+    if (typeof value !== 'boolean') throw fail(name, 'must be true or false');
+    return value;
+  };
+  return {
+    memoryMb,
+    timeoutMs,
+    floatTolerance: floatTolerance as { relative: number; absolute: number },
+    strictTypes: flag('strictTypes', defaults?.strictTypes ?? false),
+    stopOnFirstFailure: flag('stopOnFirstFailure', defaults?.stopOnFirstFailure ?? false),
+    extractCode: flag('extractCode', defaults?.extractCode ?? true),
+  };
+}
+
+export function positive(value: unknown, fail: (why: string) => Error): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw fail(`must be a positive whole number, got ${String(value)}`);
+  return value;
+}
