@@ -15,8 +15,8 @@ export interface Filters {
 export const NO_FILTERS: Filters = { problems: [], tags: [], models: [] };
 
 export interface Selector {
-  problem(id: string, tags: readonly string[]): boolean;
-  model(id: string): boolean;
+  problem: (id: string, tags: readonly string[]) => boolean;
+  model: (id: string) => boolean;
 }
 
 export function selector(filters: Filters): Selector {

@@ -16,7 +16,7 @@ export interface GradeCallOptions extends GradingOptions {
   /** Aborting drops the call's candidates still waiting for a worker; the call rejects with `GradeCancelled`. */
   signal?: AbortSignal;
   /** Hears each candidate's result as soon as it is graded, in the order they finish. */
-  onResult?(result: GradedCandidate): void;
+  onResult?: (result: GradedCandidate) => void;
 }
 
 /** One candidate's result: the scorecard's record of it (same status words and value records), with its place in the call. */

@@ -82,7 +82,7 @@ export function checkedGrading(
   return {
     memoryMb,
     timeoutMs,
-    floatTolerance: floatTolerance as { relative: number; absolute: number },
+    floatTolerance,
     strictTypes: flag('strictTypes', defaults?.strictTypes ?? false),
     stopOnFirstFailure: flag('stopOnFirstFailure', defaults?.stopOnFirstFailure ?? false),
     extractCode: flag('extractCode', defaults?.extractCode ?? true),
