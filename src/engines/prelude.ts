@@ -15,6 +15,12 @@ let prelude: string | null = null;
  */
 export function withPrelude(source: string, ...parts: string[]): string {
   prelude ??= readFileSync(join(packageRoot(), 'sandbox', 'prelude.js'), 'utf8');
-  const args = [prelude, ...parts].map((text) => `${text.trim()}\n`).join(', ');
-  return `(${source.trim()}\n)(${args});\n`;
+  const args = [prelude, ...parts].map((text) => `${expression(text)}\n`).join(', ');
+  return `(${expression(source)}\n)(${args});\n`;
+}
+
+/** A file holding one expression, without the statement's semicolon a formatter ends it with. */
+function expression(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.endsWith(';') ? trimmed.slice(0, -1) : trimmed;
 }
