@@ -121,7 +121,8 @@ module.exports = {
     },
     {
       name: 'supervisor-reads-descriptors-not-engines',
-      comment: 'The supervisor never runs code: of engines/ it reads the descriptors, their list and its look-ups, never an engine (only the worker program reaches the registry).',
+      comment:
+        'The supervisor never runs code: of engines/ it reads the descriptors, their list and its look-ups, never an engine (only the worker program reaches the registry).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/engines/|^src/workers/worker-process[.]ts$' },
       to: { path: '^src/engines/', pathNot: '^src/engines/(descriptor|languages|find-language)[.]ts$|^src/engines/[^/]+/language[.]ts$' },

@@ -22,15 +22,7 @@ import { topLevelFunctionNames } from '../src/engines/javascript/top-level-names
 import { prepareJavaScript } from '../src/engines/javascript/transpile.js';
 import { compareValues, DEFAULT_TOLERANCE } from '../src/values/compare.js';
 import type { Value } from '../src/values/type-node.js';
-import {
-  candidateRecord,
-  parseFlags,
-  suiteName,
-  testRecord,
-  writeResults,
-  type BenchCandidate,
-  type BenchTest,
-} from './results-doc.js';
+import { candidateRecord, parseFlags, suiteName, testRecord, writeResults, type BenchCandidate, type BenchTest } from './results-doc.js';
 
 type Callable = (...args: Value[]) => unknown;
 
@@ -78,10 +70,7 @@ async function runCandidate(spec: CandidateCode): Promise<BenchCandidate> {
   const started = performance.now();
   const problem: PreparedProblem = spec.problem;
   const language = detectLanguage(spec.raw, { declared: spec.declaredLanguage, fenceLanguage: null });
-  const prepared =
-    language === 'python'
-      ? { ok: false as const, error: 'unsupported language: python' }
-      : await prepareJavaScript(spec.raw, language);
+  const prepared = language === 'python' ? { ok: false as const, error: 'unsupported language: python' } : await prepareJavaScript(spec.raw, language);
   const fn = prepared.ok ? entryPoint(prepared.code, spec.functionName, topLevelFunctionNames(prepared.code)) : prepared.error;
   const tests: BenchTest[] = [];
   for (const suite of spec.suites) {

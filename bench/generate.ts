@@ -54,14 +54,20 @@ class Rng extends BaseRng {
 const FAMILIES: Family[] = [
   {
     name: 'add',
-    parameters: [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }],
+    parameters: [
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int' },
+    ],
     returnType: 'int',
     source: 'function NAME(a, b) {\n  return a + b;\n}',
     inputs: (r) => [r.int(-1_000_000, 1_000_000), r.int(-1_000_000, 1_000_000)],
   },
   {
     name: 'gcd',
-    parameters: [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }],
+    parameters: [
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int' },
+    ],
     returnType: 'int',
     source: 'function NAME(a, b) {\n  a = Math.abs(a); b = Math.abs(b);\n  while (b !== 0) { const t = a % b; a = b; b = t; }\n  return a;\n}',
     inputs: (r) => [r.int(0, 100_000), r.int(1, 100_000)],
@@ -113,7 +119,10 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'hypotenuse',
-    parameters: [{ name: 'a', type: 'float' }, { name: 'b', type: 'float' }],
+    parameters: [
+      { name: 'a', type: 'float' },
+      { name: 'b', type: 'float' },
+    ],
     returnType: 'float',
     source: 'const NAME = (a, b) => Math.sqrt(a * a + b * b);',
     inputs: (r) => [r.float(0, 1000), r.float(0, 1000)],
@@ -140,8 +149,7 @@ const FAMILIES: Family[] = [
     name: 'word_counts',
     parameters: [{ name: 's', type: 'str' }],
     returnType: 'Dict[str, int]',
-    source:
-      'function NAME(s) {\n  const counts = {};\n  for (const w of s.split(" ")) if (w !== "") counts[w] = (counts[w] || 0) + 1;\n  return counts;\n}',
+    source: 'function NAME(s) {\n  const counts = {};\n  for (const w of s.split(" ")) if (w !== "") counts[w] = (counts[w] || 0) + 1;\n  return counts;\n}',
     inputs: (r) => {
       const vocabulary = Array.from({ length: 4 }, () => r.word(1, 4));
       return [Array.from({ length: r.int(1, 10) }, () => vocabulary[r.int(0, 3)]).join(' ')];
@@ -149,10 +157,12 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'merge_counts',
-    parameters: [{ name: 'a', type: 'Dict[str, int]' }, { name: 'b', type: 'Dict[str, int]' }],
+    parameters: [
+      { name: 'a', type: 'Dict[str, int]' },
+      { name: 'b', type: 'Dict[str, int]' },
+    ],
     returnType: 'Dict[str, int]',
-    source:
-      'function NAME(a, b) {\n  const out = { ...a };\n  for (const [k, v] of Object.entries(b)) out[k] = (out[k] || 0) + v;\n  return out;\n}',
+    source: 'function NAME(a, b) {\n  const out = { ...a };\n  for (const [k, v] of Object.entries(b)) out[k] = (out[k] || 0) + v;\n  return out;\n}',
     inputs: (r) => {
       const dict = (): Json => {
         const d: { [key: string]: Json } = {};

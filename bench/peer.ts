@@ -20,15 +20,7 @@ import { loadProblems } from '../src/problems/load.js';
 import { selfCheckCandidates, type CandidateCode } from '../src/grading/candidate.js';
 import { compareValues, DEFAULT_TOLERANCE } from '../src/values/compare.js';
 import type { Value } from '../src/values/type-node.js';
-import {
-  candidateRecord,
-  parseFlags,
-  suiteName,
-  testRecord,
-  writeResults,
-  type BenchCandidate,
-  type BenchTest,
-} from './results-doc.js';
+import { candidateRecord, parseFlags, suiteName, testRecord, writeResults, type BenchCandidate, type BenchTest } from './results-doc.js';
 
 /** A generous wall-clock ceiling per process, as such harnesses set one. */
 const PROCESS_TIMEOUT_MS = 30_000;

@@ -60,7 +60,11 @@ async function tests(rounds: number): Promise<void> {
   const engine = await PythonEngine.create({ memoryMb: 256 });
   try {
     const code = 'def add(a, b):\n    return a + b\n';
-    const many = job(code, Array.from({ length: 1000 }, (_, i) => [i, 2 * i]), 'add');
+    const many = job(
+      code,
+      Array.from({ length: 1000 }, (_, i) => [i, 2 * i]),
+      'add',
+    );
     const one = job(code, [[1, 2]], 'add');
     await engine.run(many);
     const manyMs: number[] = [];
@@ -87,7 +91,9 @@ async function memory(): Promise<void> {
     for (const engine of engines) await engine.run(job('def f():\n    return 1\n', [[]]));
     const perInterpreter = (process.memoryUsage().rss - before) / engines.length / MB;
     const wasmMb = (engines[0]?.memoryBytes() ?? 0) / MB;
-    console.log(`memory: RSS per interpreter: ${perInterpreter.toFixed(0)} MB, of which WebAssembly memory ${wasmMb.toFixed(0)} MB${gc ? '' : ' (run with --expose-gc for a steadier figure)'}`);
+    console.log(
+      `memory: RSS per interpreter: ${perInterpreter.toFixed(0)} MB, of which WebAssembly memory ${wasmMb.toFixed(0)} MB${gc ? '' : ' (run with --expose-gc for a steadier figure)'}`,
+    );
   } finally {
     for (const engine of engines) engine.dispose();
   }

@@ -155,7 +155,10 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'two_sum',
-    parameters: [{ name: 'nums', type: 'List[int]' }, { name: 'target', type: 'int' }],
+    parameters: [
+      { name: 'nums', type: 'List[int]' },
+      { name: 'target', type: 'int' },
+    ],
     returnType: 'List[int]',
     source:
       'def NAME(nums: List[int], target: int) -> List[int]:\n    seen = {}\n    for i, n in enumerate(nums):\n        if target - n in seen:\n            return [seen[target - n], i]\n        seen[n] = i\n    return []\n',
@@ -187,8 +190,7 @@ const FAMILIES: Family[] = [
     name: 'char_counts',
     parameters: [{ name: 's', type: 'str' }],
     returnType: 'Dict[str, int]',
-    source:
-      'from collections import Counter\n\ndef NAME(s: str) -> Dict[str, int]:\n    return dict(Counter(c for c in s if not c.isspace()))\n',
+    source: 'from collections import Counter\n\ndef NAME(s: str) -> Dict[str, int]:\n    return dict(Counter(c for c in s if not c.isspace()))\n',
     inputs: (r) => [Array.from({ length: r.int(0, 8) }, () => r.word()).join(' ')],
   },
   {
@@ -200,10 +202,12 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'gcd_lcm',
-    parameters: [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }],
+    parameters: [
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int' },
+    ],
     returnType: 'Tuple[int, int]',
-    source:
-      'def NAME(a: int, b: int) -> Tuple[int, int]:\n    x, y = a, b\n    while y:\n        x, y = y, x % y\n    return (x, a * b // x)\n',
+    source: 'def NAME(a: int, b: int) -> Tuple[int, int]:\n    x, y = a, b\n    while y:\n        x, y = y, x % y\n    return (x, a * b // x)\n',
     inputs: (r) => [r.int(1, 100_000), r.int(1, 100_000)],
   },
   {
@@ -229,8 +233,7 @@ const FAMILIES: Family[] = [
     name: 'run_length',
     parameters: [{ name: 's', type: 'str' }],
     returnType: 'str',
-    source:
-      'from itertools import groupby\n\ndef NAME(s: str) -> str:\n    return "".join(k + str(len(list(g))) for k, g in groupby(s))\n',
+    source: 'from itertools import groupby\n\ndef NAME(s: str) -> str:\n    return "".join(k + str(len(list(g))) for k, g in groupby(s))\n',
     inputs: (r) => [Array.from({ length: r.int(0, 20) }, () => r.pick(['a', 'b', 'c']).repeat(r.int(1, 5))).join('')],
   },
   {
@@ -246,7 +249,10 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'top_words',
-    parameters: [{ name: 'words', type: 'List[str]' }, { name: 'k', type: 'int' }],
+    parameters: [
+      { name: 'words', type: 'List[str]' },
+      { name: 'k', type: 'int' },
+    ],
     returnType: 'List[str]',
     source:
       'import heapq\nfrom collections import Counter\n\ndef NAME(words: List[str], k: int) -> List[str]:\n    counts = Counter(words)\n    return [w for _, w in heapq.nsmallest(k, ((-c, w) for w, c in counts.items()))]\n',
@@ -264,7 +270,10 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'binary_search',
-    parameters: [{ name: 'nums', type: 'List[int]' }, { name: 'target', type: 'int' }],
+    parameters: [
+      { name: 'nums', type: 'List[int]' },
+      { name: 'target', type: 'int' },
+    ],
     returnType: 'int',
     source:
       'import bisect\n\ndef NAME(nums: List[int], target: int) -> int:\n    i = bisect.bisect_left(nums, target)\n    return i if i < len(nums) and nums[i] == target else -1\n',
@@ -342,9 +351,7 @@ function generate(dir: string, count: number, testsPer: number): GeneratedProble
         return_values: [{ type: family.returnType }],
       },
       correctness_test_suite: problem.tests.map((args, t) => ({
-        input: Object.fromEntries(
-          family.parameters.map((p, k) => [p.name, literal && p.type === 'List[int]' ? pythonList(args[k]!) : args[k]!]),
-        ),
+        input: Object.fromEntries(family.parameters.map((p, k) => [p.name, literal && p.type === 'List[int]' ? pythonList(args[k]!) : args[k]!])),
         expected_output: [problem.expected[t]!],
       })),
       optimal_solution: problem.code,

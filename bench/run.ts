@@ -235,8 +235,7 @@ async function measure(command: Command, scratch: string): Promise<Measurement> 
     await rm(timeFile, { force: true });
   }
   // The contender's own process is the child, or the child of GNU time.
-  const isHost = (record: { pid: number; ppid: number }): boolean =>
-    GNU_TIME === null ? record.pid === child.pid : record.ppid === child.pid;
+  const isHost = (record: { pid: number; ppid: number }): boolean => (GNU_TIME === null ? record.pid === child.pid : record.ppid === child.pid);
   let hostRssKb: number | null = null;
   let hostCpuMs: number | null = null;
   let hostMainCpuMs: number | null = null;
@@ -258,7 +257,17 @@ async function measure(command: Command, scratch: string): Promise<Measurement> 
     await rm(rssFile, { force: true });
   }
   const ok = code === 0;
-  return { wallMs, treeCpuMs, hostCpuMs, hostMainCpuMs, hostRssKb, workerRssKb, workers, ok, detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}` };
+  return {
+    wallMs,
+    treeCpuMs,
+    hostCpuMs,
+    hostMainCpuMs,
+    hostRssKb,
+    workerRssKb,
+    workers,
+    ok,
+    detail: ok ? '' : `exit code ${String(code)}: ${stderr.trim().slice(-600)}`,
+  };
 }
 
 /** A run in a folder of its own, removed afterwards: contenders may write more than the file they are given. */
@@ -322,7 +331,18 @@ async function mainComparison(options: Options, scratch: string, problemsDir: st
 function report(options: Options, runs: Map<ContenderName, Measurement[]>): void {
   const tests = options.problems * options.tests;
   const rows: string[][] = [
-    ['contender', 'wall (s)', 'min-max (s)', 'tests/s', 'CPU all (s)', 'CPU host (s)', 'host main thread (s)', 'host peak RSS (MB)', 'worker peak RSS (MB)', 'all passed'],
+    [
+      'contender',
+      'wall (s)',
+      'min-max (s)',
+      'tests/s',
+      'CPU all (s)',
+      'CPU host (s)',
+      'host main thread (s)',
+      'host peak RSS (MB)',
+      'worker peak RSS (MB)',
+      'all passed',
+    ],
   ];
   for (const [name, ms] of runs) {
     const wall = median(ms.map((m) => m.wallMs));
@@ -379,11 +399,15 @@ async function scaling(options: Options, scratch: string, smallDir: string): Pro
     if (!b.ok) log(`  ${bigProblems} x ${options.tests} failed: ${b.detail}`);
     small.push(a.wallMs);
     big.push(b.wallMs);
-    log(`round ${round}/${options.scaleRounds}: ${options.problems} x ${options.tests} ${seconds(a.wallMs)} s, ${bigProblems} x ${options.tests} ${seconds(b.wallMs)} s (host RSS ${mb(b.hostRssKb)} MB)`);
+    log(
+      `round ${round}/${options.scaleRounds}: ${options.problems} x ${options.tests} ${seconds(a.wallMs)} s, ${bigProblems} x ${options.tests} ${seconds(b.wallMs)} s (host RSS ${mb(b.hostRssKb)} MB)`,
+    );
   }
   if (!options.keep) await rm(bigDir, { recursive: true, force: true });
   const ratio = median(big) / median(small);
-  log(`time(${bigProblems} x ${options.tests}) / time(${options.problems} x ${options.tests}) = ${ratio.toFixed(2)}   (target <= 10.5)  ${verdict(ratio <= 10.5 && ok)}`);
+  log(
+    `time(${bigProblems} x ${options.tests}) / time(${options.problems} x ${options.tests}) = ${ratio.toFixed(2)}   (target <= 10.5)  ${verdict(ratio <= 10.5 && ok)}`,
+  );
 
   const problems = Math.ceil(options.million / options.tests);
   const total = problems * options.tests;

@@ -224,7 +224,19 @@ async function stopService(service: Service): Promise<void> {
 /** Wall time of one CLI run over a set, after checking its verdicts. */
 function runCli(set: BenchSet, concurrency: number, scratch: string): Promise<number> {
   const out = join(scratch, `cli-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  const args = [BIN, '--problems', join(set.dir, 'problems'), '--solutions', join(set.dir, 'solutions'), '--concurrency', String(concurrency), '--out', out, '--reporter', 'json'];
+  const args = [
+    BIN,
+    '--problems',
+    join(set.dir, 'problems'),
+    '--solutions',
+    join(set.dir, 'solutions'),
+    '--concurrency',
+    String(concurrency),
+    '--out',
+    out,
+    '--reporter',
+    'json',
+  ];
   const started = performance.now();
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, args, { cwd: scratch, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -347,7 +359,9 @@ async function main(): Promise<void> {
     const peerProblems = Math.min(options.problems, options.peerProblems ?? quarter);
     const peerSet = writeSet(join(scratch, 'peer'), peerProblems, options.samples, 'peer');
     say(`serve bench: node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), --concurrency ${options.concurrency}`);
-    say(`  ${full.samples.length} Python candidates (${options.problems} problems x ${options.samples} samples x 3 tests); peer grades ${peerSet.samples.length}`);
+    say(
+      `  ${full.samples.length} Python candidates (${options.problems} problems x ${options.samples} samples x 3 tests); peer grades ${peerSet.samples.length}`,
+    );
 
     // The CLI makes the Python snapshot on its first run: not part of any measurement.
     await runCli(small, options.concurrency, scratch);

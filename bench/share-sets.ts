@@ -121,7 +121,11 @@ const FAMILIES: Family[] = [
     pyWrong: 'return s[:1].upper() + s[1:]',
     js: 'return s.split(" ").map((w) => w.slice(0, 1).toUpperCase() + w.slice(1)).join(" ");',
     jsWrong: 'return s.slice(0, 1).toUpperCase() + s.slice(1);',
-    answer: (s) => (s as string).split(' ').map((w) => w.slice(0, 1).toUpperCase() + w.slice(1)).join(' '),
+    answer: (s) =>
+      (s as string)
+        .split(' ')
+        .map((w) => w.slice(0, 1).toUpperCase() + w.slice(1))
+        .join(' '),
     wrong: (s) => (s as string).slice(0, 1).toUpperCase() + (s as string).slice(1),
     inputs: (r) => [r.words(1, 5, 1, 7)],
   },
@@ -134,7 +138,13 @@ const FAMILIES: Family[] = [
     js: 'const out = {};\n  for (const w of s.split(" ")) if (w !== "") out[w] = w.length;\n  return out;',
     jsWrong: 'const out = {};\n  for (const w of s.split(" ")) if (w.length > 1) out[w] = w.length;\n  return out;',
     answer: (s) => Object.fromEntries((s as string).split(' ').map((w) => [w, w.length])),
-    wrong: (s) => Object.fromEntries((s as string).split(' ').filter((w) => w.length > 1).map((w) => [w, w.length])),
+    wrong: (s) =>
+      Object.fromEntries(
+        (s as string)
+          .split(' ')
+          .filter((w) => w.length > 1)
+          .map((w) => [w, w.length]),
+      ),
     inputs: (r) => [r.words(1, 6, 1, 6)],
   },
   {
@@ -217,7 +227,13 @@ function problem(index: number, testsPerProblem: number, seed: number): { proble
   const tests = Array.from({ length: testsPerProblem }, () => family.inputs(rng));
   const functionName = `${family.name}_${index}`;
   return {
-    problem: { family, id: `share_${String(index).padStart(5, '0')}_${family.name}`, functionName, tests, expected: tests.map((args) => family.answer(...args)) },
+    problem: {
+      family,
+      id: `share_${String(index).padStart(5, '0')}_${family.name}`,
+      functionName,
+      tests,
+      expected: tests.map((args) => family.answer(...args)),
+    },
     rng,
   };
 }
@@ -273,7 +289,10 @@ export function writePassAtKSet(
       let code: string;
       let passed: number;
       if (draw < 1 / 30) {
-        code = language === 'python' ? `def ${p.functionName}(${p.family.parameters.map((q) => q.name).join(', ')}):\n    return (\n` : `function ${p.functionName}(${p.family.parameters.map((q) => q.name).join(', ')}) {\n  return (;\n}`;
+        code =
+          language === 'python'
+            ? `def ${p.functionName}(${p.family.parameters.map((q) => q.name).join(', ')}):\n    return (\n`
+            : `function ${p.functionName}(${p.family.parameters.map((q) => q.name).join(', ')}) {\n  return (;\n}`;
         passed = 0;
       } else if (draw < 0.27) {
         code = source(language === 'python' ? p.family.pyWrong : p.family.jsWrong);

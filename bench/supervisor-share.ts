@@ -272,7 +272,10 @@ function statCpuMs(pid: number): number | null {
 
 function commandLine(pid: number): string | null {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '').join(' ');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '')
+      .join(' ');
   } catch {
     return null;
   }
@@ -359,7 +362,14 @@ function snapshotStamp(build: Build): string {
 }
 
 /** `timed` false: a warm-up, which may make the Python snapshot. */
-async function runOnce(build: Build, args: readonly string[], expected: ExpectedVerdicts, scratch: string, intervalMs: number, timed = true): Promise<RunResult> {
+async function runOnce(
+  build: Build,
+  args: readonly string[],
+  expected: ExpectedVerdicts,
+  scratch: string,
+  intervalMs: number,
+  timed = true,
+): Promise<RunResult> {
   const snapshotsBefore = snapshotStamp(build);
   const dir = mkdtempSync(join(scratch, 'run-'));
   const card = join(dir, 'scorecard.json');
@@ -408,7 +418,8 @@ async function runOnce(build: Build, args: readonly string[], expected: Expected
     detail = `a Python snapshot was written in ${build.root}'s cache during the run, so its CPU holds a cold boot (do two builds with different snapshot keys share node_modules?)`;
   }
   // Workers that the command line test misses would silently count as the supervisor's.
-  if (detail === '' && helpers.length === processes.length) detail = `no worker process was recognised (commands seen: ${helpers.map((p) => p.command).join(' | ') || 'none'})`;
+  if (detail === '' && helpers.length === processes.length)
+    detail = `no worker process was recognised (commands seen: ${helpers.map((p) => p.command).join(' | ') || 'none'})`;
   const result: RunResult = {
     candidates: expected.candidates,
     wallMs: totals.wall * 1000,
@@ -548,7 +559,10 @@ function figures(p: PreparedWorkload, runs: Array<[RunResult, RunResult]>): Figu
   const intercept = (pick: (r: RunResult) => number): number[] => runs.map(([a, b]) => pick(a) - small * ((pick(b) - pick(a)) / (big - small)));
   const supervisor = median(slope((r) => r.supervisorMs)) * 1000;
   const workers = median(slope((r) => r.workersMs)) * 1000;
-  const failures = runs.flat().filter((r) => !r.ok).map((r) => `${r.candidates} candidates: ${r.detail}`);
+  const failures = runs
+    .flat()
+    .filter((r) => !r.ok)
+    .map((r) => `${r.candidates} candidates: ${r.detail}`);
   const share = supervisor / workers;
   const w = p.workload;
   return {
@@ -595,7 +609,17 @@ function printTable(all: Figures[], options: Options): void {
       `node ${process.version}, CLK_TCK ${CLOCK_TICKS}${options.quick ? ' (--quick: smaller than the issue sets)' : ''}`,
   );
   const rows: string[][] = [
-    ['workload', 'N / 4N candidates', 'supervisor µs/cand', 'workers µs/cand', 'share', 'ceiling (cores)', 'start: sup / workers (ms)', 'wall N / 4N (s)', 'verdicts'],
+    [
+      'workload',
+      'N / 4N candidates',
+      'supervisor µs/cand',
+      'workers µs/cand',
+      'share',
+      'ceiling (cores)',
+      'start: sup / workers (ms)',
+      'wall N / 4N (s)',
+      'verdicts',
+    ],
   ];
   for (const f of all) {
     rows.push([
@@ -615,7 +639,16 @@ function printTable(all: Figures[], options: Options): void {
     out();
     out(`Against the baseline ${options.baseline} (same sets, the builds alternating), ratios this build / baseline, target <= ${TARGET_RATIO}`);
     const against: string[][] = [
-      ['workload', 'baseline supervisor µs/cand', 'baseline workers µs/cand', 'workers ratio', 'wall 4N: this / baseline (s)', 'wall ratio', 'baseline verdicts', 'result'],
+      [
+        'workload',
+        'baseline supervisor µs/cand',
+        'baseline workers µs/cand',
+        'workers ratio',
+        'wall 4N: this / baseline (s)',
+        'wall ratio',
+        'baseline verdicts',
+        'result',
+      ],
     ];
     for (const f of all) {
       const b = f.baseline!;
@@ -634,7 +667,9 @@ function printTable(all: Figures[], options: Options): void {
   }
   out();
   for (const f of all) {
-    out(`${f.label} (${f.shape}): share ${(f.share * 100).toFixed(1)}% (target <= ${TARGET_SHARE * 100}%)  ${passFail(f.pass)}${f.measured ? '' : ' (measurement failed)'}`);
+    out(
+      `${f.label} (${f.shape}): share ${(f.share * 100).toFixed(1)}% (target <= ${TARGET_SHARE * 100}%)  ${passFail(f.pass)}${f.measured ? '' : ' (measurement failed)'}`,
+    );
     out(
       `  CPU of the N and 4N runs: supervisor ${(f.cpuMs.supervisor[0] / 1000).toFixed(2)} / ${(f.cpuMs.supervisor[1] / 1000).toFixed(2)} s, ` +
         `workers ${(f.cpuMs.workers[0] / 1000).toFixed(2)} / ${(f.cpuMs.workers[1] / 1000).toFixed(2)} s; ${f.workerProcesses} worker processes`,
@@ -668,7 +703,9 @@ async function main(): Promise<number> {
   builds.forEach(checkBuilt);
   if (!existsSync('/proc/self/stat')) throw new Error('this bench reads /proc: it needs Linux');
   // The interpreter itself, not a launcher such as a pyenv shim, which would start processes of its own before each run.
-  const found = spawnSync('python3', ['-c', 'import os, sys; os.waitid; os.posix_spawn; os.waitstatus_to_exitcode; print(sys.executable)'], { encoding: 'utf8' });
+  const found = spawnSync('python3', ['-c', 'import os, sys; os.waitid; os.posix_spawn; os.waitstatus_to_exitcode; print(sys.executable)'], {
+    encoding: 'utf8',
+  });
   if (found.status !== 0 || found.stdout.trim() === '') throw new Error('python3 (3.9 or later) is needed for the CPU wrapper');
   python = found.stdout.trim();
   const scratch = mkdtempSync(join(tmpdir(), 'evalrun-share-'));

@@ -100,7 +100,16 @@ const FAMILIES: Family[] = [
 ];
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { problems: 40, samples: 20, tests: 10, rounds: 1, concurrency: availableParallelism(), keep: false, shardOverhead: null, merge: null };
+  const options: Options = {
+    problems: 40,
+    samples: 20,
+    tests: 10,
+    rounds: 1,
+    concurrency: availableParallelism(),
+    keep: false,
+    shardOverhead: null,
+    merge: null,
+  };
   const count = (flag: string, value: string | undefined): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive whole number`);
@@ -143,7 +152,10 @@ function generate(dir: string, options: Options): { problems: string; solutions:
         description: `${family.name} of a list`,
         function_prototype: {
           function_name: family.name,
-          parameters: [{ name: 'xs', type: 'List[int]' }, { name: 'k', type: 'int' }],
+          parameters: [
+            { name: 'xs', type: 'List[int]' },
+            { name: 'k', type: 'int' },
+          ],
           return_values: [{ type: 'int' }],
         },
         prompts: [{ prompt_id: 'base', prompt: `Write ${family.name}(xs, k).` }],
@@ -155,7 +167,9 @@ function generate(dir: string, options: Options): { problems: string; solutions:
       const jsBody = wrong ? family.wrongJs : family.js;
       const pyBody = wrong ? family.wrongPy : family.py;
       // Model output as it comes: fenced, with a line of prose.
-      js.push(JSON.stringify({ problem_id: id, prompt_id: 'base', completion: `Here it is:\n\`\`\`js\nfunction ${family.name}(xs, k) {\n  ${jsBody}\n}\n\`\`\`` }));
+      js.push(
+        JSON.stringify({ problem_id: id, prompt_id: 'base', completion: `Here it is:\n\`\`\`js\nfunction ${family.name}(xs, k) {\n  ${jsBody}\n}\n\`\`\`` }),
+      );
       py.push(JSON.stringify({ problem_id: id, prompt_id: 'base', completion: `\`\`\`python\ndef ${family.name}(xs, k):\n    ${pyBody}\n\`\`\`` }));
     }
   }
@@ -189,7 +203,9 @@ function runCli(
     child.on('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) return reject(new Error(`evalrun exited ${code}: ${stderr}`));
-      const { summary } = JSON.parse(scorecard === null ? stdout : readFileSync(scorecard, 'utf8')) as { summary: { candidates: number; tests: number; passed: number } };
+      const { summary } = JSON.parse(scorecard === null ? stdout : readFileSync(scorecard, 'utf8')) as {
+        summary: { candidates: number; tests: number; passed: number };
+      };
       const peak = /PEAK_KB (\d+)/.exec(stderr);
       resolve({ seconds, ...summary, peakKb: peak === null ? null : Number(peak[1]) });
     });
@@ -281,7 +297,9 @@ async function main(): Promise<void> {
     // The numbers SCALE-OUT.md works from, as one line a script can read.
     const all = counts.get('both (the whole set)')!;
     const allSeconds = median(seconds.get('both (the whole set)')!);
-    console.log(`THROUGHPUT ${JSON.stringify({ candidates_per_second_per_core: all.candidates / allSeconds / cores, cores, candidates: all.candidates, seconds: allSeconds })}`);
+    console.log(
+      `THROUGHPUT ${JSON.stringify({ candidates_per_second_per_core: all.candidates / allSeconds / cores, cores, candidates: all.candidates, seconds: allSeconds })}`,
+    );
   } finally {
     if (options.keep) console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });

@@ -59,10 +59,7 @@
     const tag = ObjectGetOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
     return (v) => ReflectApply(tag, v, []) !== undefined;
   })();
-  const TypedArrayLength = ObjectGetOwnPropertyDescriptor(
-    ReflectGetPrototypeOf(Uint8Array).prototype,
-    'length',
-  ).get;
+  const TypedArrayLength = ObjectGetOwnPropertyDescriptor(ReflectGetPrototypeOf(Uint8Array).prototype, 'length').get;
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve;
   const RealDate = Date;
@@ -72,7 +69,6 @@
   const RegExpTest = RegExp.prototype.test;
   const StringSlice = String.prototype.slice;
   const StringIndexOf = String.prototype.indexOf;
-
 
   // ---- determinism: seeded Math.random and a frozen clock -----------------
 
@@ -491,14 +487,18 @@
       generation++;
       const resolved = resolveEntryPoint(name, JSONParse(topLevelNamesJson), moduleRecord);
       if (resolved === undefined) {
-        return 'E' + 'no function named ' + JSONStringify(name) + ' is defined (looked for a declaration, module.exports, a default export, a static method and the last top-level function)';
+        return (
+          'E' +
+          'no function named ' +
+          JSONStringify(name) +
+          ' is defined (looked for a declaration, module.exports, a default export, a static method and the last top-level function)'
+        );
       }
       const fn = resolved[0];
       const receiver = resolved[1];
       // The host wrote this text; a reviver costs a call per value, so it is
       // only used when a tagged value (a Set, a non-finite float) is present.
-      const tests =
-        ReflectApply(StringIndexOf, testsJson, ['"$evalrun"']) < 0 ? JSONParse(testsJson) : JSONParse(testsJson, reviveWire);
+      const tests = ReflectApply(StringIndexOf, testsJson, ['"$evalrun"']) < 0 ? JSONParse(testsJson) : JSONParse(testsJson, reviveWire);
       const n = tests.length;
       header = frameHeader(resolved[2]);
       for (let i = 0; i < n; i++) {
@@ -569,4 +569,4 @@
 
     return [run, progress, settle];
   };
-})
+});

@@ -62,4 +62,4 @@
   }
 
   return ObjectFreeze({ now, frame, header, randomStep, randomBits });
-})()
+})();

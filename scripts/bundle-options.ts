@@ -19,8 +19,7 @@ const oneStringWidth: Plugin = {
   setup(build) {
     let shared: Promise<string | null> | null = null;
     const find = async (): Promise<string | null> => {
-      const lookup = (name: string, resolveDir: string) =>
-        build.resolve(name, { kind: 'import-statement', resolveDir, pluginData: OWN_LOOKUP });
+      const lookup = (name: string, resolveDir: string) => build.resolve(name, { kind: 'import-statement', resolveDir, pluginData: OWN_LOOKUP });
       const yargs = await lookup('yargs', process.cwd());
       if (yargs.errors.length > 0) return null;
       const cliui = await lookup('cliui', dirname(yargs.path));
@@ -52,9 +51,7 @@ const lazySegmenter: Plugin = {
     build.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes(eager)) return undefined;
-      const contents = source
-        .replace(eager, 'let segmenter;')
-        .replaceAll('segmenter.segment(', '(segmenter ??= new Intl.Segmenter()).segment(');
+      const contents = source.replace(eager, 'let segmenter;').replaceAll('segmenter.segment(', '(segmenter ??= new Intl.Segmenter()).segment(');
       return { contents, loader: 'js' };
     });
   },

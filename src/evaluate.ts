@@ -64,11 +64,10 @@ export async function evaluate(options: EvaluateOptions): Promise<Scorecard> {
       scorecard = { ...outcome.head, candidates: [...outcome.results()] };
     },
   };
-  await runEvaluation(
-    run,
-    { runId: files.runId, logFile: files.log, resume: false, ...(options.signal === undefined ? {} : { signal: options.signal }) },
-    [jsonReporter({ outFile: files.scorecard, toStdout: false, log: () => undefined }), capture],
-  );
+  await runEvaluation(run, { runId: files.runId, logFile: files.log, resume: false, ...(options.signal === undefined ? {} : { signal: options.signal }) }, [
+    jsonReporter({ outFile: files.scorecard, toStdout: false, log: () => undefined }),
+    capture,
+  ]);
   if (scorecard === null) throw new Error('evaluate: the run ended without an outcome');
   return scorecard;
 }

@@ -24,14 +24,5 @@ export type { FloatTolerance, GraderObserver, GraderOptions, GradingOptions } fr
 export { loadProblemFile, loadProblems, ProblemDirectoryError, type LoadOptions } from './problems/load.js';
 export type { InvalidProblemFile, LoadedProblems, PreparedProblem, PreparedSuite, PreparedTest } from './problems/prepared.js';
 export type { Problem } from './problems/schema.js';
-export type {
-  CandidateResult,
-  CandidateStatus,
-  ProblemReport,
-  Scorecard,
-  ScorecardHead,
-  Summary,
-  TestResult,
-  TestStatus,
-} from './report/scorecard.js';
+export type { CandidateResult, CandidateStatus, ProblemReport, Scorecard, ScorecardHead, Summary, TestResult, TestStatus } from './report/scorecard.js';
 export { VERSION } from './version.js';

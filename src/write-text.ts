@@ -17,7 +17,7 @@ export function writeText(fd: number, text: string, position: number | null): nu
 
 /** Writes all of `bytes` at `position` (or at the file's offset, when null). */
 export function writeBytes(fd: number, bytes: Uint8Array, position: number | null): void {
-  for (let written = 0; written < bytes.length; ) {
+  for (let written = 0; written < bytes.length;) {
     written += writeSync(fd, bytes, written, bytes.length - written, position === null ? null : position + written);
   }
 }

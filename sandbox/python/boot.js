@@ -542,5 +542,4 @@
       return 'unprintable error';
     }
   }
-
-})
+});

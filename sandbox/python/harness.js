@@ -70,7 +70,9 @@
     const space = pyodide.globals.get('dict')();
     const facade = pyodide.runPython(
       "import sys, types\nfrom importlib.machinery import ModuleSpec\nfacade = types.ModuleType('ctypes')\n" +
-        "facade.__spec__ = ModuleSpec('ctypes', None, origin='evalrun')\nsys.modules['" + CTYPES_MODULE + "'] = facade\nfacade.__dict__",
+        "facade.__spec__ = ModuleSpec('ctypes', None, origin='evalrun')\nsys.modules['" +
+        CTYPES_MODULE +
+        "'] = facade\nfacade.__dict__",
       { globals: space },
     );
     pyodide.runPython(ctypesSource, { globals: facade, filename: '<evalrun-ctypes>' });
@@ -365,4 +367,4 @@
   }
 
   return { defineHarness, install };
-})
+});

@@ -42,7 +42,24 @@ export interface CliOptions {
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
-const FIXED_BY_RESUME = ['problems', 'solutions', 'memory', 'timeout', 'float-tolerance', 'seed', 'problem', 'tag', 'model', 'pass-at', 'extract', 'no-extract', 'shard', 'strict-types', 'python-packages', 'stop-on-first-failure'];
+const FIXED_BY_RESUME = [
+  'problems',
+  'solutions',
+  'memory',
+  'timeout',
+  'float-tolerance',
+  'seed',
+  'problem',
+  'tag',
+  'model',
+  'pass-at',
+  'extract',
+  'no-extract',
+  'shard',
+  'strict-types',
+  'python-packages',
+  'stop-on-first-failure',
+];
 
 const USAGE = `Usage:
   evalrun --problems DIR                    self-check: every optimal_solution against its own tests
@@ -85,7 +102,11 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('seed', { type: 'number', default: DEFAULTS.seed, describe: 'Seed of Math.random inside the sandbox' })
     .option('out', { type: 'string', describe: 'Write the JSON scorecard here instead of results/<timestamp>.json' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the JSON scorecard on stdout instead of the table' })
-    .option('details', { type: 'boolean', default: false, describe: 'List every candidate and failing test (when grading, or a self-check of over 100 candidates)' })
+    .option('details', {
+      type: 'boolean',
+      default: false,
+      describe: 'List every candidate and failing test (when grading, or a self-check of over 100 candidates)',
+    })
     .option('pass-at', { type: 'string', default: DEFAULTS.passAtK.join(','), describe: 'k values of pass@k, comma-separated (e.g. 1,10)' })
     .option('problem', { type: 'string', array: true, describe: 'Only problems whose id matches this glob (repeatable)' })
     .option('tag', { type: 'string', array: true, describe: 'Only problems with this tag (repeatable)' })
@@ -118,7 +139,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     .option('stop-on-first-failure', {
       type: 'boolean',
       default: false,
-      describe: "Stop each candidate at its first test that does not pass; the tests after it are listed as skipped (and count in the total)",
+      describe: 'Stop each candidate at its first test that does not pass; the tests after it are listed as skipped (and count in the total)',
     })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .option('reporter', {

@@ -45,7 +45,9 @@ const PLAIN = { head: [] as string[], border: [] as string[] };
 
 export function renderDiffTable(diff: RunDiff, details: boolean): string {
   const out: string[] = [];
-  out.push(`Comparing ${diff.before.run_id} (A) with ${diff.after.run_id} (B)${diff.before.complete && diff.after.complete ? '' : ' (an incomplete run is compared as far as it got)'}`);
+  out.push(
+    `Comparing ${diff.before.run_id} (A) with ${diff.after.run_id} (B)${diff.before.complete && diff.after.complete ? '' : ' (an incomplete run is compared as far as it got)'}`,
+  );
   const ks = [...new Set(diff.models.flatMap((m) => Object.keys(m.pass_at_k)))];
   const models = new Table({
     head: ['model', 'candidates A/B', 'pass rate A', 'pass rate B', 'change', ...ks.flatMap((k) => [`${k} A`, `${k} B`, 'change'])],

@@ -57,11 +57,7 @@ export async function execute(cli: CliOptions): Promise<number> {
 
   let outcome: RunOutcome;
   try {
-    outcome = await runEvaluation(
-      options,
-      { runId: files.runId, logFile: files.log, resume: files.resume, signal: interrupt.signal },
-      reporters,
-    );
+    outcome = await runEvaluation(options, { runId: files.runId, logFile: files.log, resume: files.resume, signal: interrupt.signal }, reporters);
   } catch (e) {
     if (e instanceof ProblemDirectoryError) {
       process.stderr.write(`evalrun: --problems ${e.dir}: ${e.reason}\n`);
@@ -80,7 +76,9 @@ export async function execute(cli: CliOptions): Promise<number> {
       return EXIT.cannotWrite;
     }
     if (e instanceof RunLogWriteError) {
-      const next = e.resumable ? `once there is room, finish the run with: evalrun --resume ${files.log}` : 'nothing was graded; run it again once there is room';
+      const next = e.resumable
+        ? `once there is room, finish the run with: evalrun --resume ${files.log}`
+        : 'nothing was graded; run it again once there is room';
       process.stderr.write(`evalrun: ${e.message}; ${next}\n`);
       return EXIT.cannotWrite;
     }
@@ -149,13 +147,7 @@ function readBaseline(run: string): ReadRun {
 }
 
 /** The HTML report of a run compared with a baseline, which is known only once this run ends. */
-function baselineReporter(
-  choice: ReporterChoice,
-  scorecard: string,
-  baseline: ReadRun,
-  details: boolean,
-  say: (line: string) => void,
-): Reporter {
+function baselineReporter(choice: ReporterChoice, scorecard: string, baseline: ReadRun, details: boolean, say: (line: string) => void): Reporter {
   return {
     onRunEnd(outcome) {
       try {

@@ -6,7 +6,6 @@ import { UsageError } from './parse.js';
 import { EXIT } from './exit-codes.js';
 import { quickAnswer } from './quick-answers.js';
 
-
 export async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'merge') {
     const [{ mergeCommand }, { default: yargs }] = await Promise.all([import('./merge.js'), import('yargs')]);
@@ -39,7 +38,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return printSchema();
   }
   if (options.resume === null) {
-    for (const [flag, dir] of [['--problems', options.problems], ['--solutions', options.solutions]] as const) {
+    for (const [flag, dir] of [
+      ['--problems', options.problems],
+      ['--solutions', options.solutions],
+    ] as const) {
       const problem = dir === null ? null : folderProblem(dir);
       if (problem !== null) {
         process.stderr.write(`evalrun: ${flag} ${dir}: ${problem}\n`);

@@ -157,7 +157,11 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
       .option('concurrency', { type: 'number', default: defaultConcurrency(), describe: 'Sandbox worker processes: candidates graded at once' })
       .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: 'Default heap limit of each sandbox, in MB (a request may say memory_mb)' })
       .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: 'Default time limit of each test, in ms (a request may say timeout_ms)' })
-      .option('float-tolerance', { type: 'string', default: String(DEFAULTS.floatTolerance.relative), describe: 'Default float tolerance: one number, or RELATIVE,ABSOLUTE' })
+      .option('float-tolerance', {
+        type: 'string',
+        default: String(DEFAULTS.floatTolerance.relative),
+        describe: 'Default float tolerance: one number, or RELATIVE,ABSOLUTE',
+      })
       .option('seed', { type: 'number', default: DEFAULTS.seed, describe: 'Seed of the random numbers inside the sandbox' })
       .option('strict-types', { type: 'boolean', default: false, describe: 'By default, judge Python results with bool, int and float distinct' })
       .option('stop-on-first-failure', { type: 'boolean', default: false, describe: 'By default, stop each candidate at its first test that does not pass' })
@@ -165,7 +169,11 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
       .option('body-limit-mb', { type: 'number', default: DEFAULT_BODY_LIMIT_MB, describe: 'Largest request body, in MB' })
       .option('max-queue', { type: 'number', describe: 'Most candidates waiting at once; beyond it requests get 503 (default: 64 per worker, at least 1024)' })
       .option('token-file', { type: 'string', describe: 'File holding the bearer token requests must send (or set EVALRUN_TOKEN)' })
-      .option('warm', { type: 'string', array: true, describe: `Languages each worker starts before the first request (${languageNames().join(', ')}); default: those of the problems' optimal solutions` }),
+      .option('warm', {
+        type: 'string',
+        array: true,
+        describe: `Languages each worker starts before the first request (${languageNames().join(', ')}); default: those of the problems' optimal solutions`,
+      }),
   );
   if (parsed === null) return null;
   const { args, runs } = parsed;

@@ -24,7 +24,11 @@ export class Engines {
    *   for them (so that the first candidate does not pay for the start):
    *   those whose descriptors say so.
    */
-  constructor(private readonly eager: readonly string[] = allLanguages().filter((l) => l.eager).map((l) => l.name)) {}
+  constructor(
+    private readonly eager: readonly string[] = allLanguages()
+      .filter((l) => l.eager)
+      .map((l) => l.name),
+  ) {}
 
   async run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     this.memoryMb.set(job.language, job.limits.memoryMb);

@@ -54,7 +54,7 @@ export function isHiddenOrNodeModules(name: string): boolean {
 export async function walkFolder(root: string, options: WalkOptions): Promise<WalkEntry[]> {
   const found: WalkEntry[] = [];
   const steps = walkRoot(root, options, found);
-  for (let step = steps.next(); !step.done; ) {
+  for (let step = steps.next(); !step.done;) {
     const call = step.value;
     step = await ASYNC_CALLS[call.op](call.path).then(
       (result) => steps.next(result),
@@ -68,7 +68,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
 export function walkFolderSync(root: string, options: WalkOptions): WalkEntry[] {
   const found: WalkEntry[] = [];
   const steps = walkRoot(root, options, found);
-  for (let step = steps.next(); !step.done; ) {
+  for (let step = steps.next(); !step.done;) {
     const call = step.value;
     let result: unknown;
     try {

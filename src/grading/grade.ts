@@ -109,7 +109,14 @@ type Unrunnable = Extract<Runnable, { ok: false }>;
 /** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
 function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
   const tests = spec.suites.flatMap((suite) => suite.tests);
-  return splitBySuite(spec, failure.language, null, tests.map(() => null), failure, started);
+  return splitBySuite(
+    spec,
+    failure.language,
+    null,
+    tests.map(() => null),
+    failure,
+    started,
+  );
 }
 
 /**
@@ -196,8 +203,7 @@ function splitBySuite(
     const total = tests.length;
     // Suites other than the correctness suite are only reported when they have tests.
     if (suite.kind === 'sample' && total === 0) continue;
-    const status: CandidateStatus =
-      failure !== null ? failure.status : total === 0 ? 'no-tests' : passed === total ? 'passed' : 'failed';
+    const status: CandidateStatus = failure !== null ? failure.status : total === 0 ? 'no-tests' : passed === total ? 'passed' : 'failed';
     results.push({
       problem_id: spec.problem.id,
       model_id: spec.modelId,
@@ -220,12 +226,7 @@ function splitBySuite(
   return results;
 }
 
-function toTestResult(
-  test: PreparedTest,
-  suite: string,
-  verdict: Verdict | null,
-  failure: Unrunnable | null,
-): TestResult {
+function toTestResult(test: PreparedTest, suite: string, verdict: Verdict | null, failure: Unrunnable | null): TestResult {
   // Every record is built whole, fields in one order: one object shape for
   // the thousands of them a run makes, which V8 builds and encodes fastest.
   const { index, source, rawInput: input, expected } = test;
@@ -248,7 +249,17 @@ function toTestResult(
         duration_ms: verdict.durationMs,
       };
     case 'fail':
-      return { index, suite, source, input, expected, status: 'fail', actual: decodeTrustedWire(verdict.actual, 'a judged value'), error: verdict.reason, duration_ms: verdict.durationMs };
+      return {
+        index,
+        suite,
+        source,
+        input,
+        expected,
+        status: 'fail',
+        actual: decodeTrustedWire(verdict.actual, 'a judged value'),
+        error: verdict.reason,
+        duration_ms: verdict.durationMs,
+      };
     case 'error':
       return { index, suite, source, input, expected, status: 'error', actual: null, error: verdict.message, duration_ms: verdict.durationMs };
     case 'timeout':

@@ -79,13 +79,18 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
   const unfinished = shards.filter((s) => s.candidates.length < s.planned);
   for (const s of unfinished) {
     const finish = s.kind === 'log' ? `evalrun --resume ${s.file}` : 'evalrun --resume on its run log';
-    warnings.push(`shard ${s.record.index}/${count} (${s.file}) finished ${s.candidates.length} of its ${s.planned} candidates; finish it with ${finish}, then merge again`);
+    warnings.push(
+      `shard ${s.record.index}/${count} (${s.file}) finished ${s.candidates.length} of its ${s.planned} candidates; finish it with ${finish}, then merge again`,
+    );
   }
 
   const runOptions = withoutShard(first.options);
   const startedAt = shards.map((s) => s.startedAt).sort()[0]!;
   const store = new Tally(RunLog.create(options.logFile, { type: 'run', run_id: options.runId, started_at: startedAt, mode: first.mode, options: runOptions }));
-  const finished = shards.map((s) => s.finishedAt).filter((t): t is string => t !== null).sort();
+  const finished = shards
+    .map((s) => s.finishedAt)
+    .filter((t): t is string => t !== null)
+    .sort();
   const end = { finished_at: finished[finished.length - 1] ?? new Date().toISOString(), complete: missing.length === 0 && unfinished.length === 0 };
   const tags = new Map(first.record.problem_tags);
   try {
@@ -146,9 +151,7 @@ function collect(shards: readonly ShardInput[]): Array<{ candidate: ShardCandida
 function checkCompatible(shards: readonly ShardInput[]): void {
   const first = shards[0]!;
   const differs = (what: string, a: unknown, b: unknown, s: ShardInput): never => {
-    throw new MergeRefused(
-      `${s.file} is not a shard of the same run as ${first.file}: ${what} differs (${JSON.stringify(b)} against ${JSON.stringify(a)})`,
-    );
+    throw new MergeRefused(`${s.file} is not a shard of the same run as ${first.file}: ${what} differs (${JSON.stringify(b)} against ${JSON.stringify(a)})`);
   };
   const seen = new Map<number, string>([[first.record.index, first.file]]);
   for (const s of shards.slice(1)) {

@@ -12,9 +12,7 @@ export const MAX_PROBLEM_FILE_BYTES = 32 * 1024 * 1024;
 
 const MIB = 1024 * 1024;
 
-export type FileText =
-  | { ok: true; text: string; warnings: string[] }
-  | { ok: false; message: string };
+export type FileText = { ok: true; text: string; warnings: string[] } | { ok: false; message: string };
 
 /** Reads `file` as text; `message` and `warnings` are one line each, without the file name. */
 export function readProblemText(file: string, maxBytes = MAX_PROBLEM_FILE_BYTES): FileText {

@@ -148,11 +148,7 @@ export function splitAndRejectDuplicates<T extends ProblemIdentity>(
       continue;
     }
     const path = formatJsonPath(['identifier']);
-    loaded.invalid.push(
-      invalid(result.file, result.id, [
-        `${result.file}: ${path}: duplicate identifier ${JSON.stringify(result.id)} (also in ${first})`,
-      ]),
-    );
+    loaded.invalid.push(invalid(result.file, result.id, [`${result.file}: ${path}: duplicate identifier ${JSON.stringify(result.id)} (also in ${first})`]));
   }
   return loaded;
 }

@@ -69,9 +69,7 @@ export function jsonPointerToSegments(pointer: string, root?: unknown): PathSegm
 function descend(node: unknown, segment: PathSegment): unknown {
   if (Array.isArray(node) && typeof segment === 'number') return node[segment];
   if (node !== null && typeof node === 'object' && !Array.isArray(node) && typeof segment === 'string') {
-    return Object.prototype.hasOwnProperty.call(node, segment)
-      ? (node as Record<string, unknown>)[segment]
-      : undefined;
+    return Object.prototype.hasOwnProperty.call(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
   }
   return undefined;
 }

@@ -138,12 +138,7 @@ const EXACT_DIGITS = 15;
  * values in their place, and objects whose key order JSON.parse loses to
  * `orderedObjects` (see OrderedObject).
  */
-export function checkJsonStructure(
-  text: string,
-  maxDepth = MAX_JSON_DEPTH,
-  exactNumbers?: ExactNumber[],
-  orderedObjects?: OrderedObject[],
-): string[] {
+export function checkJsonStructure(text: string, maxDepth = MAX_JSON_DEPTH, exactNumbers?: ExactNumber[], orderedObjects?: OrderedObject[]): string[] {
   const frames: Frame[] = [];
   /** Frames in use: frames[0 .. depth - 1]; the rest are kept for reuse. */
   let depth = 0;

@@ -92,7 +92,12 @@ export function loadProblemText(
   const exactNumbers: ExactNumber[] = [];
   const orderedObjects: OrderedObject[] = [];
   const structure = checkJsonStructure(text, options.maxDepth ?? MAX_JSON_DEPTH, exactNumbers, orderedObjects);
-  if (structure.length > 0) return invalid(file, id, structure.map((message) => `${file}: ${message}`));
+  if (structure.length > 0)
+    return invalid(
+      file,
+      id,
+      structure.map((message) => `${file}: ${message}`),
+    );
   const restored = exactNumbers.filter(inTestValue);
   if (restored.length > 0) restoreExactNumbers(parsed.value, restored);
   const reordered = orderedObjects.filter(insideTestValue);
@@ -111,7 +116,6 @@ export function loadProblemText(
     return invalid(file, id, [`${file}: too deeply nested to check (${error.message})`]);
   }
 }
-
 
 // ---------------------------------------------------------------------------
 // JSON text
@@ -132,9 +136,7 @@ export function parseJsonText(text: string): ParsedJson {
 
 function describeSyntaxError(message: string, text: string): string {
   const position = syntaxErrorPosition(message, text);
-  const reason = oneLine(
-    message.replace(/ in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, ''),
-  );
+  const reason = oneLine(message.replace(/ in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, ''));
   if (position === null) return reason;
   const { line, column } = lineAndColumn(text, position);
   return `${reason} (line ${line}, column ${column})`;

@@ -33,12 +33,8 @@ interface DecodeContext {
  */
 export function prepareProblem(problem: Problem, file: string, warnings: string[]): PrepareResult {
   const prototype = problem.function_prototype;
-  const parameters = prototype.parameters.map((p, i) =>
-    declaredType(p.type, ['function_prototype', 'parameters', i, 'type']),
-  );
-  const returns = prototype.return_values.map((r, i) =>
-    declaredType(r.type, ['function_prototype', 'return_values', i, 'type']),
-  );
+  const parameters = prototype.parameters.map((p, i) => declaredType(p.type, ['function_prototype', 'parameters', i, 'type']));
+  const returns = prototype.return_values.map((r, i) => declaredType(r.type, ['function_prototype', 'return_values', i, 'type']));
   const context: DecodeContext = {
     file,
     parameterNames: prototype.parameters.map((p) => p.name),
@@ -48,19 +44,9 @@ export function prepareProblem(problem: Problem, file: string, warnings: string[
     returnNames: returnValueNames(prototype.return_values),
     errors: [],
   };
-  const correctness = prepareSuite(
-    { kind: 'correctness', promptId: null },
-    problem.correctness_test_suite ?? [],
-    ['correctness_test_suite'],
-    context,
-  );
+  const correctness = prepareSuite({ kind: 'correctness', promptId: null }, problem.correctness_test_suite ?? [], ['correctness_test_suite'], context);
   const samples = problem.prompts.map((prompt, p) =>
-    prepareSuite(
-      { kind: 'sample', promptId: prompt.prompt_id },
-      prompt.sample_inputs_outputs ?? [],
-      ['prompts', p, 'sample_inputs_outputs'],
-      context,
-    ),
+    prepareSuite({ kind: 'sample', promptId: prompt.prompt_id }, prompt.sample_inputs_outputs ?? [], ['prompts', p, 'sample_inputs_outputs'], context),
   );
   if (context.errors.length > 0) return { ok: false, errors: context.errors };
   return {
@@ -98,12 +84,7 @@ export function combinedReturnType(returnTypes: readonly TypeNode[]): TypeNode {
   return { kind: 'tuple', items: [...returnTypes] };
 }
 
-function prepareSuite(
-  suite: Pick<PreparedSuite, 'kind' | 'promptId'>,
-  tests: readonly TestCase[],
-  at: PathSegment[],
-  context: DecodeContext,
-): PreparedSuite {
+function prepareSuite(suite: Pick<PreparedSuite, 'kind' | 'promptId'>, tests: readonly TestCase[], at: PathSegment[], context: DecodeContext): PreparedSuite {
   const path = formatJsonPath(at);
   return {
     ...suite,
@@ -188,14 +169,7 @@ const ANY: TypeNode = { kind: 'any' };
  * never used) at `source` + `part` + `segment`, e.g. `$.correctness_test_suite[3]`
  * + `.input` + `a`.
  */
-function decodeAt(
-  raw: unknown,
-  type: TypeNode | undefined,
-  context: DecodeContext,
-  source: string,
-  part: string,
-  segment: PathSegment,
-): Value {
+function decodeAt(raw: unknown, type: TypeNode | undefined, context: DecodeContext, source: string, part: string, segment: PathSegment): Value {
   const result = decodeValue(raw, type ?? ANY);
   if (result.ok) return result.value;
   const path = source + part + renderPathSegment(segment);
@@ -212,9 +186,7 @@ function unknownTypeWarnings(declared: readonly DeclaredType[], file: string): s
       if (seen.has(unknown)) continue;
       seen.add(unknown);
       const where = unknown === text.trim() ? '' : ` in ${JSON.stringify(text)}`;
-      warnings.push(
-        `${file}: ${formatJsonPath(path)}: unknown type ${JSON.stringify(unknown)}${where}, values are used as written`,
-      );
+      warnings.push(`${file}: ${formatJsonPath(path)}: unknown type ${JSON.stringify(unknown)}${where}, values are used as written`);
     }
   }
   return warnings;

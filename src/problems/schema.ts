@@ -57,8 +57,7 @@ export const FunctionPrototypeSchema = Type.Object(
     }),
     parameters: Type.Array(ParameterSchema, { description: 'Parameters, in call order.' }),
     return_values: Type.Array(ReturnValueSchema, {
-      description:
-        'Return values, in order. Several return values mean the function returns a tuple; none means it returns nothing.',
+      description: 'Return values, in order. Several return values mean the function returns a tuple; none means it returns nothing.',
     }),
   },
   { ...OPEN, title: 'FunctionPrototype', description: 'Signature of the function under test.' },
@@ -106,8 +105,7 @@ function promptSchema<T extends TSchema>(testCase: T) {
       sample_inputs_outputs: Type.Optional(
         Type.Array(testCase, {
           default: [],
-          description:
-            'Example tests shown with the prompt. Required by the spec; evalrun accepts its absence and defaults it to [].',
+          description: 'Example tests shown with the prompt. Required by the spec; evalrun accepts its absence and defaults it to [].',
         }),
       ),
       input_code: nullableString('Code given with the prompt, e.g. a buggy function to fix. Defaults to null.'),
@@ -125,8 +123,7 @@ function problemSchema<T extends TSchema>(testCase: T) {
       description: Type.Optional(
         Type.String({
           default: '',
-          description:
-            'Description of the problem. Required by the spec; evalrun accepts its absence (as in real files) and defaults it to "".',
+          description: 'Description of the problem. Required by the spec; evalrun accepts its absence (as in real files) and defaults it to "".',
         }),
       ),
       prompts: Type.Array(promptSchema(testCase), { description: 'Prompts for this problem.' }),

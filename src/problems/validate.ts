@@ -8,21 +8,12 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { childPath, formatJsonPath, jsonPointerToSegments } from './json-path.js';
-import {
-  ProblemSchema,
-  type FunctionPrototype,
-  type Problem,
-  type Prompt,
-  type ReturnValue,
-  type TestCase,
-} from './schema.js';
+import { ProblemSchema, type FunctionPrototype, type Problem, type Prompt, type ReturnValue, type TestCase } from './schema.js';
 
 /** Compiled once: a valid document is checked in one pass, and only an invalid one is walked again to name its errors. */
 const problemChecker = TypeCompiler.Compile(ProblemSchema);
 
-export type ValidationResult =
-  | { ok: true; problem: Problem; warnings: string[] }
-  | { ok: false; errors: string[]; id: string | null };
+export type ValidationResult = { ok: true; problem: Problem; warnings: string[] } | { ok: false; errors: string[]; id: string | null };
 
 /**
  * Validates a parsed JSON document as a problem definition. On success the
@@ -113,9 +104,7 @@ function renderErrors(iterable: Iterable<ValueError>, doc: unknown): string[] {
   const errors = [...iterable];
   // TypeBox reports a missing field twice (as missing, and as a wrong-typed
   // `undefined` at the field's own path); only the first is worth reading.
-  const missing = new Set(
-    errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path),
-  );
+  const missing = new Set(errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path));
   return errors.flatMap((error) => {
     if (error.type !== ValueErrorType.ObjectRequiredProperty && isAtOrBelowAny(error.path, missing)) return [];
     return error.type === ValueErrorType.Union ? renderUnionError(error, doc) : [renderSchemaError(error, doc)];
@@ -212,11 +201,7 @@ function semanticErrorMessages(problem: Problem): string[] {
   const errors = [
     ...functionNameErrors(problem.function_prototype.function_name),
     ...duplicateErrors(parameterNames, (i) => formatJsonPath(['function_prototype', 'parameters', i, 'name']), 'parameter name'),
-    ...duplicateErrors(
-      outputs.names ?? [],
-      (i) => formatJsonPath(['function_prototype', 'return_values', i, 'name']),
-      'return value name',
-    ),
+    ...duplicateErrors(outputs.names ?? [], (i) => formatJsonPath(['function_prototype', 'return_values', i, 'name']), 'return value name'),
     ...duplicateErrors(
       problem.prompts.map((p) => p.prompt_id),
       (i) => formatJsonPath(['prompts', i, 'prompt_id']),

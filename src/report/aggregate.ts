@@ -81,10 +81,7 @@ export interface AggregatableResult {
   total: number;
 }
 
-export function aggregateResults(
-  candidates: readonly AggregatableResult[],
-  options: AggregateOptions = {},
-): Aggregates {
+export function aggregateResults(candidates: readonly AggregatableResult[], options: AggregateOptions = {}): Aggregates {
   const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
   const ks = options.ks ?? DEFAULTS.passAtK;
   // A problem's tags without repeats, worked out once per problem rather than once per candidate.
@@ -100,9 +97,7 @@ export function aggregateResults(
   const byModel = [...groupBy(candidates, (c) => [c.model_id])].sort(byKey);
   return {
     models: byModel.map(([model_id, rows]) => ({ model_id, ...metrics(rows) })),
-    prompts: [...groupBy(candidates, (c) => [c.prompt_id])]
-      .sort(byKey)
-      .map(([prompt_id, rows]) => ({ prompt_id, ...metrics(rows) })),
+    prompts: [...groupBy(candidates, (c) => [c.prompt_id])].sort(byKey).map(([prompt_id, rows]) => ({ prompt_id, ...metrics(rows) })),
     tags: [...groupBy(candidates, tagsOf)].sort(byKey).map(([tag, rows]) => ({ tag, ...metrics(rows) })),
     pass_at_k: byModel.map(([model_id, rows]) => passAtKRow(model_id, rows, ks)),
   };

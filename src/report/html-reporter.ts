@@ -59,8 +59,21 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
   write(`</section>\n<p class="summary-line">${esc(summaryLine(head))}</p>\n`);
 
   write('<section class="charts">');
-  write(chart('Pass rate per model', 'chart-models', head.models.map((m) => [m.model_id, m])));
-  if (head.tags.length > 0) write(chart('Pass rate per tag', 'chart-tags', head.tags.map((t) => [t.tag, t])));
+  write(
+    chart(
+      'Pass rate per model',
+      'chart-models',
+      head.models.map((m) => [m.model_id, m]),
+    ),
+  );
+  if (head.tags.length > 0)
+    write(
+      chart(
+        'Pass rate per tag',
+        'chart-tags',
+        head.tags.map((t) => [t.tag, t]),
+      ),
+    );
   write('</section>\n');
 
   if (head.pass_at_k.length > 0) write(passAtKSection(outcome));
@@ -87,7 +100,18 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
   // The two blocks the page's script reads (page/data.ts): a row per candidate, and a line of details per candidate.
   write('<script type="application/json" id="rows">[');
   outcome.rows.forEach((r, i) => {
-    const row: PageRow = [r.problem_id, r.model_id, r.prompt_id, r.sample_id, r.language, r.status, r.passed, r.total, r.duration_ms, r.error === null ? null : r.error.slice(0, 200)];
+    const row: PageRow = [
+      r.problem_id,
+      r.model_id,
+      r.prompt_id,
+      r.sample_id,
+      r.language,
+      r.status,
+      r.passed,
+      r.total,
+      r.duration_ms,
+      r.error === null ? null : r.error.slice(0, 200),
+    ];
     write(`${i === 0 ? '' : ','}${scriptJson(row)}`);
   });
   write(']</script>\n<script type="application/x-ndjson" id="details">\n');
@@ -113,7 +137,11 @@ function detailsOf(r: CandidateResult): PageDetails {
 
 /** JSON that can sit inside a script element: nothing in it can end the element or open a comment. */
 function scriptJson(value: unknown): string {
-  return recordJson(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return recordJson(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function esc(text: string): string {
@@ -172,7 +200,10 @@ function deltaCells(d: Delta): string {
 function baselineSection(diff: RunDiff): string {
   const ks = [...new Set(diff.models.flatMap((m) => Object.keys(m.pass_at_k)))];
   const models = diff.models
-    .map((m) => `<tr><td>${esc(m.model_id)}</td>${deltaCells(m.pass_rate)}${ks.map((k) => deltaCells(m.pass_at_k[k] ?? { before: null, after: null, change: null })).join('')}</tr>`)
+    .map(
+      (m) =>
+        `<tr><td>${esc(m.model_id)}</td>${deltaCells(m.pass_rate)}${ks.map((k) => deltaCells(m.pass_at_k[k] ?? { before: null, after: null, change: null })).join('')}</tr>`,
+    )
     .join('');
   const c = diff.counts;
   const listed = diff.changes.slice(0, CHANGES_LISTED);

@@ -114,7 +114,9 @@ function writeCandidate(c: CandidateResult, suite: string, several: boolean, wri
   if (c.tests.length === 0) {
     const name = escapeXml(`${c.status}${label}`, true);
     if (c.status === 'no-tests') {
-      write(`    <testcase name="${name}" classname="${classname}" time="${seconds(c.duration_ms)}">\n      <skipped message="the problem has no tests"/>\n    </testcase>\n`);
+      write(
+        `    <testcase name="${name}" classname="${classname}" time="${seconds(c.duration_ms)}">\n      <skipped message="the problem has no tests"/>\n    </testcase>\n`,
+      );
       return;
     }
     const message = c.error ?? c.status;

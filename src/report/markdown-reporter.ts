@@ -21,11 +21,36 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
   out.push(`## evalrun ${title}: ${percent(head.summary.pass_rate)} of tests passed${head.complete ? '' : ' (incomplete run)'}`, '');
   out.push(`**${cell(summaryLine(head))}**`, '');
   out.push(`Run ${code(head.run_id)}, evalrun ${cell(head.evalrun_version)}.`, '');
-  out.push('### Models', '', ...metricsTable('model', head.models.map((m) => [m.model_id, m])), '');
+  out.push(
+    '### Models',
+    '',
+    ...metricsTable(
+      'model',
+      head.models.map((m) => [m.model_id, m]),
+    ),
+    '',
+  );
   if (head.prompts.some((p) => p.prompt_id !== null)) {
-    out.push('### Prompts', '', ...metricsTable('prompt', head.prompts.map((p) => [p.prompt_id ?? '(none)', p])), '');
+    out.push(
+      '### Prompts',
+      '',
+      ...metricsTable(
+        'prompt',
+        head.prompts.map((p) => [p.prompt_id ?? '(none)', p]),
+      ),
+      '',
+    );
   }
-  if (head.tags.length > 0) out.push('### Tags', '', ...metricsTable('tag', head.tags.map((t) => [t.tag, t])), '');
+  if (head.tags.length > 0)
+    out.push(
+      '### Tags',
+      '',
+      ...metricsTable(
+        'tag',
+        head.tags.map((t) => [t.tag, t]),
+      ),
+      '',
+    );
   if (head.pass_at_k.length > 0) out.push('### pass@k', '', ...passAtKTable(head.pass_at_k), '');
   out.push(...failures(outcome));
   const invalid = head.problems.filter((p) => !p.valid);
@@ -91,7 +116,5 @@ function code(text: string): string {
 
 /** Plain text for a table cell: HTML-escaped, on one line, pipes kept out of the table's syntax. */
 function cell(text: string): string {
-  return text
-    .replace(/[&<>|`*_[\]\\]/g, (c) => `&#${c.charCodeAt(0)};`)
-    .replace(/\r?\n/g, ' ');
+  return text.replace(/[&<>|`*_[\]\\]/g, (c) => `&#${c.charCodeAt(0)};`).replace(/\r?\n/g, ' ');
 }

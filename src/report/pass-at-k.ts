@@ -36,10 +36,7 @@ export function passAtK(n: number, c: number, k: number): number | null {
  * Averaging only the groups that do have k samples would silently compare
  * models on different problem sets.
  */
-export function passAtKTable(
-  groups: ReadonlyArray<{ n: number; c: number }>,
-  ks: readonly number[],
-): Record<string, number | null> {
+export function passAtKTable(groups: ReadonlyArray<{ n: number; c: number }>, ks: readonly number[]): Record<string, number | null> {
   for (const k of ks) {
     if (!Number.isSafeInteger(k) || k < 1) throw new RangeError(`pass@k: k must be a positive integer, got ${k}`);
   }

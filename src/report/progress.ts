@@ -39,12 +39,7 @@ export interface ProgressCounts {
  * carries JSON and stderr is not a terminal (stderr is then most likely
  * captured with stdout by a program), or when the user turned it off.
  */
-export function progressMode(options: {
-  enabled: boolean;
-  stderrIsTty: boolean;
-  ci: boolean;
-  jsonOnStdout: boolean;
-}): 'live' | 'plain' | 'off' {
+export function progressMode(options: { enabled: boolean; stderrIsTty: boolean; ci: boolean; jsonOnStdout: boolean }): 'live' | 'plain' | 'off' {
   if (!options.enabled) return 'off';
   if (options.jsonOnStdout && !options.stderrIsTty) return 'off';
   return options.stderrIsTty && !options.ci ? 'live' : 'plain';

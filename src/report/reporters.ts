@@ -66,11 +66,7 @@ export function rendererFor(format: ReportFormat, options: RenderOptions): Rende
 }
 
 /** The reporter for a `--reporter` choice of a run whose scorecard is `scorecard`. */
-export function reporterFor(
-  choice: ReporterChoice,
-  scorecard: string,
-  options: RenderOptions & { announce: (file: string) => void },
-): Reporter {
+export function reporterFor(choice: ReporterChoice, scorecard: string, options: RenderOptions & { announce: (file: string) => void }): Reporter {
   const target: ReportTarget = { file: choice.file ?? fileBeside(scorecard, choice.format), announce: options.announce };
   return renderingReporter(rendererFor(choice.format, options), target);
 }

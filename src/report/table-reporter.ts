@@ -42,7 +42,13 @@ export function tableReporter(options: TableReporterOptions): Reporter {
       if (!grading || options.details) {
         const listed = candidateRowsToList(outcome.rows, options.details, maxCandidateRows);
         // In place of a long list of passes, the per-tag roll-up says where they are.
-        if (listed.hidden > 0 && !grading && head.tags.length > 0) out.push(metricsTable('tag', head.tags.map((t) => [t.tag, t])));
+        if (listed.hidden > 0 && !grading && head.tags.length > 0)
+          out.push(
+            metricsTable(
+              'tag',
+              head.tags.map((t) => [t.tag, t]),
+            ),
+          );
         if (listed.rows.length > 0) out.push(candidateTable(listed.rows));
         if (listed.hidden > 0) out.push(`(${listed.hidden} passing candidates not listed; --details lists every one)`);
         const { shown, total } = outcome.failures;
@@ -58,11 +64,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
   };
 }
 
-function candidateRowsToList(
-  rows: readonly CandidateRow[],
-  details: boolean,
-  max: number,
-): { rows: readonly CandidateRow[]; hidden: number } {
+function candidateRowsToList(rows: readonly CandidateRow[], details: boolean, max: number): { rows: readonly CandidateRow[]; hidden: number } {
   if (details || rows.length <= max) return { rows, hidden: 0 };
   const notPassed = rows.filter((r) => r.status !== 'passed');
   return { rows: notPassed, hidden: rows.length - notPassed.length };
@@ -112,11 +114,27 @@ function failureTable(failures: readonly FailureRow[], total: number): string {
 
 function rollUps(head: ScorecardHead): string[] {
   const out: string[] = [];
-  out.push(metricsTable('model', head.models.map((m) => [m.model_id, m])));
+  out.push(
+    metricsTable(
+      'model',
+      head.models.map((m) => [m.model_id, m]),
+    ),
+  );
   if (head.prompts.some((p) => p.prompt_id !== null)) {
-    out.push(metricsTable('prompt', head.prompts.map((p) => [p.prompt_id ?? '-', p])));
+    out.push(
+      metricsTable(
+        'prompt',
+        head.prompts.map((p) => [p.prompt_id ?? '-', p]),
+      ),
+    );
   }
-  if (head.tags.length > 0) out.push(metricsTable('tag', head.tags.map((t) => [t.tag, t])));
+  if (head.tags.length > 0)
+    out.push(
+      metricsTable(
+        'tag',
+        head.tags.map((t) => [t.tag, t]),
+      ),
+    );
   const askedForK = JSON.stringify(head.options.pass_at_k) !== '[1]';
   if (askedForK || head.pass_at_k.some((row) => row.max_samples > 1)) out.push(passAtKTable(head.pass_at_k));
   return out;

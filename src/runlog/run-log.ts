@@ -135,10 +135,7 @@ export class RunLog {
    * read. `logged` lists the candidates in the order they were first logged;
    * `plan` is the last plan line, and `end` the end line after it, if any.
    */
-  static read(
-    file: string,
-    visit: VisitCandidate,
-  ): { log: RunLog; header: RunHeader; plan: RunPlan | null; end: RunEnd | null; logged: string[] } {
+  static read(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; plan: RunPlan | null; end: RunEnd | null; logged: string[] } {
     const fd = openSync(file, 'r');
     const size = fstatSync(fd).size;
     const log = new RunLog(fd, size, file);
@@ -325,7 +322,10 @@ export class RunLog {
     const end = located.offset + located.length;
     let window = this.window;
     if (window === null || located.offset < window.offset || end > window.offset + window.bytes.length) {
-      window = { offset: located.offset, bytes: this.readBytes(located.offset, Math.max(located.length, Math.min(READ_WINDOW_BYTES, this.size - located.offset))) };
+      window = {
+        offset: located.offset,
+        bytes: this.readBytes(located.offset, Math.max(located.length, Math.min(READ_WINDOW_BYTES, this.size - located.offset))),
+      };
       if (window.bytes.length < located.length) throw new Error(`${this.file}: log ends early at byte ${located.offset + window.bytes.length}`);
       // A line longer than the window is read alone and not kept.
       if (located.length <= READ_WINDOW_BYTES) this.window = window;

@@ -56,7 +56,11 @@ function groupedByFile(todo: readonly Candidate[]): number[] {
 }
 
 export function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record(candidateKey(candidate), results.map(candidateRow), results.map((r) => Buffer.from(recordJson(r), 'utf8')));
+  record(
+    candidateKey(candidate),
+    results.map(candidateRow),
+    results.map((r) => Buffer.from(recordJson(r), 'utf8')),
+  );
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */

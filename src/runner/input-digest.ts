@@ -75,7 +75,8 @@ export function digestDifferences(a: InputDigest, b: InputDigest): string[] {
     const y = b[folder];
     if (x === null && y === null) continue;
     if (x === null || y === null) out.push(`${folder}: ${x === null ? 'none' : 'given'} against ${y === null ? 'none' : 'given'}`);
-    else if (x.sha256 !== y.sha256) out.push(`${folder} files differ (${x.files} files, sha256 ${x.sha256.slice(0, 12)}… against ${y.files} files, ${y.sha256.slice(0, 12)}…)`);
+    else if (x.sha256 !== y.sha256)
+      out.push(`${folder} files differ (${x.files} files, sha256 ${x.sha256.slice(0, 12)}… against ${y.files} files, ${y.sha256.slice(0, 12)}…)`);
   }
   return out;
 }

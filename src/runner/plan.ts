@@ -40,7 +40,8 @@ export async function readProblems(
         if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
-        if (summary === undefined || isInvalidProblemFile(summary)) loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
+        if (summary === undefined || isInvalidProblemFile(summary))
+          loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
         else if (grade !== null) {
           const candidate = selfCheckOf(summary);
           recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
@@ -60,10 +61,11 @@ export async function readProblems(
   const unread = loaded.filter((problem) => problem === undefined).length;
   const results = loaded.map((problem, index) => problem ?? invalid(fileAt(index), null, [`${fileAt(index)}: not read (the run was interrupted)`]));
   // Only a shard digests its input: the paths inside the folder are worked out then.
-  const walked = (): WalkedFile[] => found.map((item): WalkedFile => {
-    const file = typeof item === 'string' ? item : item.file;
-    return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
-  });
+  const walked = (): WalkedFile[] =>
+    found.map((item): WalkedFile => {
+      const file = typeof item === 'string' ? item : item.file;
+      return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
+    });
   return { ...splitAndRejectDuplicates(results), walked, unread };
 }
 
@@ -145,11 +147,7 @@ async function discoverInWorkers(route: Route, dir: string, known: ReadonlySet<s
   return collectSubmissions(found, outcomes);
 }
 
-export function reportProblems(
-  selected: readonly ProblemSummary[],
-  invalid: readonly InvalidProblemFile[],
-  filters: Filters,
-): ProblemReport[] {
+export function reportProblems(selected: readonly ProblemSummary[], invalid: readonly InvalidProblemFile[], filters: Filters): ProblemReport[] {
   // A broken file is always reported, unless a --problem glob rules out its id.
   const byId = selector({ problems: filters.problems, tags: [], models: [] });
   const reports: ProblemReport[] = [

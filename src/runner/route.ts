@@ -39,7 +39,6 @@ export class Route {
     this.options.pool.setContext?.(context);
   }
 
-
   /**
    * Sends every item, in batches of consecutive items; resolves once each
    * is answered or given up. A handler that throws ends the route: the

@@ -24,11 +24,7 @@ import { collectRows, Tally } from './tally.js';
  * the first verdicts come before the last file is read. Other runs first
  * have the workers read the problems (and the solutions), then plan.
  */
-export async function runEvaluation(
-  options: RunOptions,
-  control: RunControl,
-  reporters: readonly Reporter[],
-): Promise<RunOutcome> {
+export async function runEvaluation(options: RunOptions, control: RunControl, reporters: readonly Reporter[]): Promise<RunOutcome> {
   const reporter = combineReporters(reporters);
   // Takes over the workers the CLI started before parsing its arguments, if any.
   const pool = new WorkerPool({ size: options.concurrency });
@@ -43,12 +39,7 @@ export async function runEvaluation(
   }
 }
 
-async function evaluate(
-  options: RunOptions,
-  control: RunControl,
-  reporter: CombinedReporter,
-  pool: WorkerPool,
-): Promise<RunOutcome> {
+async function evaluate(options: RunOptions, control: RunControl, reporter: CombinedReporter, pool: WorkerPool): Promise<RunOutcome> {
   const select = selector(options.filters);
   const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
   const interrupted = (): boolean => control.signal?.aborted === true;
@@ -163,4 +154,3 @@ async function evaluate(
     tally.log.close();
   }
 }
-

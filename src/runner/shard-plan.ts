@@ -23,12 +23,7 @@ export interface ShardPlan {
   record: ShardRecord;
 }
 
-export function planShard(
-  all: readonly Candidate[],
-  shard: ShardSpec,
-  inputs: InputDigest,
-  selected: readonly ProblemSummary[],
-): ShardPlan {
+export function planShard(all: readonly Candidate[], shard: ShardSpec, inputs: InputDigest, selected: readonly ProblemSummary[]): ShardPlan {
   const { shardOf, loads } = assignShards(
     all.map((c) => ({ problemId: c.problemId, modelId: c.modelId, tests: c.tests })),
     shard.count,
@@ -51,11 +46,7 @@ export function planShard(
   };
 }
 
-export function shardLogRecord(
-  plan: ShardPlan,
-  problems: ProblemReport[],
-  skipped: SkippedSubmissionReport[],
-): ShardLogRecord {
+export function shardLogRecord(plan: ShardPlan, problems: ProblemReport[], skipped: SkippedSubmissionReport[]): ShardLogRecord {
   return {
     ...plan.record,
     planned: plan.specs.map((c, i) => [plan.ranks[i]!, candidateKey(c)]),

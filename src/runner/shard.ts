@@ -118,9 +118,7 @@ export function shardFromEnvironment(env: Readonly<Record<string, string | undef
   if (k8sIndex !== undefined && k8sIndex !== '') {
     const countText = env.EVALRUN_SHARD_COUNT;
     if (countText === undefined || countText === '') {
-      throw new ShardSpecError(
-        '--shard auto: JOB_COMPLETION_INDEX is set but EVALRUN_SHARD_COUNT is not (set it to the Job\'s completions)',
-      );
+      throw new ShardSpecError("--shard auto: JOB_COMPLETION_INDEX is set but EVALRUN_SHARD_COUNT is not (set it to the Job's completions)");
     }
     const index = wholeNumber('JOB_COMPLETION_INDEX', k8sIndex);
     const count = wholeNumber('EVALRUN_SHARD_COUNT', countText);
@@ -140,9 +138,7 @@ export function shardFromEnvironment(env: Readonly<Record<string, string | undef
       throw new ShardSpecError('--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is');
     }
     if (fromRange !== null && fromRange !== count) {
-      throw new ShardSpecError(
-        `--shard auto: the SLURM array has gaps (${count} tasks between ${min} and ${max}); use a range such as --array=0-${count - 1}`,
-      );
+      throw new ShardSpecError(`--shard auto: the SLURM array has gaps (${count} tasks between ${min} and ${max}); use a range such as --array=0-${count - 1}`);
     }
     if ((id - min) % step !== 0) {
       throw new ShardSpecError(`--shard auto: SLURM_ARRAY_TASK_ID ${id} is not on the array's step ${step} from ${min}`);

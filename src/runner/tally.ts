@@ -51,7 +51,11 @@ export class Tally {
   /** The same for results held as objects (merged shards); their rows. */
   recordResults(key: string, results: readonly CandidateResult[]): CandidateRow[] {
     const rows = results.map(candidateRow);
-    this.record(key, rows, results.map((r) => Buffer.from(recordJson(r), 'utf8')));
+    this.record(
+      key,
+      rows,
+      results.map((r) => Buffer.from(recordJson(r), 'utf8')),
+    );
     return rows;
   }
 

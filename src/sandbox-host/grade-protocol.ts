@@ -61,5 +61,4 @@ export type Verdict =
 
 export type GradeReply =
   /** `durationMs`: from when the engine started the candidate (not when it was queued) to its last verdict. */
-  | { kind: 'ran'; entryPoint: string; verdicts: Verdict[]; durationMs?: number }
-  | { kind: 'load-error'; message: string };
+  { kind: 'ran'; entryPoint: string; verdicts: Verdict[]; durationMs?: number } | { kind: 'load-error'; message: string };

@@ -13,13 +13,7 @@ import type { TestOutcome } from './protocol.js';
  * JavaScript prints them), and every comparison rule holds a value equal to
  * itself (NaN included). So that case passes without decoding anything.
  */
-export function judge(
-  outcome: TestOutcome,
-  expectedWire: string,
-  type: TypeNode,
-  tolerance: Tolerance,
-  equality: Equality = 'javascript',
-): Verdict {
+export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode, tolerance: Tolerance, equality: Equality = 'javascript'): Verdict {
   switch (outcome.kind) {
     case 'returned': {
       if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };

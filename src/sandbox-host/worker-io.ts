@@ -43,7 +43,7 @@ export class WorkerIo {
   /** Writes messages framed already (json-lines.ts), in one write; false if the supervisor is gone. */
   sendBytes(bytes: Buffer): boolean {
     try {
-      for (let written = 0; written < bytes.length; ) written += writeSync(WORKER_REPLY_FD, bytes, written);
+      for (let written = 0; written < bytes.length;) written += writeSync(WORKER_REPLY_FD, bytes, written);
       return true;
     } catch (e) {
       if (isGone(e)) return false;
@@ -60,7 +60,6 @@ export class WorkerIo {
       throw e;
     }
   }
-
 }
 
 function isGone(e: unknown): boolean {

@@ -41,13 +41,7 @@ export interface GradedCandidate {
 
 /** Why a call was refused before anything ran: what the service answers with a 4xx. */
 export type RefusalReason =
-  | 'unknown-problem'
-  | 'invalid-problem'
-  | 'no-candidates'
-  | 'too-many-candidates'
-  | 'invalid-candidate'
-  | 'unsupported-language'
-  | 'invalid-options';
+  'unknown-problem' | 'invalid-problem' | 'no-candidates' | 'too-many-candidates' | 'invalid-candidate' | 'unsupported-language' | 'invalid-options';
 
 /** A call that cannot be graded as asked; `message` is one line. */
 export class GradeRefused extends Error {

@@ -47,7 +47,6 @@ export interface GraderObserver {
   workerLost?(): void;
 }
 
-
 export interface GraderSettings {
   defaults: Required<GradingOptions> & { floatTolerance: { relative: number; absolute: number } };
   concurrency: number;
@@ -60,19 +59,17 @@ export interface GraderSettings {
 export type SettledGrading = GraderSettings['defaults'];
 
 /** Grading options with the defaults filled in, each checked; `fail` makes the error for a bad one. */
-export function checkedGrading(
-  options: GradingOptions,
-  defaults: SettledGrading | null,
-  fail: (name: string, why: string) => Error,
-): SettledGrading {
+export function checkedGrading(options: GradingOptions, defaults: SettledGrading | null, fail: (name: string, why: string) => Error): SettledGrading {
   const memoryMb = options.memoryMb ?? defaults?.memoryMb ?? DEFAULTS.memoryMb;
   const timeoutMs = options.timeoutMs ?? defaults?.timeoutMs ?? DEFAULTS.timeoutMs;
   positive(memoryMb, (why) => fail('memoryMb', why));
   positive(timeoutMs, (why) => fail('timeoutMs', why));
   const tolerance = options.floatTolerance ?? defaults?.floatTolerance ?? DEFAULTS.floatTolerance;
-  const floatTolerance = typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
+  const floatTolerance =
+    typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
   for (const value of [floatTolerance.relative, floatTolerance.absolute]) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail('floatTolerance', 'must be a non-negative number, or { relative, absolute }');
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw fail('floatTolerance', 'must be a non-negative number, or { relative, absolute }');
   }
   const flag = (name: keyof GradingOptions, fallback: boolean): boolean => {
     const value = options[name] ?? fallback;

@@ -53,7 +53,10 @@ export async function createGrader(options: GraderOptions): Promise<Grader> {
   const concurrency = positive(options.concurrency ?? defaultConcurrency(), (why) => new TypeError(`createGrader: \`concurrency\` ${why}`));
   const seed = options.seed ?? DEFAULTS.seed;
   if (!Number.isSafeInteger(seed)) throw new TypeError(`createGrader: \`seed\` must be a whole number, got ${seed}`);
-  const maxQueue = positive(options.maxQueue ?? Math.max(MIN_QUEUE, concurrency * QUEUE_PER_WORKER), (why) => new TypeError(`createGrader: \`maxQueue\` ${why}`));
+  const maxQueue = positive(
+    options.maxQueue ?? Math.max(MIN_QUEUE, concurrency * QUEUE_PER_WORKER),
+    (why) => new TypeError(`createGrader: \`maxQueue\` ${why}`),
+  );
   let problems: ProblemSet;
   if (typeof options.problems === 'string') {
     if (options.problems === '') throw new TypeError('createGrader: `problems` must name a folder or list problems');
@@ -65,7 +68,8 @@ export async function createGrader(options: GraderOptions): Promise<Grader> {
   }
   const warm = [...(options.warmLanguages ?? problems.solutionLanguages())];
   for (const language of warm) {
-    if (languageNamed(language) === undefined) throw new TypeError(`createGrader: \`warmLanguages\`: no language named ${JSON.stringify(language)} (evalrun runs ${languageNames().join(', ')})`);
+    if (languageNamed(language) === undefined)
+      throw new TypeError(`createGrader: \`warmLanguages\`: no language named ${JSON.stringify(language)} (evalrun runs ${languageNames().join(', ')})`);
   }
   return new Grader(problems, { defaults, concurrency, seed, maxQueue, warm, observer: options.observer ?? {} });
 }
@@ -180,7 +184,11 @@ export class Grader {
    * with `GradeRefused` (nothing ran), `QueueFull`, `GraderClosed` or
    * `GradeCancelled`.
    */
-  async grade(problem: string | ProblemDocument | ProblemText, candidates: readonly CandidateInput[], options: GradeCallOptions = {}): Promise<GradedCandidate[]> {
+  async grade(
+    problem: string | ProblemDocument | ProblemText,
+    candidates: readonly CandidateInput[],
+    options: GradeCallOptions = {},
+  ): Promise<GradedCandidate[]> {
     return this.start(problem, candidates, options).results;
   }
 

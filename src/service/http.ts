@@ -15,14 +15,7 @@ import { Type, type Static, type TypeBoxTypeProvider } from '@fastify/type-provi
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { parseJsonText } from '../problems/load.js';
 import { recordJson } from '../values/wire.js';
-import {
-  GradeCancelled,
-  GradeRefused,
-  GraderClosed,
-  QueueFull,
-  type GradeCallOptions,
-  type GradedCandidate,
-} from './grade-call.js';
+import { GradeCancelled, GradeRefused, GraderClosed, QueueFull, type GradeCallOptions, type GradedCandidate } from './grade-call.js';
 import { ProblemText, type Grader } from './grader.js';
 import { memberText } from './json-member.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -115,7 +108,8 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
       metrics.refusedCall('invalid-request');
       return reply.code(400).send({ error: `invalid request: ${error.message}` });
     }
-    if (status === 413) return reply.code(413).send({ error: `request body larger than the limit of ${formatMb(options.bodyLimitBytes)} (evalrun serve --body-limit-mb)` });
+    if (status === 413)
+      return reply.code(413).send({ error: `request body larger than the limit of ${formatMb(options.bodyLimitBytes)} (evalrun serve --body-limit-mb)` });
     if (status >= 400 && status < 500) return reply.code(status).send({ error: oneLine(error.message) });
     request.log.error(error);
     process.stderr.write(`evalrun serve: ${request.method} ${request.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -140,7 +134,12 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
   });
 
   app.get('/healthz', async (_request, reply) => {
-    const body = { status: grader.closed ? 'stopping' : grader.isReady ? 'ok' : 'starting', workers: grader.workers, queued: grader.queued, warm_failures: grader.warmFailures };
+    const body = {
+      status: grader.closed ? 'stopping' : grader.isReady ? 'ok' : 'starting',
+      workers: grader.workers,
+      queued: grader.queued,
+      warm_failures: grader.warmFailures,
+    };
     return reply.code(body.status === 'ok' ? 200 : 503).send(body);
   });
 
@@ -212,7 +211,14 @@ function gradingOf(options: GradeRequest['options']): GradeCallOptions {
 function refuse(reply: FastifyReply, e: unknown, metrics: ServiceMetrics): FastifyReply {
   if (e instanceof GradeRefused) {
     metrics.refusedCall(e.reason);
-    const status = e.reason === 'unknown-problem' ? 404 : e.reason === 'too-many-candidates' ? 413 : e.reason === 'invalid-problem' || e.reason === 'unsupported-language' ? 422 : 400;
+    const status =
+      e.reason === 'unknown-problem'
+        ? 404
+        : e.reason === 'too-many-candidates'
+          ? 413
+          : e.reason === 'invalid-problem' || e.reason === 'unsupported-language'
+            ? 422
+            : 400;
     return reply.code(status).send(e.reason === 'invalid-problem' ? { error: oneLine(e.message), errors: e.errors } : { error: oneLine(e.message) });
   }
   if (e instanceof QueueFull) {
@@ -242,10 +248,12 @@ function formatMb(bytes: number): string {
 
 /** Whether `host` is a loopback address or name (127.0.0.0/8, ::1, localhost), which needs no token. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
   const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
   return octets !== null && octets.slice(1).every((o) => Number(o) <= 255) && octets[1] === '127';
 }
-

@@ -27,8 +27,17 @@ export class ServiceMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.restarts = new Counter({ name: 'evalrun_worker_restarts_total', help: 'Sandbox workers lost (crashed, killed, or stuck past their ceiling) and replaced', registers });
-    this.refused = new Counter({ name: 'evalrun_requests_refused_total', help: 'Grading requests refused before anything ran, by reason', labelNames: ['reason'], registers });
+    this.restarts = new Counter({
+      name: 'evalrun_worker_restarts_total',
+      help: 'Sandbox workers lost (crashed, killed, or stuck past their ceiling) and replaced',
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'evalrun_requests_refused_total',
+      help: 'Grading requests refused before anything ran, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
     const depth = (): number => this.queueDepth();
     new Gauge({
       name: 'evalrun_queue_depth',

@@ -61,13 +61,13 @@ import { findSolutionFiles } from './find-solution-files.js';
 import { readSolutionFile } from './read-solution-file.js';
 import type { DiscoveredSubmissions, FoundSolutionFiles, SolutionDiscoveryContext, SolutionFileOutcome, Submission } from './submission.js';
 
-export async function discoverSubmissions(
-  dir: string,
-  knownProblemIds: ReadonlySet<string>,
-): Promise<DiscoveredSubmissions> {
+export async function discoverSubmissions(dir: string, knownProblemIds: ReadonlySet<string>): Promise<DiscoveredSubmissions> {
   const found = await findSolutionFiles(dir);
   const ctx = solutionDiscoveryContext(dir, knownProblemIds);
-  return collectSubmissions(found, found.files.map((file) => readSolutionFile(file, ctx)));
+  return collectSubmissions(
+    found,
+    found.files.map((file) => readSolutionFile(file, ctx)),
+  );
 }
 
 /**
@@ -91,7 +91,6 @@ export function collectSubmissions(found: FoundSolutionFiles, outcomes: Readonly
 export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlySet<string>): SolutionDiscoveryContext {
   return { known: knownProblemIds, rootName: path.basename(path.resolve(dir)) };
 }
-
 
 /**
  * Numbers the samples of each (problem, prompt, model) that has several.

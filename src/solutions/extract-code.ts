@@ -37,7 +37,10 @@ const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
 const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 export function extractCode(raw: string): ExtractedCode {
-  const lines = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = raw
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const blocks = findFencedBlocks(lines);
   const answer = [...blocks].reverse().find((b) => b.lines.some((l) => l.trim() !== '')) ?? blocks[blocks.length - 1];
   if (answer !== undefined) {
@@ -57,7 +60,10 @@ function findFencedBlocks(lines: readonly string[]): FencedBlock[] {
   }
   while (i < lines.length) {
     const open = parseFenceOpen(lines[i] as string);
-    if (open === null) { i++; continue; }
+    if (open === null) {
+      i++;
+      continue;
+    }
     const body: string[] = [];
     i++;
     while (i < lines.length && !closesFence(lines[i] as string, open.marker)) {
@@ -151,22 +157,102 @@ const DANGLING_COMMENT_CLOSE = /^\s*\*+\/\s*$/;
 /** Words that may precede an identifier on the same line in Python, JavaScript or TypeScript. */
 const PREFIX_WORDS = new Set([
   // Python (with the soft keywords and Python 2's print/exec statements)
-  'and', 'as', 'assert', 'async', 'await', 'break', 'case', 'class', 'continue', 'def', 'del',
-  'elif', 'else', 'except', 'exec', 'for', 'from', 'global', 'if', 'import', 'in', 'is',
-  'lambda', 'match', 'nonlocal', 'not', 'or', 'print', 'raise', 'return', 'type', 'while',
-  'with', 'yield',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'case',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'exec',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'match',
+  'nonlocal',
+  'not',
+  'or',
+  'print',
+  'raise',
+  'return',
+  'type',
+  'while',
+  'with',
+  'yield',
   // JavaScript and TypeScript, contextual keywords included
-  'abstract', 'accessor', 'asserts', 'const', 'declare', 'default', 'delete', 'do', 'enum',
-  'export', 'extends', 'function', 'get', 'goto', 'implements', 'infer', 'instanceof',
-  'interface', 'keyof', 'let', 'module', 'namespace', 'new', 'of', 'out', 'override',
-  'package', 'private', 'protected', 'public', 'readonly', 'satisfies', 'set', 'static',
-  'throw', 'typeof', 'unique', 'using', 'var', 'void',
+  'abstract',
+  'accessor',
+  'asserts',
+  'const',
+  'declare',
+  'default',
+  'delete',
+  'do',
+  'enum',
+  'export',
+  'extends',
+  'function',
+  'get',
+  'goto',
+  'implements',
+  'infer',
+  'instanceof',
+  'interface',
+  'keyof',
+  'let',
+  'module',
+  'namespace',
+  'new',
+  'of',
+  'out',
+  'override',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'readonly',
+  'satisfies',
+  'set',
+  'static',
+  'throw',
+  'typeof',
+  'unique',
+  'using',
+  'var',
+  'void',
 ]);
 
 /** Words that may follow an identifier on the same line. */
 const INFIX_WORDS = new Set([
-  'and', 'as', 'async', 'else', 'extends', 'for', 'from', 'if', 'implements', 'import', 'in',
-  'instanceof', 'is', 'not', 'of', 'or', 'satisfies',
+  'and',
+  'as',
+  'async',
+  'else',
+  'extends',
+  'for',
+  'from',
+  'if',
+  'implements',
+  'import',
+  'in',
+  'instanceof',
+  'is',
+  'not',
+  'of',
+  'or',
+  'satisfies',
 ]);
 
 const BARE_WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -193,7 +279,10 @@ function isProseLine(line: string): boolean {
   for (const token of text.split(/\s+/)) {
     const contraction = CONTRACTION.exec(token);
     if (contraction !== null && isPlainName(contraction[1] as string)) return true;
-    if (BARE_WORD.test(token)) { words.push(token); continue; }
+    if (BARE_WORD.test(token)) {
+      words.push(token);
+      continue;
+    }
     // `the code:` is as impossible as `the code`: punctuation after the second
     // name cannot join the two. It does end the run (`a, b` and `a. b` are code).
     const unpunctuated = token.replace(/[.,:!?]$/, '');

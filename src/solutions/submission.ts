@@ -26,9 +26,7 @@ export interface DiscoveredSubmissions {
 }
 
 /** What reading one solution file gave: a submission, or a reason to skip, per solution in it. */
-export type SolutionFileOutcome =
-  | { kind: 'submission'; submission: Submission }
-  | { kind: 'skipped'; skipped: SkippedSubmission };
+export type SolutionFileOutcome = { kind: 'submission'; submission: Submission } | { kind: 'skipped'; skipped: SkippedSubmission };
 
 /** A file found in the solutions folder: where it is, and its path parts inside that folder. */
 export interface SolutionFile {

@@ -92,7 +92,13 @@ function keyCanon(judge: Judge, key: Value, keyType: TypeNode): string {
   return `v${valueKey(key) ?? Math.random()}`;
 }
 
-function plainDict(judge: Judge, expected: Record<string, unknown>, actual: Record<string, unknown>, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
+function plainDict(
+  judge: Judge,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  type: TypeNode & { kind: 'dict' },
+  depth: number,
+): Outcome {
   const canonical = keyCanonicaliser(type.key);
   const expectedKeys = Object.keys(expected);
   const actualKeys = Object.keys(actual);

@@ -46,12 +46,7 @@ export function compareByMatching(judge: Judge, expected: unknown[], actual: unk
 }
 
 /** Kuhn's augmenting paths from each element greedy left unmatched. */
-function completeMatching(
-  n: number,
-  owner: Int32Array,
-  unmatched: number[],
-  equal: (i: number, j: number) => boolean,
-): boolean {
+function completeMatching(n: number, owner: Int32Array, unmatched: number[], equal: (i: number, j: number) => boolean): boolean {
   const visited = new Uint8Array(n);
   const augment = (i: number): boolean => {
     for (let j = 0; j < n; j++) {

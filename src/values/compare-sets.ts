@@ -30,7 +30,13 @@ export function compareSets(judge: Judge, expectedValue: unknown, actualValue: u
   // Strict types also match kinds item by item, which the sorted walk does not.
   if (item.kind === 'float' && judge.equality !== 'strict') {
     const numbers = expected.map((e) => judge.numeric(e));
-    if (numbers.every((n) => n !== undefined)) return floatSet(judge, numbers.map((n) => Number(n.n)), actual, item);
+    if (numbers.every((n) => n !== undefined))
+      return floatSet(
+        judge,
+        numbers.map((n) => Number(n.n)),
+        actual,
+        item,
+      );
   }
   return compareByMatching(judge, expected, actual, item, depth);
 }

@@ -215,10 +215,7 @@ function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: 
   if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
     return decodeStr(raw);
   }
-  const ordered = [
-    ...type.options.filter((option) => option.kind !== 'str'),
-    ...type.options.filter((option) => option.kind === 'str'),
-  ];
+  const ordered = [...type.options.filter((option) => option.kind !== 'str'), ...type.options.filter((option) => option.kind === 'str')];
   // Only a bare `float` or `int` coerces: inside a Union a number keeps the kind it is written in.
   const inside = { ...context, top: false };
   for (const option of ordered) {
@@ -290,7 +287,6 @@ function decodeDict(raw: Record<string, unknown>, type: TypeNode & { kind: 'dict
   }
   return ok(values ?? (raw as { [key: string]: Value }));
 }
-
 
 /** Key types whose keys are strings in Python too: the dict stays a plain object. */
 function stringKeyed(keyType: TypeNode): boolean {

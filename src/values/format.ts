@@ -270,14 +270,7 @@ function renderTag(obj: object, out: Output, depth: number, ancestors: Set<objec
   return false;
 }
 
-function renderSequence(
-  open: string,
-  items: Iterable<unknown>,
-  close: string,
-  out: Output,
-  depth: number,
-  ancestors: Set<object>,
-): void {
+function renderSequence(open: string, items: Iterable<unknown>, close: string, out: Output, depth: number, ancestors: Set<object>): void {
   out.push(open);
   let first = true;
   for (const item of items) {

@@ -84,7 +84,9 @@ function write(v: Value, form: WireForm, depth: number): string {
     case 'dict': {
       const entries = (v as unknown as DictTag).entries;
       if (form === 'javascript-result' && entries.every(([key]) => isScalarKey(key))) {
-        const parts = entries.map(([key, item]) => `${JSON.stringify(String(javascriptKey(key) as string | number | boolean | bigint | null))}:${write(item, form, depth + 1)}`);
+        const parts = entries.map(
+          ([key, item]) => `${JSON.stringify(String(javascriptKey(key) as string | number | boolean | bigint | null))}:${write(item, form, depth + 1)}`,
+        );
         return `{${parts.join(',')}}`;
       }
       const parts = entries.map(([key, item]) => `[${write(key, form, depth + 1)},${write(item, form, depth + 1)}]`);
@@ -251,7 +253,13 @@ export function reviveRecordInts<T>(parsed: T, text: string): T {
       const item = container[key];
       if (item === null || typeof item !== 'object') continue;
       const tagged = item as Record<string, unknown>;
-      if (!Array.isArray(item) && tagged[WIRE_TAG] === 'int' && typeof tagged.value === 'string' && INTEGER_TEXT.test(tagged.value) && Object.keys(tagged).length === 2) {
+      if (
+        !Array.isArray(item) &&
+        tagged[WIRE_TAG] === 'int' &&
+        typeof tagged.value === 'string' &&
+        INTEGER_TEXT.test(tagged.value) &&
+        Object.keys(tagged).length === 2
+      ) {
         container[key] = normalInt(BigInt(tagged.value));
       } else {
         stack.push(item);

@@ -216,11 +216,7 @@ function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile
   if (!isObject(value) || typeof value.file !== 'string') return false;
   if ('errors' in value) return isNullableString(value.id) && isStrings(value.errors);
   return (
-    typeof value.id === 'string' &&
-    isStrings(value.tags) &&
-    isStrings(value.warnings) &&
-    typeof value.hasOptimalSolution === 'boolean' &&
-    isCount(value.tests)
+    typeof value.id === 'string' && isStrings(value.tags) && isStrings(value.warnings) && typeof value.hasOptimalSolution === 'boolean' && isCount(value.tests)
   );
 }
 

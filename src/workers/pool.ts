@@ -279,7 +279,19 @@ export class WorkerPool {
   private spawn(): Slot {
     const adopted = adoptPrestarted();
     const { child, link, progress } = adopted ?? launchWorker();
-    const slot: Slot = { child, link, progress, ready: false, dead: false, killedAtCeiling: false, batches: [], deadline: null, ceilingMs: 0, stderrTail: '', brokeProtocol: null };
+    const slot: Slot = {
+      child,
+      link,
+      progress,
+      ready: false,
+      dead: false,
+      killedAtCeiling: false,
+      batches: [],
+      deadline: null,
+      ceilingMs: 0,
+      stderrTail: '',
+      brokeProtocol: null,
+    };
     // A worker's stderr is only read to explain a crash; keep the tail.
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {

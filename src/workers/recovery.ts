@@ -72,13 +72,7 @@ export async function runItems(pool: RunsBatches, options: BatchOptions, items: 
   }
 }
 
-async function runAlone(
-  pool: RunsBatches,
-  options: BatchOptions,
-  entry: IndexedItem,
-  handlers: ItemHandlers,
-  first: BatchFault,
-): Promise<void> {
+async function runAlone(pool: RunsBatches, options: BatchOptions, entry: IndexedItem, handlers: ItemHandlers, first: BatchFault): Promise<void> {
   let item = handlers.again?.(entry.index, entry.item) ?? entry.item;
   let fault = first.fault;
   // Out of memory is the candidate's doing: straight to one test at a time. An item

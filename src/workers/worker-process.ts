@@ -277,7 +277,12 @@ async function grade(
 }
 
 function sendGraded(batch: number, item: number, results: readonly CandidateResult[]): void {
-  const { line, payload } = gradedFrame(batch, item, results.map(candidateRow), results.map((r) => recordJson(r)));
+  const { line, payload } = gradedFrame(
+    batch,
+    item,
+    results.map(candidateRow),
+    results.map((r) => recordJson(r)),
+  );
   queue(Buffer.from(line, 'utf8'), payload);
 }
 

@@ -52,17 +52,7 @@ type Ty =
   | ['Optional', Ty]
   | ['Union', Ty[]];
 
-type PV =
-  | ['i', string]
-  | ['f', string]
-  | ['s', string]
-  | ['b', boolean]
-  | ['n']
-  | ['L', PV[]]
-  | ['T', PV[]]
-  | ['S', PV[]]
-  | ['F', PV[]]
-  | ['D', [PV, PV][]];
+type PV = ['i', string] | ['f', string] | ['s', string] | ['b', boolean] | ['n'] | ['L', PV[]] | ['T', PV[]] | ['S', PV[]] | ['F', PV[]] | ['D', [PV, PV][]];
 
 const INT: Ty = ['int'];
 const FLOAT: Ty = ['float'];
@@ -107,13 +97,23 @@ function intArb(f: Flavour): fc.Arbitrary<PV> {
   const arbs: fc.WeightedArbitrary<PV>[] = [{ arbitrary: small, weight: 4 }];
   if (f.bigInts === true) {
     arbs.push(
-      { arbitrary: fc.tuple(fc.constantFrom(TWO53, -TWO53, 2n ** 63n, 2n ** 64n, 10n ** 20n), fc.integer({ min: -3, max: 3 })).map(([b, d]) => int(b + BigInt(d))), weight: 5 },
+      {
+        arbitrary: fc
+          .tuple(fc.constantFrom(TWO53, -TWO53, 2n ** 63n, 2n ** 64n, 10n ** 20n), fc.integer({ min: -3, max: 3 }))
+          .map(([b, d]) => int(b + BigInt(d))),
+        weight: 5,
+      },
       { arbitrary: fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n }).map(int), weight: 2 },
     );
   }
   if (f.hugeInts === true) {
     // Past CPython's 4,300-digit limit on int <-> str conversion.
-    arbs.push({ arbitrary: fc.tuple(fc.integer({ min: 4301, max: 5200 }), fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.boolean()).map(([digits, low, neg]) => int((neg ? -1n : 1n) * (10n ** BigInt(digits - 1) + low))), weight: 6 });
+    arbs.push({
+      arbitrary: fc
+        .tuple(fc.integer({ min: 4301, max: 5200 }), fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.boolean())
+        .map(([digits, low, neg]) => int((neg ? -1n : 1n) * (10n ** BigInt(digits - 1) + low))),
+      weight: 6,
+    });
   }
   return fc.oneof(...arbs);
 }
@@ -146,11 +146,20 @@ function strArb(f: Flavour): fc.Arbitrary<PV> {
   const random = fc.array(unit, { maxLength: 10 }).map((cps) => String.fromCodePoint(...cps));
   const tricky = fc.constantFrom('None', 'null', 'True', '7', '3.0', '[1, 2]', '(1, 2)', '{}', '', ' ', 'set()', "it's", 'a"b', '\\n', '1e999');
   // Plain strings never look like quoted literals: that spelling is kept for the quoted-literal rule.
-  return fc.oneof({ arbitrary: random, weight: 4 }, { arbitrary: tricky, weight: 1 }).filter((s) => !QUOTED_START.test(s)).map((s): PV => ['s', s]);
+  return fc
+    .oneof({ arbitrary: random, weight: 4 }, { arbitrary: tricky, weight: 1 })
+    .filter((s) => !QUOTED_START.test(s))
+    .map((s): PV => ['s', s]);
 }
 
 function anyArb(depth: number, f: Flavour, hashableOnly: boolean): fc.Arbitrary<PV> {
-  const scalars = fc.oneof(intArb(f), floatArb({ ...f, specialFloats: false }), strArb(f), fc.boolean().map((b): PV => ['b', b]), fc.constant<PV>(['n']));
+  const scalars = fc.oneof(
+    intArb(f),
+    floatArb({ ...f, specialFloats: false }),
+    strArb(f),
+    fc.boolean().map((b): PV => ['b', b]),
+    fc.constant<PV>(['n']),
+  );
   if (depth <= 0) return scalars;
   const inner = anyArb(depth - 1, f, hashableOnly);
   const hinner = anyArb(depth - 1, f, true);
@@ -158,7 +167,12 @@ function anyArb(depth: number, f: Flavour, hashableOnly: boolean): fc.Arbitrary<
   if (!hashableOnly) {
     opts.push(
       fc.array(inner, { maxLength: 3 }).map((xs): PV => ['L', xs]),
-      fc.array(hinner.filter((v) => v[0] !== 'f' || v[1] !== 'nan'), { maxLength: 3 }).map((xs): PV => ['S', xs]),
+      fc
+        .array(
+          hinner.filter((v) => v[0] !== 'f' || v[1] !== 'nan'),
+          { maxLength: 3 },
+        )
+        .map((xs): PV => ['S', xs]),
       fc.array(fc.tuple(strArb(f), inner), { maxLength: 3 }).map((es): PV => ['D', uniqueKeys(es)]),
     );
   }
@@ -179,13 +193,29 @@ function uniqueKeys(entries: [PV, PV][]): [PV, PV][] {
 function duplicatesFor(t: Ty): PV[][] {
   switch (t[0]) {
     case 'int':
-      return [[int(1), int(1)], [int(5), int(4), int(5)]];
+      return [
+        [int(1), int(1)],
+        [int(5), int(4), int(5)],
+      ];
     case 'float':
-      return [[int(1), fl(1), fl(1)], [fl(0), fl(-0)], [fl(-0), int(0)], [fl(2.5), fl(2.5)]];
+      return [
+        [int(1), fl(1), fl(1)],
+        [fl(0), fl(-0)],
+        [fl(-0), int(0)],
+        [fl(2.5), fl(2.5)],
+      ];
     case 'Any':
-      return [[int(1), fl(1), ['b', true]], [['b', false], int(0), fl(-0)]];
+      return [
+        [int(1), fl(1), ['b', true]],
+        [['b', false], int(0), fl(-0)],
+      ];
     case 'str':
-      return [[['s', 'a'], ['s', 'a']]];
+      return [
+        [
+          ['s', 'a'],
+          ['s', 'a'],
+        ],
+      ];
     default:
       return [];
   }
@@ -220,7 +250,13 @@ function valueArb(t: Ty, f: Flavour, depth = 0): fc.Arbitrary<PV> {
       const item = valueArb(t[1], f, depth + 1).filter((v) => !(v[0] === 'f' && v[1] === 'nan'));
       const plain = fc.array(item, size);
       const dups = duplicatesFor(t[1]);
-      const withDups = f.duplicates === true && dups.length > 0 ? fc.oneof(plain, fc.tuple(fc.constantFrom(...dups), plain).map(([d, xs]) => [...d, ...xs])) : plain;
+      const withDups =
+        f.duplicates === true && dups.length > 0
+          ? fc.oneof(
+              plain,
+              fc.tuple(fc.constantFrom(...dups), plain).map(([d, xs]) => [...d, ...xs]),
+            )
+          : plain;
       return withDups.map((xs): PV => [tag, xs]);
     }
     case 'Dict': {
@@ -307,7 +343,12 @@ function randomType(depth: number): fc.Arbitrary<Ty> {
 }
 
 function categories(): Category[] {
-  const deep = fc.sample(randomType(4).filter((t) => JSON.stringify(t).length > 40), { seed: SEED ^ 0x5eed, numRuns: 14 }).map((t) => [t]);
+  const deep = fc
+    .sample(
+      randomType(4).filter((t) => JSON.stringify(t).length > 40),
+      { seed: SEED ^ 0x5eed, numRuns: 14 },
+    )
+    .map((t) => [t]);
   return [
     {
       name: 'top-level coercion (int <-> float, Optional)',
@@ -319,7 +360,18 @@ function categories(): Category[] {
     {
       name: 'number kinds at depth (no coercion nested)',
       dir: 'in',
-      types: [[List(FLOAT)], [List(INT)], [Tuple(FLOAT, INT)], [Dict(STR, FLOAT)], [SetT(FLOAT)], [List(Optional(FLOAT))], [TupleV(FLOAT)], [Dict(STR, List(FLOAT))], [List(List(INT))], [Union(List(FLOAT), STR)]],
+      types: [
+        [List(FLOAT)],
+        [List(INT)],
+        [Tuple(FLOAT, INT)],
+        [Dict(STR, FLOAT)],
+        [SetT(FLOAT)],
+        [List(Optional(FLOAT))],
+        [TupleV(FLOAT)],
+        [Dict(STR, List(FLOAT))],
+        [List(List(INT))],
+        [Union(List(FLOAT), STR)],
+      ],
       flavour: {},
       values: 25,
     },
@@ -354,28 +406,72 @@ function categories(): Category[] {
     {
       name: 'tuples',
       dir: 'in',
-      types: [[Tuple(INT, STR)], [TupleV(INT)], [List(Tuple(INT, INT))], [Tuple(Tuple(INT, BOOL), List(STR))], [Optional(Tuple(INT, INT))], [Dict(STR, Tuple(FLOAT, INT))], [TupleV(Tuple(STR, FLOAT))], [SetT(Tuple(INT, INT))]],
+      types: [
+        [Tuple(INT, STR)],
+        [TupleV(INT)],
+        [List(Tuple(INT, INT))],
+        [Tuple(Tuple(INT, BOOL), List(STR))],
+        [Optional(Tuple(INT, INT))],
+        [Dict(STR, Tuple(FLOAT, INT))],
+        [TupleV(Tuple(STR, FLOAT))],
+        [SetT(Tuple(INT, INT))],
+      ],
       flavour: {},
       values: 30,
     },
     {
       name: 'sets and frozensets (duplicates collapse)',
       dir: 'in',
-      types: [[SetT(INT)], [FrozenSet(INT)], [SetT(STR)], [SetT(Tuple(INT, INT))], [List(SetT(INT))], [Dict(STR, FrozenSet(STR))], [SetT(FLOAT)], [SetT(FrozenSet(INT))], [SetT(ANY)], [FrozenSet(FLOAT)]],
+      types: [
+        [SetT(INT)],
+        [FrozenSet(INT)],
+        [SetT(STR)],
+        [SetT(Tuple(INT, INT))],
+        [List(SetT(INT))],
+        [Dict(STR, FrozenSet(STR))],
+        [SetT(FLOAT)],
+        [SetT(FrozenSet(INT))],
+        [SetT(ANY)],
+        [FrozenSet(FLOAT)],
+      ],
       flavour: { duplicates: true },
       values: 25,
     },
     {
       name: 'dict keys (int, float, bool, None, tuple; order)',
       dir: 'in',
-      types: [[Dict(INT, STR)], [Dict(FLOAT, INT)], [Dict(BOOL, STR)], [Dict(NONE, INT)], [Dict(Tuple(INT, INT), BOOL)], [Dict(Optional(INT), STR)], [Dict(STR, INT)], [Dict(ANY, INT)], [Dict(INT, Dict(INT, STR))], [Dict(Tuple(STR, INT), List(INT))]],
+      types: [
+        [Dict(INT, STR)],
+        [Dict(FLOAT, INT)],
+        [Dict(BOOL, STR)],
+        [Dict(NONE, INT)],
+        [Dict(Tuple(INT, INT), BOOL)],
+        [Dict(Optional(INT), STR)],
+        [Dict(STR, INT)],
+        [Dict(ANY, INT)],
+        [Dict(INT, Dict(INT, STR))],
+        [Dict(Tuple(STR, INT), List(INT))],
+      ],
       flavour: { duplicates: true },
       values: 25,
     },
     {
       name: 'None in Optional and Union; Union order',
       dir: 'in',
-      types: [[Optional(INT)], [Optional(List(INT))], [Union(INT, STR)], [Union(STR, INT)], [Union(FLOAT, INT)], [Union(List(INT), Tuple(INT, INT))], [Union(Tuple(INT, INT), List(INT))], [Union(INT, NONE, STR)], [List(Optional(STR))], [Dict(STR, Union(INT, STR))], [Union(Dict(INT, STR), Dict(STR, STR))], [Optional(Dict(INT, FLOAT))]],
+      types: [
+        [Optional(INT)],
+        [Optional(List(INT))],
+        [Union(INT, STR)],
+        [Union(STR, INT)],
+        [Union(FLOAT, INT)],
+        [Union(List(INT), Tuple(INT, INT))],
+        [Union(Tuple(INT, INT), List(INT))],
+        [Union(INT, NONE, STR)],
+        [List(Optional(STR))],
+        [Dict(STR, Union(INT, STR))],
+        [Union(Dict(INT, STR), Dict(STR, STR))],
+        [Optional(Dict(INT, FLOAT))],
+      ],
       flavour: {},
       values: 22,
     },
@@ -397,7 +493,16 @@ function categories(): Category[] {
     {
       name: 'return: lists, tuples, dicts',
       dir: 'ret',
-      types: [[List(INT)], [Tuple(INT, STR)], [TupleV(INT)], [List(Tuple(INT, FLOAT))], [Dict(STR, List(INT))], [List(List(FLOAT))], [Tuple(BOOL, Optional(STR))], [List(ANY)]],
+      types: [
+        [List(INT)],
+        [Tuple(INT, STR)],
+        [TupleV(INT)],
+        [List(Tuple(INT, FLOAT))],
+        [Dict(STR, List(INT))],
+        [List(List(FLOAT))],
+        [Tuple(BOOL, Optional(STR))],
+        [List(ANY)],
+      ],
       flavour: {},
       values: 30,
     },
@@ -517,7 +622,10 @@ async function runAll(work: string): Promise<{ results: Result[]; rounds: number
     }
     oracle(args);
     const cards: string[] = [];
-    for (const [folder, strictTypes] of [['default', false], ['strict', true]] as const) {
+    for (const [folder, strictTypes] of [
+      ['default', false],
+      ['strict', true],
+    ] as const) {
       const problems = join(dir, folder);
       if (!existsSync(problems)) continue;
       const out = join(dir, `${folder}.card.json`);
@@ -570,7 +678,9 @@ describe.skipIf(!py.ok && !requirePython)(`Python values against CPython (differ
 
   afterAll(() => {
     if (outcome === null) return;
-    const lines = [`differential values, seed ${SEED} (EVALRUN_DIFF_SEED=${SEED} replays it), ${outcome.rounds} round(s), ${outcome.seconds.toFixed(1)} s; every case's result: ${join(outcome.work, 'results.json')}`];
+    const lines = [
+      `differential values, seed ${SEED} (EVALRUN_DIFF_SEED=${SEED} replays it), ${outcome.rounds} round(s), ${outcome.seconds.toFixed(1)} s; every case's result: ${join(outcome.work, 'results.json')}`,
+    ];
     for (const cat of [...CATEGORIES.map((c) => c.name), RECORDS]) {
       const rs = cat === RECORDS ? outcome.results.filter((r) => r.dir === 'ret' && r.status !== 'skipped') : outcome.results.filter((r) => r.cat === cat);
       const failed = cat === RECORDS ? rs.filter((r) => (r.record_issues ?? []).length > 0).length : rs.filter((r) => r.status === 'fail').length;
@@ -593,13 +703,24 @@ describe.skipIf(!py.ok && !requirePython)(`Python values against CPython (differ
         const skipped = rs.filter((r) => r.status === 'skipped');
         console.log(`${cat.name}: ${judged.length} cases, ${failed.length} failed, ${skipped.length} skipped (seed ${SEED})`);
         if (failed.length > 0) {
-          const shown = failed.slice(0, 5).map((r) => r.msg ?? r.id).join('\n\n');
-          throw new Error(`seed ${SEED}: ${failed.length} of ${judged.length} cases of "${cat.name}" disagree with the oracle; the first ${Math.min(5, failed.length)}:\n\n${shown}`);
+          const shown = failed
+            .slice(0, 5)
+            .map((r) => r.msg ?? r.id)
+            .join('\n\n');
+          throw new Error(
+            `seed ${SEED}: ${failed.length} of ${judged.length} cases of "${cat.name}" disagree with the oracle; the first ${Math.min(5, failed.length)}:\n\n${shown}`,
+          );
         }
         // Random nesting sometimes writes a str where the declared type reads strings as literals
         // (a Union, a key) and the text is no literal: the oracle skips what its rules cannot read.
         // A larger share than this would mean the generator, not the value, went wrong.
-        expect(skipped.length, `seed ${SEED}: cases the oracle could not read: ${skipped.slice(0, 3).map((r) => r.msg).join('; ')}`).toBeLessThanOrEqual(judged.length * 0.05);
+        expect(
+          skipped.length,
+          `seed ${SEED}: cases the oracle could not read: ${skipped
+            .slice(0, 3)
+            .map((r) => r.msg)
+            .join('; ')}`,
+        ).toBeLessThanOrEqual(judged.length * 0.05);
       });
     });
   }
@@ -611,7 +732,10 @@ describe.skipIf(!py.ok && !requirePython)(`Python values against CPython (differ
       const bad = rs.filter((r) => (r.record_issues ?? []).length > 0);
       console.log(`${RECORDS}: ${rs.length} cases, ${bad.length} with issues (seed ${SEED})`);
       if (bad.length > 0) {
-        const shown = bad.slice(0, 5).map((r) => (r.record_issues ?? []).join('\n')).join('\n\n');
+        const shown = bad
+          .slice(0, 5)
+          .map((r) => (r.record_issues ?? []).join('\n'))
+          .join('\n\n');
         throw new Error(`seed ${SEED}: ${bad.length} of ${rs.length} return cases have wrong records; the first ${Math.min(5, bad.length)}:\n\n${shown}`);
       }
     });

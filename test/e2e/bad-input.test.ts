@@ -233,10 +233,7 @@ describe('encodings', () => {
 
 describe('JSON that JSON.parse accepts but a problem file must not have', () => {
   it('a duplicate key: invalid, naming the object path, the key and both lines', async () => {
-    const text = JSON.stringify(problem('dup_key'), null, 2).replace(
-      '"function_name": "add",',
-      '"function_name": "subtract",\n    "function_name": "add",',
-    );
+    const text = JSON.stringify(problem('dup_key'), null, 2).replace('"function_name": "add",', '"function_name": "subtract",\n    "function_name": "add",');
     const dir = await problemsFolder({ 'dup.json': text });
     const file = join(dir, 'dup.json');
     const run = await evalrun(dir);
@@ -341,11 +338,7 @@ describe('tests that do not fit the function prototype', () => {
   it('an array expected_output of the wrong length', async () => {
     const dir = await problemsFolder({ 'arity.json': withTests('array_arity', [{ input: { a: 1, b: 2 }, expected_output: [3, 0] }]) });
     const file = join(dir, 'arity.json');
-    expectInvalid(
-      await evalrun(dir),
-      file,
-      `${file}: $.correctness_test_suite[1].expected_output: expected 1 value (one per return value), got 2`,
-    );
+    expectInvalid(await evalrun(dir), file, `${file}: $.correctness_test_suite[1].expected_output: expected 1 value (one per return value), got 2`);
   });
 
   it('an object expected_output with the wrong number of keys (return values unnamed)', async () => {
@@ -353,11 +346,7 @@ describe('tests that do not fit the function prototype', () => {
       'keys.json': withTests('object_arity', [{ input: { a: 1, b: 2 }, expected_output: { sum: 3, carry: 0 } }]),
     });
     const file = join(dir, 'keys.json');
-    expectInvalid(
-      await evalrun(dir),
-      file,
-      `${file}: $.correctness_test_suite[1].expected_output: expected 1 key (one per return value), got 2`,
-    );
+    expectInvalid(await evalrun(dir), file, `${file}: $.correctness_test_suite[1].expected_output: expected 1 key (one per return value), got 2`);
   });
 
   it('an object expected_output with a missing and an unknown name (return values named)', async () => {
@@ -382,7 +371,10 @@ describe('tests that do not fit the function prototype', () => {
     const dir = await problemsFolder({
       // Keys in another order than return_values: read by name, so this passes.
       'named-ok.json': divmod('named_ok', [{ remainder: 1, quotient: 3 }]),
-      'named-bad.json': divmod('named_bad', [{ remainder: 1, quotient: 3 }, { quotient: 3, rest: 1 }]),
+      'named-bad.json': divmod('named_bad', [
+        { remainder: 1, quotient: 3 },
+        { quotient: 3, rest: 1 },
+      ]),
     });
     const file = join(dir, 'named-bad.json');
     const run = await evalrun(dir);

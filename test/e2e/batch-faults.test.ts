@@ -16,7 +16,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
-import { batchesOf, doubleSelfCheck, doubleSubmissions, duplicates, keyOf, loggedKeys, plannedKeys, startCli, whenAllMidBatch, workerPids } from './batch-helpers.js';
+import {
+  batchesOf,
+  doubleSelfCheck,
+  doubleSubmissions,
+  duplicates,
+  keyOf,
+  loggedKeys,
+  plannedKeys,
+  startCli,
+  whenAllMidBatch,
+  workerPids,
+} from './batch-helpers.js';
 import { runCli } from './run-cli.js';
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-batch-faults-'));
@@ -73,7 +84,10 @@ describe.each([
     expect(card.candidates).toHaveLength(s.candidates);
     for (const c of card.candidates) {
       const key = keyOf(c);
-      expect(c.tests.map((t) => t.status), `${key}: ${JSON.stringify(c.tests.map((t) => t.error))}`).toEqual(s.expected(key));
+      expect(
+        c.tests.map((t) => t.status),
+        `${key}: ${JSON.stringify(c.tests.map((t) => t.error))}`,
+      ).toEqual(s.expected(key));
       for (const t of c.tests) expect(t.error ?? '').not.toMatch(/sandbox|died|killed|worker/i);
     }
     const keys = loggedKeys(log);
@@ -89,7 +103,10 @@ function addProblem(id: string, solution: string): string {
     description: 'Add two numbers.',
     function_prototype: {
       function_name: 'add',
-      parameters: [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }],
+      parameters: [
+        { name: 'a', type: 'int' },
+        { name: 'b', type: 'int' },
+      ],
       return_values: [{ type: 'int' }],
     },
     prompts: [{ prompt_id: 'p', prompt: 'Add a and b.', genericize: false, sample_inputs_outputs: [] }],

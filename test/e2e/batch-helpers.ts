@@ -119,9 +119,7 @@ export async function waitFor(check: () => boolean, options: { timeoutMs: number
 /** The scorecard without what legitimately changes between runs: timings, timestamps, run ids, the concurrency. */
 export function comparable(card: Scorecard): unknown {
   return JSON.parse(
-    JSON.stringify(card, (key, value: unknown) =>
-      ['duration_ms', 'started_at', 'finished_at', 'run_id', 'concurrency'].includes(key) ? undefined : value,
-    ),
+    JSON.stringify(card, (key, value: unknown) => (['duration_ms', 'started_at', 'finished_at', 'run_id', 'concurrency'].includes(key) ? undefined : value)),
   );
 }
 

@@ -30,9 +30,16 @@ const SPECS: Spec[] = [
   {
     id: 'add',
     fn: 'add',
-    params: [['a', 'int'], ['b', 'int']],
+    params: [
+      ['a', 'int'],
+      ['b', 'int'],
+    ],
     returns: 'int',
-    tests: [[{ a: 1, b: 2 }, 3], [{ a: -5, b: 5 }, 0], [{ a: 10, b: 20 }, 30]],
+    tests: [
+      [{ a: 1, b: 2 }, 3],
+      [{ a: -5, b: 5 }, 0],
+      [{ a: 10, b: 20 }, 30],
+    ],
     right: 'function add(a, b) { return a + b; }',
     wrong: 'function add(a, b) { return a * b; }',
     wrongVerdicts: ['fail', 'fail', 'fail'],
@@ -43,7 +50,11 @@ const SPECS: Spec[] = [
     fn: 'rev',
     params: [['s', 'str']],
     returns: 'str',
-    tests: [[{ s: 'abc' }, 'cba'], [{ s: '' }, ''], [{ s: 'ab' }, 'ba']],
+    tests: [
+      [{ s: 'abc' }, 'cba'],
+      [{ s: '' }, ''],
+      [{ s: 'ab' }, 'ba'],
+    ],
     right: "const rev = (s) => [...s].reverse().join('');",
     wrong: 'function rev(s) { return s; }',
     wrongVerdicts: ['fail', 'pass', 'fail'],
@@ -54,7 +65,11 @@ const SPECS: Spec[] = [
     fn: 'sort_list',
     params: [['xs', 'List[int]']],
     returns: 'List[int]',
-    tests: [[{ xs: [3, 1, 2] }, [1, 2, 3]], [{ xs: [10, 9, -1] }, [-1, 9, 10]], [{ xs: [] }, []]],
+    tests: [
+      [{ xs: [3, 1, 2] }, [1, 2, 3]],
+      [{ xs: [10, 9, -1] }, [-1, 9, 10]],
+      [{ xs: [] }, []],
+    ],
     right: 'function sort_list(xs) { return [...xs].sort((a, b) => a - b); }',
     // The default sort compares strings: right for one-digit numbers only.
     wrong: 'function sort_list(xs) { return [...xs].sort(); }',
@@ -66,7 +81,11 @@ const SPECS: Spec[] = [
     fn: 'max_of',
     params: [['xs', 'List[int]']],
     returns: 'int',
-    tests: [[{ xs: [1, 5, 2] }, 5], [{ xs: [-3, -7] }, -3], [{ xs: [4] }, 4]],
+    tests: [
+      [{ xs: [1, 5, 2] }, 5],
+      [{ xs: [-3, -7] }, -3],
+      [{ xs: [4] }, 4],
+    ],
     right: 'function max_of(xs) { return Math.max(...xs); }',
     wrong: 'function max_of(xs) { return xs[0]; }',
     wrongVerdicts: ['fail', 'pass', 'pass'],
@@ -77,7 +96,11 @@ const SPECS: Spec[] = [
     fn: 'is_even',
     params: [['n', 'int']],
     returns: 'bool',
-    tests: [[{ n: 2 }, true], [{ n: 7 }, false], [{ n: 0 }, true]],
+    tests: [
+      [{ n: 2 }, true],
+      [{ n: 7 }, false],
+      [{ n: 0 }, true],
+    ],
     right: 'function is_even(n) { return n % 2 === 0; }',
     wrong: 'function is_even(n) { return n % 2 === 1; }',
     wrongVerdicts: ['fail', 'fail', 'fail'],
@@ -207,7 +230,20 @@ describe('grading submissions through the batch route', () => {
   const CANDIDATES = expected.size; // 30 + 40 + 15 = 85
   const run = async (workers: number) => {
     const out = join(root, `card-${workers}.json`);
-    const r = await runCli(['--problems', problems, '--solutions', solutions, '--out', out, '--concurrency', String(workers), '--timeout', '500', '--pass-at', '1,2']);
+    const r = await runCli([
+      '--problems',
+      problems,
+      '--solutions',
+      solutions,
+      '--out',
+      out,
+      '--concurrency',
+      String(workers),
+      '--timeout',
+      '500',
+      '--pass-at',
+      '1,2',
+    ]);
     return { ...r, card: JSON.parse(readFileSync(out, 'utf8')) as Scorecard, log: `${out}l` };
   };
   const runs = (async () => {
@@ -218,7 +254,10 @@ describe('grading submissions through the batch route', () => {
 
   it('gives every candidate its own verdicts, in plan order, each logged once, on 1 worker and on 3', async () => {
     const { one, three } = await runs;
-    for (const [workers, r] of [[1, one], [3, three]] as const) {
+    for (const [workers, r] of [
+      [1, one],
+      [3, three],
+    ] as const) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.card.complete).toBe(true);
       expect(r.card.skipped_submissions).toEqual([]);

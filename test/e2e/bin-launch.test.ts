@@ -20,7 +20,10 @@ function run(command: string, args: readonly string[]): Promise<CliRun> {
 describe('bin/evalrun.js as an executable', () => {
   it('starts as an executable and through node alike', async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    for (const [command, args] of [[BIN, []], [process.execPath, [BIN]]] as const) {
+    for (const [command, args] of [
+      [BIN, []],
+      [process.execPath, [BIN]],
+    ] as const) {
       const r = await run(command, [...args, '--version']);
       expect(r.code).toBe(0);
       expect(r.stdout.trim()).toBe(version);

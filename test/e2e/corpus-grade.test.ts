@@ -45,7 +45,9 @@ function recordedGrades(set: string): { grades: RecordedGrade[]; unreadable: str
   const root = join(CORPUS, set, 'grades');
   const grades: RecordedGrade[] = [];
   const unreadable: string[] = [];
-  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const parts = file.split(/[\\/]/);
     const [model, grader, problem, prompt] = parts.length === 4 ? parts : [parts[0], 'correctness', parts[1], parts[2]];
     if (grader !== 'correctness') continue;
@@ -64,12 +66,7 @@ function recordedGrades(set: string): { grades: RecordedGrade[]; unreadable: str
 
 async function gradeSet(set: string, extra: readonly string[] = []): Promise<{ code: number | null; card: Scorecard; stderr: string }> {
   const out = join(mkdtempSync(join(tmpdir(), 'evalrun-corpus-')), 'card.json');
-  const r = await runCli([
-    '--problems', join(CORPUS, set, 'problems'),
-    '--solutions', join(CORPUS, set, 'solutions'),
-    '--out', out,
-    ...extra,
-  ]);
+  const r = await runCli(['--problems', join(CORPUS, set, 'problems'), '--solutions', join(CORPUS, set, 'solutions'), '--out', out, ...extra]);
   return { code: r.code, stderr: r.stderr, card: JSON.parse(readFileSync(out, 'utf8')) as Scorecard };
 }
 

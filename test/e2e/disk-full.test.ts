@@ -81,10 +81,14 @@ describe.skipIf(cannotMount !== null)('a full disk under --out', () => {
     expect(full.code).toBe(3);
     const lines = full.stderr.trim().split('\n');
     expect(lines, full.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^evalrun: cannot write the run log .*card\.jsonl: ENOSPC: no space left on device.*; once there is room, finish the run with: evalrun --resume .*card\.jsonl$/);
+    expect(lines[0]).toMatch(
+      /^evalrun: cannot write the run log .*card\.jsonl: ENOSPC: no space left on device.*; once there is room, finish the run with: evalrun --resume .*card\.jsonl$/,
+    );
     expect(full.stderr).not.toMatch(/\n\s+at /);
     expect(await settled(mark)).toEqual([]);
-    const kept = readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"candidate"')).length;
+    const kept = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"candidate"')).length;
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(40);
 
@@ -119,7 +123,9 @@ describe.skipIf(cannotMount !== null)('room for the run log but not for the scor
     expect(full.code).toBe(3);
     const lines = full.stderr.trim().split('\n');
     expect(lines, full.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^evalrun: cannot write the scorecard to .*card\.json: .*ENOSPC.*; every result is in the run log: write the scorecard with evalrun --resume .*card\.jsonl$/);
+    expect(lines[0]).toMatch(
+      /^evalrun: cannot write the scorecard to .*card\.json: .*ENOSPC.*; every result is in the run log: write the scorecard with evalrun --resume .*card\.jsonl$/,
+    );
 
     rmSync(card, { force: true });
     expect(spawnSync('mount', ['-o', `remount,size=${pages * 4096 * 8}`, disk]).status).toBe(0);

@@ -7,16 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createGrader,
-  evaluate,
-  GradeRefused,
-  GraderClosed,
-  InvalidProblem,
-  ProblemText,
-  type GradedCandidate,
-  type Grader,
-} from '../../src/index.js';
+import { createGrader, evaluate, GradeRefused, GraderClosed, InvalidProblem, ProblemText, type GradedCandidate, type Grader } from '../../src/index.js';
 import { childPids, SERVE_PROBLEMS } from './serve-helpers.js';
 
 const add = JSON.parse(readFileSync(join(SERVE_PROBLEMS, 'add.json'), 'utf8')) as Record<string, unknown>;
@@ -112,7 +103,13 @@ describe('evaluate({ stopOnFirstFailure })', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('lists the tests after the first failure as skipped', async () => {
-    const card = await evaluate({ problems: SERVE_PROBLEMS, solutions: join(dir, 'solutions'), out: join(dir, 'card.json'), concurrency: 1, stopOnFirstFailure: true });
+    const card = await evaluate({
+      problems: SERVE_PROBLEMS,
+      solutions: join(dir, 'solutions'),
+      out: join(dir, 'card.json'),
+      concurrency: 1,
+      stopOnFirstFailure: true,
+    });
     const [result] = card.candidates;
     expect(result!.tests.map((t) => t.status)).toEqual(['pass', 'fail', 'skipped', 'skipped']);
     expect(card.summary).toMatchObject({ tests: 4, passed: 1, failed: 1, skipped: 2 });

@@ -66,7 +66,8 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     const root = scratch();
     const problems = join(root, 'problems');
     mkdirSync(problems);
-    for (const id of ['double', 'twice', 'thrice']) writeFileSync(join(problems, `${id}.json`), JSON.stringify(doubleProblem(id, id === 'double' ? ['arithmetic'] : ['arithmetic', 'easy'])));
+    for (const id of ['double', 'twice', 'thrice'])
+      writeFileSync(join(problems, `${id}.json`), JSON.stringify(doubleProblem(id, id === 'double' ? ['arithmetic'] : ['arithmetic', 'easy'])));
     const solutions = join(root, 'solutions');
     const files: Record<string, string> = {
       'm1/double.js': 'function double(n) { return 2 * n; }',
@@ -135,7 +136,12 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
       for (const model of models) {
         for (let s = 0; s < 200; s++) {
           const fails = (p * 7 + s * 13 + model.length) % 10 < (model === 'gamma-70b' ? 2 : model === 'beta-13b' ? 4 : 6);
-          candidates.push({ problem: `HumanEval/${p}`, model, sample: String(s), tests: fails ? ['pass', 'fail', 'pass', 'error', 'pass'] : ['pass', 'pass', 'pass', 'pass', 'pass'] });
+          candidates.push({
+            problem: `HumanEval/${p}`,
+            model,
+            sample: String(s),
+            tests: fails ? ['pass', 'fail', 'pass', 'error', 'pass'] : ['pass', 'pass', 'pass', 'pass', 'pass'],
+          });
         }
       }
     }
@@ -239,5 +245,8 @@ function shownCountIs(page: Page, text: string, options?: { timeout: number }): 
 }
 
 function shownCountStartsWith(page: Page, text: string): Promise<unknown> {
-  return page.waitForFunction((want) => (globalThis as unknown as ShownPage).document.getElementById('shown-count')?.textContent?.startsWith(want) === true, text);
+  return page.waitForFunction(
+    (want) => (globalThis as unknown as ShownPage).document.getElementById('shown-count')?.textContent?.startsWith(want) === true,
+    text,
+  );
 }

@@ -13,7 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
-import { batchesOf, doubleSelfCheck, doubleSubmissions, duplicates, keyOf, loggedKeys, startCli, whenAllMidBatch, type BatchRunSetup } from './batch-helpers.js';
+import {
+  batchesOf,
+  doubleSelfCheck,
+  doubleSubmissions,
+  duplicates,
+  keyOf,
+  loggedKeys,
+  startCli,
+  whenAllMidBatch,
+  type BatchRunSetup,
+} from './batch-helpers.js';
 import { runCli } from './run-cli.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'evalrun.js');
@@ -51,15 +61,15 @@ const ARGS = ['--concurrency', '1', '--timeout', '300'];
 /** The scorecard without what legitimately changes between runs: timings, timestamps, run ids, file names. */
 function comparable(card: Scorecard): unknown {
   return JSON.parse(
-    JSON.stringify(card, (key, value: unknown) =>
-      ['duration_ms', 'started_at', 'finished_at', 'run_id', 'concurrency'].includes(key) ? undefined : value,
-    ),
+    JSON.stringify(card, (key, value: unknown) => (['duration_ms', 'started_at', 'finished_at', 'run_id', 'concurrency'].includes(key) ? undefined : value)),
   );
 }
 
 function candidateLines(log: string): number {
   if (!existsSync(log)) return 0;
-  return readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"candidate"')).length;
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"candidate"')).length;
 }
 
 /** Starts the CLI and resolves once its log holds `lines` finished candidates. */
@@ -153,7 +163,7 @@ describe.each([
   { mode: 'a self-check', setup: () => doubleSelfCheck(120, 20) },
   { mode: 'a run grading submissions', setup: () => doubleSubmissions(6, 4, 5, 20) },
 ])('kill -9 of the CLI in the middle of batches, then --resume, in $mode', ({ setup }: { setup: () => BatchRunSetup }) => {
-  it('the resumed scorecard equals a clean run\'s, and no candidate is logged twice across both runs', async () => {
+  it("the resumed scorecard equals a clean run's, and no candidate is logged twice across both runs", async () => {
     const s = setup();
     expect(s.candidates).toBe(120);
     const args = [...s.args, '--concurrency', '2', '--timeout', '5000'];
@@ -190,7 +200,10 @@ describe.each([
     expect(comparable(card)).toEqual(comparable(reference));
     // And the verdicts are the right ones, not just the same ones.
     for (const c of card.candidates) {
-      expect(c.tests.map((t) => t.status), keyOf(c)).toEqual(s.expected(keyOf(c)));
+      expect(
+        c.tests.map((t) => t.status),
+        keyOf(c),
+      ).toEqual(s.expected(keyOf(c)));
     }
   }, 90_000);
 });

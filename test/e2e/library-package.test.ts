@@ -21,7 +21,19 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * project's copy of our dev dependencies, as a user's project would not have them.
  */
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const TSC_FLAGS = ['--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node', 'use.mts'];
+const TSC_FLAGS = [
+  '--target',
+  'es2022',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--typeRoots',
+  join(ROOT, 'node_modules', '@types'),
+  '--types',
+  'node',
+  'use.mts',
+];
 
 const USER_CODE = `
 import { evaluate, loadProblems, type Scorecard } from 'evalrun';
@@ -62,22 +74,14 @@ describe('the packed package, imported as a library', () => {
   });
 
   it('type-checks user code against the published types', async () => {
-    const checked = await runCommand(
-      process.execPath,
-      [TSC, '--noEmit', '--strict', ...TSC_FLAGS],
-      { cwd: project },
-    );
+    const checked = await runCommand(process.execPath, [TSC, '--noEmit', '--strict', ...TSC_FLAGS], { cwd: project });
     expect(checked.stdout + checked.stderr).toBe('');
     expect(checked.code).toBe(0);
   }, 60_000);
 
   it('evaluate() grades and resolves to the scorecard the JSON reporter writes', async () => {
     // Node 20 runs the .mts file once its types are stripped; tsc does that here.
-    const built = await runCommand(
-      process.execPath,
-      [TSC, ...TSC_FLAGS],
-      { cwd: project },
-    );
+    const built = await runCommand(process.execPath, [TSC, ...TSC_FLAGS], { cwd: project });
     expect(built.code, built.stdout).toBe(0);
     const run = await runCommand(process.execPath, ['use.mjs'], { cwd: project });
     expect(run.stderr).toBe('');

@@ -48,29 +48,39 @@ function find(card: Scorecard, id: string): CandidateResult {
 }
 
 describe('time.sleep through the CLI', () => {
-  it('a short sleep passes, a sleep past the limit is a timeout on its first run, a negative one raises ValueError', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sleep-'));
-    const problems = join(dir, 'problems');
-    const files: Record<string, object> = {
-      'nap.json': problem('py_nap', NAP, [[0.05, 'awake'], [0, 'awake']]),
-      'oversleep.json': problem('py_oversleep', NAP, [[3600, 'awake'], [0.01, 'awake']]),
-      'negative.json': problem('py_negative', CHECKED, [[-1, 'sleep length must be non-negative']]),
-    };
-    mkdirSync(problems);
-    for (const [name, body] of Object.entries(files)) writeFileSync(join(problems, name), JSON.stringify(body));
-    const out = join(dir, 'card.json');
-    const r = await runCli(['--problems', problems, '--out', out, '--timeout', String(T), '--concurrency', '2']);
-    if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
-    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-    expect(withoutProgress(r.stderr)).toBe('');
-    expect(find(card, 'py_nap').tests.map((t) => t.status)).toEqual(['pass', 'pass']);
-    expect(find(card, 'py_negative').tests.map((t) => t.status)).toEqual(['pass']);
-    const oversleep = find(card, 'py_oversleep');
-    expect(oversleep.tests.map((t) => t.status)).toEqual(['timeout', 'pass']);
-    expect(oversleep.tests[0]!.error).toBe(`exceeded the time limit of ${T} ms`);
-    // Run again as for a busy machine, the sleep would last through the limit
-    // and then a stretched clock of four times the limit: five limits in all,
-    // where one run takes one limit and a new interpreter for the next test.
-    expect(oversleep.duration_ms).toBeLessThan(5 * T);
-  }, RUN_MS);
+  it(
+    'a short sleep passes, a sleep past the limit is a timeout on its first run, a negative one raises ValueError',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sleep-'));
+      const problems = join(dir, 'problems');
+      const files: Record<string, object> = {
+        'nap.json': problem('py_nap', NAP, [
+          [0.05, 'awake'],
+          [0, 'awake'],
+        ]),
+        'oversleep.json': problem('py_oversleep', NAP, [
+          [3600, 'awake'],
+          [0.01, 'awake'],
+        ]),
+        'negative.json': problem('py_negative', CHECKED, [[-1, 'sleep length must be non-negative']]),
+      };
+      mkdirSync(problems);
+      for (const [name, body] of Object.entries(files)) writeFileSync(join(problems, name), JSON.stringify(body));
+      const out = join(dir, 'card.json');
+      const r = await runCli(['--problems', problems, '--out', out, '--timeout', String(T), '--concurrency', '2']);
+      if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      expect(withoutProgress(r.stderr)).toBe('');
+      expect(find(card, 'py_nap').tests.map((t) => t.status)).toEqual(['pass', 'pass']);
+      expect(find(card, 'py_negative').tests.map((t) => t.status)).toEqual(['pass']);
+      const oversleep = find(card, 'py_oversleep');
+      expect(oversleep.tests.map((t) => t.status)).toEqual(['timeout', 'pass']);
+      expect(oversleep.tests[0]!.error).toBe(`exceeded the time limit of ${T} ms`);
+      // Run again as for a busy machine, the sleep would last through the limit
+      // and then a stretched clock of four times the limit: five limits in all,
+      // where one run takes one limit and a new interpreter for the next test.
+      expect(oversleep.duration_ms).toBeLessThan(5 * T);
+    },
+    RUN_MS,
+  );
 });

@@ -19,7 +19,9 @@ function findSympy(): { dir: string } | { reason: string } {
   const snippet = 'import os, sympy, mpmath; print(os.path.dirname(os.path.dirname(sympy.__file__))); print(os.path.dirname(os.path.dirname(mpmath.__file__)))';
   for (const python of ['python3', '/usr/bin/python3']) {
     try {
-      const [sympyDir, mpmathDir] = execFileSync(python, ['-c', snippet], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n');
+      const [sympyDir, mpmathDir] = execFileSync(python, ['-c', snippet], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .trim()
+        .split('\n');
       if (sympyDir === undefined || mpmathDir === undefined) continue;
       const dir = mkdtempSync(join(tmpdir(), 'evalrun-sympy-'));
       symlinkSync(join(sympyDir, 'sympy'), join(dir, 'sympy'));
@@ -48,67 +50,63 @@ function problem(id: string, solution: string, expected: string): object {
 }
 
 describe.skipIf('reason' in found)('sympy and mpmath from --python-packages', () => {
-  it(
-    'imports and computes: simplify, solve, symbols, Rational (and mpmath)',
-    async () => {
-      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-'));
-      const problems = join(root, 'problems');
-      mkdirSync(problems);
-      writeFileSync(join(problems, 'mp_sqrt.json'), JSON.stringify(problem('mp_sqrt', 'import mpmath\n\ndef compute():\n    mpmath.mp.dps = 20\n    return str(mpmath.sqrt(2))\n', '1.4142135623730950488')));
-      const simplify = 'from sympy import symbols, simplify, sin, cos\n\ndef compute():\n    x = symbols("x")\n    return str(simplify(sin(x)**2 + cos(x)**2))\n';
-      writeFileSync(join(problems, 'sym_simplify.json'), JSON.stringify(problem('sym_simplify', simplify, '1')));
-      const solve = 'from sympy import symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(sorted(solve(x**2 - 4, x)))\n';
-      writeFileSync(join(problems, 'sym_solve.json'), JSON.stringify(problem('sym_solve', solve, '[-2, 2]')));
-      const rational = 'from sympy import Rational\n\ndef compute():\n    return str(Rational(1, 3) + Rational(1, 6))\n';
-      writeFileSync(join(problems, 'sym_rational.json'), JSON.stringify(problem('sym_rational', rational, '1/2')));
-      const out = join(root, 'card.json');
-      // Importing sympy costs seconds of interpreter time, all of it inside the candidate's load, which --timeout bounds.
-      const r = await runCli(['--problems', problems, '--python-packages', (found as { dir: string }).dir, '--timeout', '60000', '--out', out]);
-      if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
-      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-      const statusOf = (id: string) => {
-        const c = card.candidates.find((candidate) => candidate.problem_id === id);
-        return [c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])];
-      };
-      expect(statusOf('mp_sqrt')).toEqual([null, 'pass']);
-      expect(statusOf('sym_simplify')).toEqual([null, 'pass']);
-      expect(statusOf('sym_solve')).toEqual([null, 'pass']);
-      expect(statusOf('sym_rational')).toEqual([null, 'pass']);
-      expect(r.code).toBe(0);
-    },
-    300_000,
-  );
+  it('imports and computes: simplify, solve, symbols, Rational (and mpmath)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-'));
+    const problems = join(root, 'problems');
+    mkdirSync(problems);
+    writeFileSync(
+      join(problems, 'mp_sqrt.json'),
+      JSON.stringify(problem('mp_sqrt', 'import mpmath\n\ndef compute():\n    mpmath.mp.dps = 20\n    return str(mpmath.sqrt(2))\n', '1.4142135623730950488')),
+    );
+    const simplify = 'from sympy import symbols, simplify, sin, cos\n\ndef compute():\n    x = symbols("x")\n    return str(simplify(sin(x)**2 + cos(x)**2))\n';
+    writeFileSync(join(problems, 'sym_simplify.json'), JSON.stringify(problem('sym_simplify', simplify, '1')));
+    const solve = 'from sympy import symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(sorted(solve(x**2 - 4, x)))\n';
+    writeFileSync(join(problems, 'sym_solve.json'), JSON.stringify(problem('sym_solve', solve, '[-2, 2]')));
+    const rational = 'from sympy import Rational\n\ndef compute():\n    return str(Rational(1, 3) + Rational(1, 6))\n';
+    writeFileSync(join(problems, 'sym_rational.json'), JSON.stringify(problem('sym_rational', rational, '1/2')));
+    const out = join(root, 'card.json');
+    // Importing sympy costs seconds of interpreter time, all of it inside the candidate's load, which --timeout bounds.
+    const r = await runCli(['--problems', problems, '--python-packages', (found as { dir: string }).dir, '--timeout', '60000', '--out', out]);
+    if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    const statusOf = (id: string) => {
+      const c = card.candidates.find((candidate) => candidate.problem_id === id);
+      return [c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])];
+    };
+    expect(statusOf('mp_sqrt')).toEqual([null, 'pass']);
+    expect(statusOf('sym_simplify')).toEqual([null, 'pass']);
+    expect(statusOf('sym_solve')).toEqual([null, 'pass']);
+    expect(statusOf('sym_rational')).toEqual([null, 'pass']);
+    expect(r.code).toBe(0);
+  }, 300_000);
 
-  it(
-    'imports from pure wheels too (py3-none-any, read by the zip importer)',
-    async () => {
-      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-wheels-'));
-      const wheels = join(root, 'wheels');
-      mkdirSync(wheels);
-      // Wheels made here from the installed packages: a wheel is a zip of the package folders.
-      const zip = [
-        'import sys, zipfile, pathlib',
-        'src, out, name = sys.argv[1], sys.argv[2], sys.argv[3]',
-        'base = pathlib.Path(src)',
-        'with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:',
-        '    for p in sorted((base / name).rglob("*")):',
-        '        if p.is_file() and "__pycache__" not in p.parts:',
-        '            z.write(p, p.relative_to(base).as_posix())',
-      ].join('\n');
-      const dir = (found as { dir: string }).dir;
-      execFileSync('python3', ['-c', zip, dir, join(wheels, 'sympy-1.14.0-py3-none-any.whl'), 'sympy']);
-      execFileSync('python3', ['-c', zip, dir, join(wheels, 'mpmath-1.3.0-py3-none-any.whl'), 'mpmath']);
-      const problems = join(root, 'problems');
-      mkdirSync(problems);
-      const rational = 'from sympy import Rational, symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(Rational(1, 3) + Rational(1, 6)) + " " + str(sorted(solve(x**2 - 4, x)))\n';
-      writeFileSync(join(problems, 'sym_wheel.json'), JSON.stringify(problem('sym_wheel', rational, '1/2 [-2, 2]')));
-      const out = join(root, 'card.json');
-      const r = await runCli(['--problems', problems, '--python-packages', wheels, '--timeout', '60000', '--out', out]);
-      if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
-      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-      const c = card.candidates.find((candidate) => candidate.problem_id === 'sym_wheel');
-      expect([c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])]).toEqual([null, 'pass']);
-    },
-    300_000,
-  );
+  it('imports from pure wheels too (py3-none-any, read by the zip importer)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-sympy-wheels-'));
+    const wheels = join(root, 'wheels');
+    mkdirSync(wheels);
+    // Wheels made here from the installed packages: a wheel is a zip of the package folders.
+    const zip = [
+      'import sys, zipfile, pathlib',
+      'src, out, name = sys.argv[1], sys.argv[2], sys.argv[3]',
+      'base = pathlib.Path(src)',
+      'with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:',
+      '    for p in sorted((base / name).rglob("*")):',
+      '        if p.is_file() and "__pycache__" not in p.parts:',
+      '            z.write(p, p.relative_to(base).as_posix())',
+    ].join('\n');
+    const dir = (found as { dir: string }).dir;
+    execFileSync('python3', ['-c', zip, dir, join(wheels, 'sympy-1.14.0-py3-none-any.whl'), 'sympy']);
+    execFileSync('python3', ['-c', zip, dir, join(wheels, 'mpmath-1.3.0-py3-none-any.whl'), 'mpmath']);
+    const problems = join(root, 'problems');
+    mkdirSync(problems);
+    const rational =
+      'from sympy import Rational, symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(Rational(1, 3) + Rational(1, 6)) + " " + str(sorted(solve(x**2 - 4, x)))\n';
+    writeFileSync(join(problems, 'sym_wheel.json'), JSON.stringify(problem('sym_wheel', rational, '1/2 [-2, 2]')));
+    const out = join(root, 'card.json');
+    const r = await runCli(['--problems', problems, '--python-packages', wheels, '--timeout', '60000', '--out', out]);
+    if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    const c = card.candidates.find((candidate) => candidate.problem_id === 'sym_wheel');
+    expect([c?.error ?? null, ...(c?.tests.map((t) => (t.status === 'pass' ? 'pass' : `${t.status}: ${t.error ?? ''}`)) ?? [])]).toEqual([null, 'pass']);
+  }, 300_000);
 });

@@ -80,7 +80,13 @@ describe('Python values, exact integers, number equality and packages, through t
           'tuple list:tuple set:tuple dict:int dict:tuple float int frozenset int any:tuple,set tinypkg folderpkg lazy read-only',
           { $evalrun: 'int', value: '100000000000000000001' },
           { $evalrun: 'set', items: [1, 2] },
-          { $evalrun: 'dict', entries: [[1, 'a'], [2, 'b']] },
+          {
+            $evalrun: 'dict',
+            entries: [
+              [1, 'a'],
+              [2, 'b'],
+            ],
+          },
           { $evalrun: 'tuple', items: [1, 2] },
           1,
           2,

@@ -45,7 +45,20 @@ describe('--reporter', () => {
     const set = gradingSet('a');
     const out = join(dir, 'run.json');
     const junitFile = join(dir, 'elsewhere', 'ci.xml');
-    const r = await runCli(['--problems', set.problems, '--solutions', set.solutions, '--out', out, '--reporter', `junit=${junitFile}`, '--reporter', 'markdown', '--reporter', 'html']);
+    const r = await runCli([
+      '--problems',
+      set.problems,
+      '--solutions',
+      set.solutions,
+      '--out',
+      out,
+      '--reporter',
+      `junit=${junitFile}`,
+      '--reporter',
+      'markdown',
+      '--reporter',
+      'html',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(junitFile)).toBe(true);
     expect(existsSync(join(dir, 'run.md'))).toBe(true);
@@ -103,7 +116,10 @@ describe('evalrun report', () => {
     expect((await runCli(['--problems', set.problems, '--solutions', set.solutions, '--out', out, '--concurrency', '1'])).code).toBe(0);
     // As a kill -9 leaves it: two candidates logged, no end line, the last line cut short.
     const lines = readFileSync(`${out}l`, 'utf8').split('\n');
-    const kept = [...lines.filter((l) => l.startsWith('{"type":"run"') || l.startsWith('{"type":"plan"')), ...lines.filter((l) => l.startsWith('{"type":"candidate"')).slice(0, 2)];
+    const kept = [
+      ...lines.filter((l) => l.startsWith('{"type":"run"') || l.startsWith('{"type":"plan"')),
+      ...lines.filter((l) => l.startsWith('{"type":"candidate"')).slice(0, 2),
+    ];
     const cut = join(dir, 'cut.jsonl');
     writeFileSync(cut, `${kept.join('\n')}\n{"type":"candidate","key":"[\\"x`);
     const r = await runCli(['report', cut, '--format', 'table']);
@@ -131,7 +147,22 @@ describe('evalrun diff', () => {
     const a = gradingSet('a');
     const b = gradingSet('b');
     expect((await runCli(['--problems', a.problems, '--solutions', a.solutions, '--out', join(dir, 'a.json')])).code).toBe(0);
-    expect((await runCli(['--problems', b.problems, '--solutions', b.solutions, '--out', join(dir, 'b.json'), '--reporter', 'html', '--baseline', join(dir, 'a.jsonl')])).code).toBe(0);
+    expect(
+      (
+        await runCli([
+          '--problems',
+          b.problems,
+          '--solutions',
+          b.solutions,
+          '--out',
+          join(dir, 'b.json'),
+          '--reporter',
+          'html',
+          '--baseline',
+          join(dir, 'a.jsonl'),
+        ])
+      ).code,
+    ).toBe(0);
     const json = await runCli(['diff', join(dir, 'a.jsonl'), join(dir, 'b.jsonl'), '--json']);
     expect(json.code, json.stderr).toBe(0);
     const diff = JSON.parse(json.stdout) as RunDiff;

@@ -27,11 +27,7 @@ export function withoutProgress(stderr: string): string {
 }
 
 /** Runs any command to its end, collecting its output; `env` adds to this process's environment. */
-export function runCommand(
-  command: string,
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<CliRun> {
+export function runCommand(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: options.cwd ?? join(import.meta.dirname, '..', '..'),

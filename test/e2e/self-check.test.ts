@@ -106,12 +106,8 @@ describe('evalrun --problems on a folder of broken files and hostile solutions',
     await run;
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     const errors = card.problems.flatMap((p) => p.errors);
-    expect(errors).toContain(
-      'test/fixtures/cli-mixed/bad-type.json: $.function_prototype.parameters[1].type: expected string, got number',
-    );
-    expect(errors.find((e) => e.startsWith('test/fixtures/cli-mixed/not-json.json: not valid JSON'))).toMatch(
-      /line \d+, column \d+/,
-    );
+    expect(errors).toContain('test/fixtures/cli-mixed/bad-type.json: $.function_prototype.parameters[1].type: expected string, got number');
+    expect(errors.find((e) => e.startsWith('test/fixtures/cli-mixed/not-json.json: not valid JSON'))).toMatch(/line \d+, column \d+/);
     const dup = errors.find((e) => e.includes('duplicate identifier'));
     expect(dup).toContain('test/fixtures/cli-mixed/dup-b.json');
     expect(dup).toContain('test/fixtures/cli-mixed/dup-a.json');
@@ -188,7 +184,10 @@ describe('usage errors', () => {
   });
 
   it('a missing or non-folder --solutions exits 2', async () => {
-    for (const [dir, why] of [['no/such/solutions', 'no such folder'], ['README.md', 'not a folder']]) {
+    for (const [dir, why] of [
+      ['no/such/solutions', 'no such folder'],
+      ['README.md', 'not a folder'],
+    ]) {
       const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--solutions', dir!]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`evalrun: --solutions ${dir}: ${why}\n`);

@@ -58,7 +58,14 @@ export function startServer(args: readonly string[], options: { env?: NodeJS.Pro
 /** A POST of JSON; the status, headers and parsed body. */
 /** What the service answers: results, or an error's one-line reason. */
 export interface ReplyBody {
-  results: Array<{ id: string; status: string; passed: number; total: number; score: number; tests: Array<{ status: string; expected: unknown; actual: unknown }> }>;
+  results: Array<{
+    id: string;
+    status: string;
+    passed: number;
+    total: number;
+    score: number;
+    tests: Array<{ status: string; expected: unknown; actual: unknown }>;
+  }>;
   error: string;
 }
 

@@ -73,7 +73,12 @@ describe('evalrun serve', () => {
     const problems = (await (await fetch(`${server.url}/v1/problems`)).json()) as { problems: Array<{ id: string }> };
     expect(problems.problems.map((p) => p.id).sort()).toEqual(['add', 'halves']);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    for (const name of ['evalrun_candidates_graded_total', 'evalrun_queue_depth', 'evalrun_candidate_latency_seconds_bucket', 'evalrun_worker_restarts_total']) {
+    for (const name of [
+      'evalrun_candidates_graded_total',
+      'evalrun_queue_depth',
+      'evalrun_candidate_latency_seconds_bucket',
+      'evalrun_worker_restarts_total',
+    ]) {
       expect(metrics).toContain(name);
     }
   });
@@ -102,13 +107,29 @@ describe('evalrun serve', () => {
       // The CLI: the same candidates as submissions.
       const solutions = join(tmp, `solutions-${stop}`);
       const lines = CANDIDATES.map((c, i) =>
-        JSON.stringify({ problem_id: c.problem, model_id: 'm', sample_id: `c${i}`, completion: c.code, ...(c.language === undefined ? {} : { language: c.language }) }),
+        JSON.stringify({
+          problem_id: c.problem,
+          model_id: 'm',
+          sample_id: `c${i}`,
+          completion: c.code,
+          ...(c.language === undefined ? {} : { language: c.language }),
+        }),
       );
       mkdirSync(solutions, { recursive: true });
       writeFileSync(join(solutions, 'm.jsonl'), `${lines.join('\n')}\n`);
       const out = join(tmp, `card-${stop}.json`);
       const cli = await runCli([
-        '--problems', SERVE_PROBLEMS, '--solutions', solutions, '--out', out, '--timeout', '1000', '--concurrency', '2', '--no-progress',
+        '--problems',
+        SERVE_PROBLEMS,
+        '--solutions',
+        solutions,
+        '--out',
+        out,
+        '--timeout',
+        '1000',
+        '--concurrency',
+        '2',
+        '--no-progress',
         ...(stop ? ['--stop-on-first-failure'] : []),
       ]);
       expect(cli.code, cli.stderr).toBe(0);
@@ -137,7 +158,10 @@ describe('evalrun serve', () => {
     // A test past 2^53, in the request's text: a parsed object would have lost its last digits.
     const text = readFileSync(join(SERVE_PROBLEMS, 'add.json'), 'utf8')
       .replace('"identifier": "add"', '"identifier": "add_big"')
-      .replace('"correctness_test_suite": [', '"correctness_test_suite": [\n    { "input": { "a": 9007199254740993, "b": 1 }, "expected_output": [9007199254740994] },');
+      .replace(
+        '"correctness_test_suite": [',
+        '"correctness_test_suite": [\n    { "input": { "a": 9007199254740993, "b": 1 }, "expected_output": [9007199254740994] },',
+      );
     const body = `{"problem": ${text}, "candidates": [{"id": "big", "code": "def add(a, b):\\n    return a + b\\n"}, {"id": "off", "code": "def add(a, b):\\n    return float(a) + b\\n"}]}`;
     const reply = await post(`${server.url}/v1/grade`, body);
     expect(reply.status).toBe(200);
@@ -162,7 +186,10 @@ describe('evalrun serve', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/application\/x-ndjson/);
-    const lines = (await response.text()).trim().split('\n').map((l) => JSON.parse(l) as { index: number; id: string | null; status: string });
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index: number; id: string | null; status: string });
     expect(lines).toHaveLength(3);
     expect(lines.map((l) => l.index).sort()).toEqual([0, 1, 2]);
     const byIndex = new Map(lines.map((l) => [l.index, l]));
@@ -186,7 +213,12 @@ describe('evalrun serve', () => {
       [{ problem_id: 'add', candidates: [{ code: 'x' }], options: { timeout_ms: -5 } }, 400, /^invalid request: .*timeout_ms/],
       [
         {
-          problem: { identifier: 'p', function_prototype: { function_name: 'f', parameters: [{ name: 'x', type: 'int' }], return_values: [{ type: 'int' }] }, prompts: [], correctness_test_suite: [{ input: { y: 1 }, expected_output: [1] }] },
+          problem: {
+            identifier: 'p',
+            function_prototype: { function_name: 'f', parameters: [{ name: 'x', type: 'int' }], return_values: [{ type: 'int' }] },
+            prompts: [],
+            correctness_test_suite: [{ input: { y: 1 }, expected_output: [1] }],
+          },
           candidates: [{ code: 'x' }],
         },
         422,
@@ -294,9 +326,12 @@ describe('evalrun serve under load and at its edges', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-token-'));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 's3cret\n');
-    const server = await startServer(['--problems', SERVE_PROBLEMS, '--host', '0.0.0.0', '--token-file', tokenFile, '--concurrency', '1', '--warm', 'javascript'], {
-      env: { EVALRUN_TOKEN: '' },
-    });
+    const server = await startServer(
+      ['--problems', SERVE_PROBLEMS, '--host', '0.0.0.0', '--token-file', tokenFile, '--concurrency', '1', '--warm', 'javascript'],
+      {
+        env: { EVALRUN_TOKEN: '' },
+      },
+    );
     try {
       const port = new URL(server.url.replace('0.0.0.0', '127.0.0.1')).port;
       const base = `http://127.0.0.1:${port}`;

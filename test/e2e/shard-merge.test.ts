@@ -32,9 +32,33 @@ function readCard(file: string): Scorecard {
 }
 
 const FUNCTIONS = [
-  { name: 'add', params: ['a', 'b'], js: 'return a + b;', py: 'return a + b', wrongJs: 'return a - b;', wrongPy: 'return a - b', f: (a: number, b: number) => a + b },
-  { name: 'mul', params: ['a', 'b'], js: 'return a * b;', py: 'return a * b', wrongJs: 'return a + b;', wrongPy: 'return a + b', f: (a: number, b: number) => a * b },
-  { name: 'maxof', params: ['a', 'b'], js: 'return Math.max(a, b);', py: 'return max(a, b)', wrongJs: 'return a;', wrongPy: 'return a', f: (a: number, b: number) => Math.max(a, b) },
+  {
+    name: 'add',
+    params: ['a', 'b'],
+    js: 'return a + b;',
+    py: 'return a + b',
+    wrongJs: 'return a - b;',
+    wrongPy: 'return a - b',
+    f: (a: number, b: number) => a + b,
+  },
+  {
+    name: 'mul',
+    params: ['a', 'b'],
+    js: 'return a * b;',
+    py: 'return a * b',
+    wrongJs: 'return a + b;',
+    wrongPy: 'return a + b',
+    f: (a: number, b: number) => a * b,
+  },
+  {
+    name: 'maxof',
+    params: ['a', 'b'],
+    js: 'return Math.max(a, b);',
+    py: 'return max(a, b)',
+    wrongJs: 'return a;',
+    wrongPy: 'return a',
+    f: (a: number, b: number) => Math.max(a, b),
+  },
 ];
 
 /**
@@ -63,7 +87,10 @@ function passAtKSet(): { problems: string; solutions: string } {
         identifier: id,
         description: `${fn.name} of two numbers`,
         function_prototype: { function_name: fn.name, parameters: fn.params.map((name) => ({ name, type: 'int' })), return_values: [{ type: 'int' }] },
-        prompts: [{ prompt_id: 'brief', prompt: 'Write it.' }, { prompt_id: 'detailed', prompt: 'Write it carefully.' }],
+        prompts: [
+          { prompt_id: 'brief', prompt: 'Write it.' },
+          { prompt_id: 'detailed', prompt: 'Write it carefully.' },
+        ],
         correctness_test_suite: tests,
         tags: p % 3 === 0 ? ['tagged'] : [],
       }),
@@ -76,7 +103,9 @@ function passAtKSet(): { problems: string; solutions: string } {
       if (p < 4) {
         for (let s = 0; s < 3; s++) {
           const body = s === 1 && p % 2 === 0 ? fn.wrongPy : fn.py;
-          lines['py-model']!.push(JSON.stringify({ problem_id: id, prompt_id: prompt, language: 'python', completion: `def ${fn.name}(a, b):\n    ${body}\n` }));
+          lines['py-model']!.push(
+            JSON.stringify({ problem_id: id, prompt_id: prompt, language: 'python', completion: `def ${fn.name}(a, b):\n    ${body}\n` }),
+          );
         }
       }
     }
@@ -127,7 +156,7 @@ describe('three shards as separate processes, merged, against one run', () => {
     expect(new Set(cards.map((c) => JSON.stringify(c.shard?.inputs))).size).toBe(1);
   });
 
-  it('merging the logs gives the single run\'s scorecard, candidate by candidate, with its summary and pass@k', async () => {
+  it("merging the logs gives the single run's scorecard, candidate by candidate, with its summary and pass@k", async () => {
     await shards;
     const whole = await single;
     const out = join(dir, 'merged.json');
@@ -142,7 +171,9 @@ describe('three shards as separate processes, merged, against one run', () => {
       missing: [],
     });
     expect(merged.candidates).toHaveLength(whole.candidates.length);
-    merged.candidates.forEach((c, i) => expect(comparable(c as unknown as Scorecard), `candidate ${i}`).toEqual(comparable(whole.candidates[i] as unknown as Scorecard)));
+    merged.candidates.forEach((c, i) =>
+      expect(comparable(c as unknown as Scorecard), `candidate ${i}`).toEqual(comparable(whole.candidates[i] as unknown as Scorecard)),
+    );
     expect(merged.summary).toEqual(whole.summary);
     expect(merged.pass_at_k).toEqual(whole.pass_at_k);
     expect(merged.pass_at_k.find((row) => row.model_id === 'js-model')?.values['pass@3']).toBeGreaterThan(0);
@@ -202,7 +233,20 @@ describe('three shards as separate processes, merged, against one run', () => {
     const edited = join(scratch(), 'solutions');
     cpSync(set.solutions, edited, { recursive: true });
     writeFileSync(join(edited, 'py-model.jsonl'), readFileSync(join(edited, 'py-model.jsonl'), 'utf8').replace('return a + b', 'return b + a'));
-    const otherFiles = await runCli(['--problems', set.problems, '--solutions', edited, '--pass-at', '1,3', '--concurrency', '1', '--shard', '2/3', '--out', join(dir, 'edited.json')]);
+    const otherFiles = await runCli([
+      '--problems',
+      set.problems,
+      '--solutions',
+      edited,
+      '--pass-at',
+      '1,3',
+      '--concurrency',
+      '1',
+      '--shard',
+      '2/3',
+      '--out',
+      join(dir, 'edited.json'),
+    ]);
     expect(otherFiles.code, otherFiles.stderr).toBe(0);
     const refused = await runCli(['merge', join(dir, 'shard-1.jsonl'), join(dir, 'edited.jsonl'), join(dir, 'shard-3.jsonl')]);
     expect(refused.code).toBe(2);
@@ -225,21 +269,25 @@ describe('three shards as separate processes, merged, against one run', () => {
     const elsewhere = scratch();
     cpSync(set.problems, join(elsewhere, 'problems'), { recursive: true });
     cpSync(set.solutions, join(elsewhere, 'solutions'), { recursive: true });
-    const moved = await runCli(['--problems', 'problems', '--solutions', 'solutions', '--pass-at', '1,3', '--concurrency', '1', '--shard', '2/3', '--out', join(dir, 'moved.json')], { cwd: elsewhere });
+    const moved = await runCli(
+      ['--problems', 'problems', '--solutions', 'solutions', '--pass-at', '1,3', '--concurrency', '1', '--shard', '2/3', '--out', join(dir, 'moved.json')],
+      { cwd: elsewhere },
+    );
     expect(moved.code, moved.stderr).toBe(0);
     const out = join(dir, 'merged-moved.json');
     const r = await runCli(['merge', join(dir, 'shard-1.jsonl'), join(dir, 'moved.jsonl'), join(dir, 'shard-3.jsonl'), '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     const merged = readCard(out);
     // The same verdicts; only the sources of shard 2's candidates name the other place.
-    const verdicts = (card: Scorecard): unknown => card.candidates.map((c) => [c.problem_id, c.model_id, c.prompt_id, c.sample_id, c.tests.map((t) => t.status)]);
+    const verdicts = (card: Scorecard): unknown =>
+      card.candidates.map((c) => [c.problem_id, c.model_id, c.prompt_id, c.sample_id, c.tests.map((t) => t.status)]);
     expect(verdicts(merged)).toEqual(verdicts(whole));
     expect(merged.pass_at_k).toEqual(whole.pass_at_k);
   });
 });
 
 describe('--shard auto', () => {
-  it('is a usage error, exit 2, without a scheduler\'s variables', async () => {
+  it("is a usage error, exit 2, without a scheduler's variables", async () => {
     const env = { JOB_COMPLETION_INDEX: '', SLURM_ARRAY_TASK_ID: '' };
     const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--shard', 'auto'], { env });
     expect(r.code).toBe(2);
@@ -266,7 +314,9 @@ describe('a self-check in shards', () => {
     const dir = scratch();
     const single = await runCli(['--problems', 'problems', '--out', join(dir, 'single.json')]);
     expect(single.code).toBe(0);
-    const parts = await Promise.all([1, 2].map((i) => runCli(['--problems', 'problems', '--shard', `${i}/2`, '--concurrency', '1', '--out', join(dir, `s${i}.json`)])));
+    const parts = await Promise.all(
+      [1, 2].map((i) => runCli(['--problems', 'problems', '--shard', `${i}/2`, '--concurrency', '1', '--out', join(dir, `s${i}.json`)])),
+    );
     for (const p of parts) expect(p.code, p.stderr).toBe(0);
     const merged = await runCli(['merge', join(dir, 's1.jsonl'), join(dir, 's2.jsonl'), '--out', join(dir, 'merged.json')]);
     expect(merged.code, merged.stderr).toBe(0);
@@ -287,7 +337,10 @@ function slowProblemSet(): string {
         description: 'Double a number.',
         function_prototype: { function_name: 'double', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
         prompts: [],
-        correctness_test_suite: [{ input: { n: i }, expected_output: [2 * i] }, { input: { n: -i }, expected_output: [-2 * i] }],
+        correctness_test_suite: [
+          { input: { n: i }, expected_output: [2 * i] },
+          { input: { n: -i }, expected_output: [-2 * i] },
+        ],
         optimal_solution: i % 3 === 0 ? 'function double(n) { for (;;) {} }' : 'function double(n) { return 2 * n; }',
       }),
     );
@@ -297,7 +350,9 @@ function slowProblemSet(): string {
 
 function candidateLines(log: string): number {
   if (!existsSync(log)) return 0;
-  return readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"candidate"')).length;
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"candidate"')).length;
 }
 
 describe('a shard killed and resumed', () => {

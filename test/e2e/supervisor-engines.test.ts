@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const PROBLEMS = join(ROOT, 'test', 'fixtures', 'cli-pass');
 
 /** Whether this process has isolated-vm's native module loaded. */
-const LOADED = "process.report.getReport().sharedObjects.some((s) => /isolated_vm[^/\\\\]*\\.node$/.test(s))";
+const LOADED = 'process.report.getReport().sharedObjects.some((s) => /isolated_vm[^/\\\\]*\\.node$/.test(s))';
 
 describe('the supervisor and the engines', () => {
   it('grades through the library with every descriptor read and no engine loaded', async () => {
@@ -48,7 +48,17 @@ describe('the supervisor and the engines', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-supervisor-cli-'));
     const check = join(dir, 'check.cjs');
     writeFileSync(check, `process.on('exit', () => require('node:fs').writeSync(2, 'isolated-vm loaded: ' + ${LOADED} + '\\n'));\n`);
-    const r = await runCommand(process.execPath, ['--require', check, join(ROOT, 'bin', 'evalrun.js'), '--problems', PROBLEMS, '--concurrency', '1', '--out', join(dir, 'card.json')]);
+    const r = await runCommand(process.execPath, [
+      '--require',
+      check,
+      join(ROOT, 'bin', 'evalrun.js'),
+      '--problems',
+      PROBLEMS,
+      '--concurrency',
+      '1',
+      '--out',
+      join(dir, 'card.json'),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('isolated-vm loaded: false');
   }, 60_000);

@@ -47,9 +47,22 @@ describe('a sandbox worker dies in the middle of a candidate', () => {
     // The slow problem spins for a few seconds on its second test, well
     // within the time limit: long enough to be killed in the middle of it.
     const slow = 'function double(n) { if (n === 2) { let i = 0; while (i < 4e9) i++; } return n * 2; }';
-    writeFileSync(join(problems, 'a-slow.json'), problem('slow', slow, [[1, 2], [2, 4], [3, 6]]));
+    writeFileSync(
+      join(problems, 'a-slow.json'),
+      problem('slow', slow, [
+        [1, 2],
+        [2, 4],
+        [3, 6],
+      ]),
+    );
     for (let i = 0; i < 6; i++) {
-      writeFileSync(join(problems, `b-quick-${i}.json`), problem(`quick_${i}`, 'const double = (n) => n * 2;', [[i, 2 * i], [i + 1, 2 * i + 2]]));
+      writeFileSync(
+        join(problems, `b-quick-${i}.json`),
+        problem(`quick_${i}`, 'const double = (n) => n * 2;', [
+          [i, 2 * i],
+          [i + 1, 2 * i + 2],
+        ]),
+      );
     }
     const out = join(dir, 'card.json');
     const child = spawn(process.execPath, [BIN, '--problems', problems, '--out', out, '--timeout', '20000', '--concurrency', '1'], {
@@ -80,7 +93,11 @@ describe('a sandbox worker dies in the middle of a candidate', () => {
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect(card.complete).toBe(true);
     expect(card.candidates.map((c) => c.problem_id).sort()).toEqual(['quick_0', 'quick_1', 'quick_2', 'quick_3', 'quick_4', 'quick_5', 'slow']);
-    for (const c of card.candidates) expect(c.tests.map((t) => t.status), c.problem_id).toEqual(c.tests.map(() => 'pass'));
+    for (const c of card.candidates)
+      expect(
+        c.tests.map((t) => t.status),
+        c.problem_id,
+      ).toEqual(c.tests.map(() => 'pass'));
     expect(card.summary).toMatchObject({ tests: 15, passed: 15 });
   }, 60_000);
 });

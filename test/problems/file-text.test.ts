@@ -3,13 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decodeProblemBytes,
-  firstInvalidUtf8,
-  formatMiB,
-  MAX_PROBLEM_FILE_BYTES,
-  readProblemText,
-} from '../../src/problems/file-text.js';
+import { decodeProblemBytes, firstInvalidUtf8, formatMiB, MAX_PROBLEM_FILE_BYTES, readProblemText } from '../../src/problems/file-text.js';
 
 const utf16le = (text: string): Buffer => Buffer.from(text, 'utf16le');
 const utf16be = (text: string): Buffer => utf16le(text).swap16();

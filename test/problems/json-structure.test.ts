@@ -11,9 +11,7 @@ describe('checkJsonStructure: duplicate keys', () => {
 
   it('names the path of the object, the key, and both places it was written', () => {
     const text = '{\n  "function_prototype": {\n    "function_name": "f",\n    "function_name": "g"\n  }\n}';
-    expect(checkJsonStructure(text)).toEqual([
-      '$.function_prototype: duplicate key "function_name" (line 4, column 5; first at line 3, column 5)',
-    ]);
+    expect(checkJsonStructure(text)).toEqual(['$.function_prototype: duplicate key "function_name" (line 4, column 5; first at line 3, column 5)']);
   });
 
   it('follows array indices and odd keys into the path', () => {
@@ -25,9 +23,7 @@ describe('checkJsonStructure: duplicate keys', () => {
   });
 
   it('compares keys after unescaping, as JSON.parse does', () => {
-    expect(checkJsonStructure('{"a": 1, "\\u0061": 2}')).toEqual([
-      '$: duplicate key "a" (line 1, column 10; first at line 1, column 2)',
-    ]);
+    expect(checkJsonStructure('{"a": 1, "\\u0061": 2}')).toEqual(['$: duplicate key "a" (line 1, column 10; first at line 1, column 2)']);
   });
 
   it('decodes every kind of escape before comparing keys', () => {
@@ -43,9 +39,7 @@ describe('checkJsonStructure: duplicate keys', () => {
     for (const [first, second] of pairs) {
       const text = `{"${first}": 1, "${second}": 2}`;
       const key = JSON.stringify(Object.keys(JSON.parse(text) as object)[0]);
-      expect(checkJsonStructure(text), text).toEqual([
-        `$: duplicate key ${key} (line 1, column ${first.length + 9}; first at line 1, column 2)`,
-      ]);
+      expect(checkJsonStructure(text), text).toEqual([`$: duplicate key ${key} (line 1, column ${first.length + 9}; first at line 1, column 2)`]);
     }
     expect(checkJsonStructure('{"\\\\u0061": 1, "a": 2, "\\\\": 3, "\\\\\\\\": 4}')).toEqual([]);
   });
@@ -86,9 +80,7 @@ describe('checkJsonStructure: nesting depth', () => {
   it('accepts the limit exactly and rejects one level more, saying where', () => {
     expect(MAX_JSON_DEPTH).toBe(1000);
     expect(checkJsonStructure(nested(1000))).toEqual([]);
-    expect(checkJsonStructure(nested(1001))).toEqual([
-      '$[0][0][0][0][0][0][0][0]...: nested deeper than the limit of 1000 levels (line 1, column 1001)',
-    ]);
+    expect(checkJsonStructure(nested(1001))).toEqual(['$[0][0][0][0][0][0][0][0]...: nested deeper than the limit of 1000 levels (line 1, column 1001)']);
     expect(checkJsonStructure(nested(4), 3)).toEqual(['$[0][0][0]: nested deeper than the limit of 3 levels (line 1, column 4)']);
   });
 

@@ -209,8 +209,12 @@ describe('JSON that parses but must not load', () => {
   it('loads a value nested right up to the limit', async () => {
     // The document's own levels: {} [] {} {} then the value's arrays.
     const value = '['.repeat(996) + ']'.repeat(996);
-    const text = JSON.stringify(problem('edge', { function_prototype: { function_name: 'f', parameters: [{ name: 'x', type: 'Any' }], return_values: [{ type: 'Any' }] } }))
-      .replace('"correctness_test_suite":[{"input":{"a":1,"b":2},"expected_output":[3]}]', `"correctness_test_suite":[{"input":{"x":${value}},"expected_output":[${value}]}]`);
+    const text = JSON.stringify(
+      problem('edge', { function_prototype: { function_name: 'f', parameters: [{ name: 'x', type: 'Any' }], return_values: [{ type: 'Any' }] } }),
+    ).replace(
+      '"correctness_test_suite":[{"input":{"a":1,"b":2},"expected_output":[3]}]',
+      `"correctness_test_suite":[{"input":{"x":${value}},"expected_output":[${value}]}]`,
+    );
     const file = await put('edge.json', text);
     const loaded = prepared(await loadProblemFile(file));
     let depth = 0;

@@ -77,7 +77,6 @@ describe('the SHA-256 of the dlopen gate, inside an isolate', () => {
 });
 
 describe('the WebAssembly function of non-zero.wat', () => {
-
   it('is the binary wabt assembles from the text', async () => {
     const tools = await wabt();
     const path = join(packageRoot(), 'sandbox', 'python', 'boot-lib', 'non-zero.wat');
@@ -116,7 +115,12 @@ function wrapper(params: number[], results: number[]): Uint8Array {
 
 describe("the linker's function wrappers", () => {
   it('are recognised for every signature, and are modules WebAssembly compiles', () => {
-    for (const [params, results] of [[[], []], [[0x7f], [0x7f]], [[0x7f, 0x7e, 0x7d, 0x7c], []], [[0x6f], [0x7c]]] as const) {
+    for (const [params, results] of [
+      [[], []],
+      [[0x7f], [0x7f]],
+      [[0x7f, 0x7e, 0x7d, 0x7c], []],
+      [[0x6f], [0x7c]],
+    ] as const) {
       const bytes = wrapper([...params], [...results]);
       expect(isFunctionWrapper(bytes)).toBe(true);
       expect(() => new wasm.Module(bytes)).not.toThrow();

@@ -58,10 +58,15 @@ const ok = (job: CandidateJob, engine: FakeEngine): CandidateOutcome => ({
   tests: job.tests.map(() => ({ kind: 'returned', json: '1', durationMs: 0 })),
 });
 
-const job = (memoryMb = 128): CandidateJob => pyJob(py`
+const job = (memoryMb = 128): CandidateJob =>
+  pyJob(
+    py`
   def f():
       return 1
-`, [[], []], { memoryMb });
+`,
+    [[], []],
+    { memoryMb },
+  );
 
 describe('PythonBridge', () => {
   it('creates no engine before the first Python job, then one that serves every clean candidate', async () => {

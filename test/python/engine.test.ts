@@ -12,7 +12,9 @@ afterAll(() => engine?.dispose());
 
 describe('entry point (the reference framework rules)', () => {
   it('calls the function named by the prototype', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def helper(x):
           return x
 
@@ -21,39 +23,64 @@ describe('entry point (the reference framework rules)', () => {
 
       def other():
           return 0
-    `, [[1, 2], [3, 4]], { functionName: 'add' }));
+    `,
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        { functionName: 'add' },
+      ),
+    );
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'name:add' });
     expect(returned(out)).toEqual([3, 7]);
   });
 
   it('falls back to the last callable the code defines', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def helper(x):
           return x * 10
 
       def function(a, b):
           return helper(a) + b
-    `, [[1, 2]], { functionName: 'add' }));
+    `,
+        [[1, 2]],
+        { functionName: 'add' },
+      ),
+    );
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:function' });
     expect(returned(out)).toEqual([12]);
   });
 
   it('prefers what the code defines over what it imports', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def solve(a):
           return gcd(a, 6)
       from math import gcd
-    `, [[4]], { functionName: 'missing' }));
+    `,
+        [[4]],
+        { functionName: 'missing' },
+      ),
+    );
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'last-defined:solve' });
     expect(returned(out)).toEqual([2]);
   });
 
   it('finds the function as a method of a top-level class', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       class Solution:
           def add(self, a: int, b: int) -> int:
               return a - b
-    `, [[5, 2]], { functionName: 'add' }));
+    `,
+        [[5, 2]],
+        { functionName: 'add' },
+      ),
+    );
     expect(out).toMatchObject({ kind: 'ran', entryPoint: 'method:Solution.add' });
     expect(returned(out)).toEqual([3]);
   });
@@ -70,39 +97,61 @@ describe('entry point (the reference framework rules)', () => {
   });
 
   it('does not run `if __name__ == "__main__":` blocks', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def f():
           return 1
       if __name__ == "__main__":
           while True: pass
-    `, [[]], { timeoutMs: 1000 }));
+    `,
+        [[]],
+        { timeoutMs: 1000 },
+      ),
+    );
     expect(returned(out)).toEqual([1]);
   });
 });
 
 describe('load errors', () => {
   it('reports a SyntaxError with its line', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def f(a):
           return a +
-    `, [[1]]));
+    `,
+        [[1]],
+      ),
+    );
     expect(out.kind).toBe('load-error');
     expect(out.kind === 'load-error' && out.message).toMatch(/^SyntaxError: .* \(line 2\)$/);
   });
 
   it('reports an exception raised by top-level code', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       x = undefined_name
       def f():
           return 1
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     expect(out).toEqual({ kind: 'load-error', message: "threw while loading: NameError: name 'undefined_name' is not defined" });
   });
 
   it('reports code without any callable', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       x = 1
-    `, [[]], { functionName: 'f' }));
+    `,
+        [[]],
+        { functionName: 'f' },
+      ),
+    );
     expect(out).toEqual({ kind: 'load-error', message: 'no function named f and no callable defined' });
   });
 });
@@ -154,13 +203,16 @@ describe('arguments and return values (wire format)', () => {
   });
 
   it('orders unsortable sets deterministically', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       def f():
           return {1, "a", (2, "b")}
-    `, [[]]));
-    expect(testsOf(out).map(verdict)).toEqual([
-      { kind: 'returned', json: '{"$evalrun":"set","items":["a",1,{"$evalrun":"tuple","items":[2,"b"]}]}' },
-    ]);
+    `,
+        [[]],
+      ),
+    );
+    expect(testsOf(out).map(verdict)).toEqual([{ kind: 'returned', json: '{"$evalrun":"set","items":["a",1,{"$evalrun":"tuple","items":[2,"b"]}]}' }]);
   });
 
   it('reports values without a JSON form as unserializable', async () => {
@@ -257,42 +309,72 @@ describe('limits', () => {
       { kind: 'memory', message: 'MemoryError: the candidate ran out of memory' },
       { kind: 'returned', json: '1' },
     ]);
-    expect(returned(await engine.run(pyJob(py`
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       def f(a, b):
           return a + b
-    `, [[1, 2]])))).toEqual([3]);
+    `,
+            [[1, 2]],
+          ),
+        ),
+      ),
+    ).toEqual([3]);
   });
 
   it('times out top-level code that never ends', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       while True:
           pass
       def f():
           return 1
-    `, [[], []], { timeoutMs: 400 }));
+    `,
+        [[], []],
+        { timeoutMs: 400 },
+      ),
+    );
     expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }]);
   });
 });
 
 describe('one interpreter, restored before every candidate', () => {
   it('restores the interpreter after a well-behaved candidate instead of booting a new one', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       import math
       def f(x):
           return math.floor(x)
-    `, [[1.5]]));
-    await engine.run(pyJob(py`
+    `,
+        [[1.5]],
+      ),
+    );
+    await engine.run(
+      pyJob(
+        py`
       def f():
           return 1
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     expect(engine.lastReset).toBe('clean');
   });
 
   it('puts back every byte of the memory, also stack and free heap the candidate wrote and memory it grew', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       def f():
           return 1
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     await engine.warm();
     const restored = engine.memoryDigest();
     expect(restored).toMatch(/^[0-9a-f]+$/);
@@ -302,8 +384,8 @@ describe('one interpreter, restored before every candidate', () => {
       '    nested = []',
       '    for _ in range(depth):',
       '        nested = [nested]',
-      '    text = json.dumps(nested) + repr(nested)',  // C recursion, deep into the stack
-      '    blocks = [bytearray(b"x" * 1024 * 1024) for _ in range(mb)]',  // past the free heap, growing the memory
+      '    text = json.dumps(nested) + repr(nested)', // C recursion, deep into the stack
+      '    blocks = [bytearray(b"x" * 1024 * 1024) for _ in range(mb)]', // past the free heap, growing the memory
       '    return len(text) + sum(len(b) for b in blocks)',
     ].join('\n');
     const out = await engine.run(pyJob(code, [[900, 20]]));
@@ -315,74 +397,132 @@ describe('one interpreter, restored before every candidate', () => {
   });
 
   it('a changed module is back to its original before the next candidate', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       import math
       math.pi = 3
       def f():
           return math.pi
-    `, [[]]));
-    expect(returned(await engine.run(pyJob(py`
+    `,
+        [[]],
+      ),
+    );
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       import math
       def f():
           return math.pi
-    `, [[]])))).toEqual([Math.PI]);
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([Math.PI]);
     expect(engine.lastReset).toBe('clean');
   });
 
   it('a changed class of the standard library is restored', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       import collections
       collections.Counter.total = lambda self: -1
       def f():
           return 0
-    `, [[]]));
-    const out = await engine.run(pyJob(py`
+    `,
+        [[]],
+      ),
+    );
+    const out = await engine.run(
+      pyJob(
+        py`
       from collections import Counter
       def f():
           return Counter("aab").total()
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     expect(returned(out)).toEqual([3]);
   });
 
   it('interpreter settings such as the recursion limit are restored', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       import sys
       sys.setrecursionlimit(50)
       def f():
           return 0
-    `, [[]]));
-    expect(returned(await engine.run(pyJob(py`
+    `,
+        [[]],
+      ),
+    );
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       import sys
       def f():
           return sys.getrecursionlimit()
-    `, [[]])))).toEqual([1000]);
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([1000]);
   });
 
   it('a candidate that writes a file gets the next candidate a new interpreter', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       def f():
           open("/tmp/out.txt", "w").write("x")
           return 1
-    `, [[]]));
-    const out = await engine.run(pyJob(py`
+    `,
+        [[]],
+      ),
+    );
+    const out = await engine.run(
+      pyJob(
+        py`
       import os
       def f():
           return os.path.exists("/tmp/out.txt")
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     expect(returned(out)).toEqual([false]);
     expect(engine.lastReset).toBe('the candidate called __syscall_openat, which keeps state outside the interpreter memory');
   });
 
   it('does not keep the previous candidate’s globals', async () => {
-    await engine.run(pyJob(py`
+    await engine.run(
+      pyJob(
+        py`
       leftover = 41
       def f():
           return leftover
-    `, [[]]));
-    const out = await engine.run(pyJob(py`
+    `,
+        [[]],
+      ),
+    );
+    const out = await engine.run(
+      pyJob(
+        py`
       def f():
           return "leftover" in globals()
-    `, [[]]));
+    `,
+        [[]],
+      ),
+    );
     expect(returned(out)).toEqual([false]);
   });
 });

@@ -16,9 +16,24 @@ const LOADED_RESET = 'the candidate called _dlopen_js, which keeps state outside
 
 /** Candidate code that writes `bytes_expr` as an extension module under /tmp/<folder> and imports it from there. */
 function importFrom(folder: string, bytesExpr: string, catchErrors: boolean): string {
-  const load = [`    os.makedirs('/tmp/${folder}', exist_ok=True)`, `    with open('/tmp/${folder}/${EXTENSION_FILE}', 'wb') as out:`, `        out.write(${bytesExpr})`, `    sys.path.insert(0, '/tmp/${folder}')`, '    import evalrun_ext', '    return [evalrun_ext.origin(), evalrun_ext.__file__]'];
+  const load = [
+    `    os.makedirs('/tmp/${folder}', exist_ok=True)`,
+    `    with open('/tmp/${folder}/${EXTENSION_FILE}', 'wb') as out:`,
+    `        out.write(${bytesExpr})`,
+    `    sys.path.insert(0, '/tmp/${folder}')`,
+    '    import evalrun_ext',
+    '    return [evalrun_ext.origin(), evalrun_ext.__file__]',
+  ];
   const body = catchErrors ? ['    try:', ...load.map((line) => '    ' + line), '    except ImportError as e:', '        return [str(e), 1 + 1]'] : load;
-  return ['import importlib.util, os, sys', 'def approved():', "    with open(importlib.util.find_spec('evalrun_ext').origin, 'rb') as src:", '        return src.read()', 'def f():', ...body, ''].join('\n');
+  return [
+    'import importlib.util, os, sys',
+    'def approved():',
+    "    with open(importlib.util.find_spec('evalrun_ext').origin, 'rb') as src:",
+    '        return src.read()',
+    'def f():',
+    ...body,
+    '',
+  ].join('\n');
 }
 
 describe('compiled extension modules from --python-packages', () => {
@@ -35,7 +50,16 @@ describe('compiled extension modules from --python-packages', () => {
       def f(a, b):
           return [add(a, b), bump(), bump(), origin(), evalrun_ext.now() > 0]
     `;
-    expect(returned(await engine.run(pyJob(code, [[40, 2], [-5, 3]])))).toEqual([
+    expect(
+      returned(
+        await engine.run(
+          pyJob(code, [
+            [40, 2],
+            [-5, 3],
+          ]),
+        ),
+      ),
+    ).toEqual([
       [42, 1, 2, 'compiled', true],
       [-2, 3, 4, 'compiled', true],
     ]);
@@ -60,14 +84,32 @@ describe('compiled extension modules from --python-packages', () => {
     expect(returned(await engine.run(pyJob(after, [[]])))).toEqual([[[], 1]]);
     expect(engine.lastReset).toBe(LOADED_RESET);
     // Candidates that load nothing are restored as usual.
-    expect(returned(await engine.run(pyJob(py`
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       def f():
           return 1
-    `, [[]])))).toEqual([1]);
-    expect(returned(await engine.run(pyJob(py`
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([1]);
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       def f():
           return 2
-    `, [[]])))).toEqual([2]);
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([2]);
     expect(engine.lastReset).toBe('clean');
   });
 
@@ -133,7 +175,8 @@ describe('compiled extension modules from --python-packages', () => {
     const [test] = testsOf(await engine.run(pyJob(code, [[]])));
     expect(test).toMatchObject({
       kind: 'threw',
-      message: 'AttributeError: evalrun: ctypes.CDLL is not available in the sandbox (its ctypes has C values only: no addresses, pointers, functions or libraries)',
+      message:
+        'AttributeError: evalrun: ctypes.CDLL is not available in the sandbox (its ctypes has C values only: no addresses, pointers, functions or libraries)',
     });
   });
 });
@@ -149,9 +192,18 @@ describe('without --python-packages', () => {
     const hex = Buffer.from(extensionBytes()).toString('hex');
     const [[message]] = returned(await engine.run(pyJob(importFrom('own', `bytes.fromhex('${hex}')`, true), [[]]))) as [[string]];
     expect(message).toContain(REFUSED);
-    expect(returned(await engine.run(pyJob(py`
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       def f():
           return 3
-    `, [[]])))).toEqual([3]);
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([3]);
   });
 });

@@ -181,9 +181,11 @@ def f():
     const [out] = await outcomes(code);
     expect(out).toContain('the JavaScript bridge is sealed');
     // The next candidate starts from a working interpreter.
-    expect(await outcomes(py`
+    expect(
+      await outcomes(py`
       def f():
           return 5
-    `)).toEqual(['5']);
+    `),
+    ).toEqual(['5']);
   });
 });

@@ -27,7 +27,16 @@ const WELL_BEHAVED = py`
 `;
 
 async function stillWorks(): Promise<void> {
-  const out = await engine.run(pyJob(WELL_BEHAVED, [[2, 3], [10, -4]], { functionName: 'add' }));
+  const out = await engine.run(
+    pyJob(
+      WELL_BEHAVED,
+      [
+        [2, 3],
+        [10, -4],
+      ],
+      { functionName: 'add' },
+    ),
+  );
   expect(out).toMatchObject({ kind: 'ran', entryPoint: 'name:add' });
   expect(returned(out)).toEqual([5, 6]);
 }
@@ -40,18 +49,26 @@ async function single(code: string, options: { timeoutMs?: number; memoryMb?: nu
 }
 
 const cases: Array<{ name: string; code: string; expected: Record<string, unknown>; timeoutMs?: number; memoryMb?: number }> = [
-  { name: 'while True: pass', code: py`
+  {
+    name: 'while True: pass',
+    code: py`
     def f():
         while True:
             pass
-  `, expected: { kind: 'timeout' }, timeoutMs: 500 },
+  `,
+    expected: { kind: 'timeout' },
+    timeoutMs: 500,
+  },
   {
     name: 'a list too large for any memory ([0] * 10**10)',
     code: py`
       def f():
           return [0] * 10**10
     `,
-    expected: { kind: 'memory', message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)" },
+    expected: {
+      kind: 'memory',
+      message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)",
+    },
   },
   {
     name: 'a list larger than the cap ([0] * 10**8)',
@@ -67,7 +84,10 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
       def f():
           return len('x' * 10**10)
     `,
-    expected: { kind: 'memory', message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)" },
+    expected: {
+      kind: 'memory',
+      message: "MemoryError: the requested size does not fit in memory (OverflowError: cannot fit 'int' into an index-sized integer)",
+    },
   },
   {
     name: 'a growing list',
@@ -111,23 +131,39 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     `,
     expected: { kind: 'threw', message: 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)' },
   },
-  { name: 'sys.exit(1)', code: py`
+  {
+    name: 'sys.exit(1)',
+    code: py`
     import sys
     def f():
         sys.exit(1)
-  `, expected: { kind: 'threw', message: 'SystemExit: 1' } },
-  { name: 'raise SystemExit', code: py`
+  `,
+    expected: { kind: 'threw', message: 'SystemExit: 1' },
+  },
+  {
+    name: 'raise SystemExit',
+    code: py`
     def f():
         raise SystemExit
-  `, expected: { kind: 'threw', message: 'SystemExit' } },
-  { name: 'raise KeyboardInterrupt', code: py`
+  `,
+    expected: { kind: 'threw', message: 'SystemExit' },
+  },
+  {
+    name: 'raise KeyboardInterrupt',
+    code: py`
     def f():
         raise KeyboardInterrupt
-  `, expected: { kind: 'threw', message: 'KeyboardInterrupt' } },
-  { name: 'raise BaseException', code: py`
+  `,
+    expected: { kind: 'threw', message: 'KeyboardInterrupt' },
+  },
+  {
+    name: 'raise BaseException',
+    code: py`
     def f():
         raise BaseException("out")
-  `, expected: { kind: 'threw', message: 'BaseException: out' } },
+  `,
+    expected: { kind: 'threw', message: 'BaseException: out' },
+  },
   {
     // A dict of the candidate's own that spells a tag is written as a dict, never read as the tag.
     name: 'returns a dict forging a wire tag',
@@ -137,11 +173,15 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     `,
     expected: { kind: 'returned', json: '{"$evalrun":"dict","entries":[["$evalrun","float"],["value","NaN"]]}' },
   },
-  { name: 'import js', code: py`
+  {
+    name: 'import js',
+    code: py`
     def f():
         import js
         return str(js.process)
-  `, expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" } },
+  `,
+    expected: { kind: 'threw', message: "ModuleNotFoundError: module 'js' is not available in the sandbox" },
+  },
   {
     name: 'import pyodide_js',
     code: py`
@@ -160,11 +200,15 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     `,
     expected: { kind: 'threw', message: "ModuleNotFoundError: module 'pyodide' is not available in the sandbox" },
   },
-  { name: "os.system('ls')", code: py`
+  {
+    name: "os.system('ls')",
+    code: py`
     import os
     def f():
         return os.system("ls")
-  `, expected: { kind: 'returned', json: '-1' } },
+  `,
+    expected: { kind: 'returned', json: '-1' },
+  },
   {
     name: 'subprocess.run',
     code: py`
@@ -191,11 +235,16 @@ const cases: Array<{ name: string; code: string; expected: Record<string, unknow
     `,
     expected: { kind: 'threw', message: "FileNotFoundError: [Errno 44] No such file or directory: '/etc/passwd'" },
   },
-  { name: 'time.sleep past the limit', code: py`
+  {
+    name: 'time.sleep past the limit',
+    code: py`
     import time
     def f():
         time.sleep(3600)
-  `, expected: { kind: 'timeout' }, timeoutMs: 500 },
+  `,
+    expected: { kind: 'timeout' },
+    timeoutMs: 500,
+  },
   {
     name: 'poll(2) with nothing to wait for and no timeout (what time.sleep waits in)',
     code: py`
@@ -256,10 +305,16 @@ describe('hostile Python candidates', () => {
   }
 
   it('a top-level infinite loop times every test out', async () => {
-    const out = await engine.run(pyJob(py`
+    const out = await engine.run(
+      pyJob(
+        py`
       while True:
           pass
-    `, [[], [], []], { timeoutMs: 400 }));
+    `,
+        [[], [], []],
+        { timeoutMs: 400 },
+      ),
+    );
     expect(testsOf(out).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'timeout' }, { kind: 'timeout' }]);
     await stillWorks();
   });
@@ -593,8 +648,34 @@ describe('answers cannot be stolen', () => {
       '    return -1',
     ].join('\n');
     expect(testsOf(await engine.run(pyJob(installer, [[]])))[0]?.kind).toBe('returned');
-    expect(returned(await engine.run(pyJob(victim, [[6, 7], [3, 5]], { functionName: 'mul' })))).toEqual([42, 15]);
-    expect(returned(await engine.run(pyJob(thief, [[6, 7], [3, 5]], { functionName: 'mul' })))).toEqual([-1, -1]);
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            victim,
+            [
+              [6, 7],
+              [3, 5],
+            ],
+            { functionName: 'mul' },
+          ),
+        ),
+      ),
+    ).toEqual([42, 15]);
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            thief,
+            [
+              [6, 7],
+              [3, 5],
+            ],
+            { functionName: 'mul' },
+          ),
+        ),
+      ),
+    ).toEqual([-1, -1]);
   });
 
   it('expected outputs are never in the sandbox to be found, and the collector cannot be searched', async () => {
@@ -850,11 +931,7 @@ describe('no route from Python to JavaScript', () => {
   });
 
   it('_pyodide_core is no longer a built-in module the builtin importer finds (no import event)', async () => {
-    const code = [
-      'def f():',
-      '    import importlib.machinery as m',
-      '    return repr(m.BuiltinImporter.find_spec("_pyodide_core"))',
-    ].join('\n');
+    const code = ['def f():', '    import importlib.machinery as m', '    return repr(m.BuiltinImporter.find_spec("_pyodide_core"))'].join('\n');
     expect(await single(code)).toMatchObject({ kind: 'returned', json: '"None"' });
     await stillWorks();
   });
@@ -866,7 +943,10 @@ describe('no route from Python to JavaScript', () => {
       '    spec = m.ModuleSpec("_pyodide_core", m.BuiltinImporter, origin="built-in")',
       '    return str(m.BuiltinImporter.create_module(spec).to_js([1]))',
     ].join('\n');
-    expect(await single(code)).toEqual({ kind: 'threw', message: 'the Python interpreter failed: the JavaScript bridge is sealed (Python called JsvArray_New)' });
+    expect(await single(code)).toEqual({
+      kind: 'threw',
+      message: 'the Python interpreter failed: the JavaScript bridge is sealed (Python called JsvArray_New)',
+    });
     await stillWorks();
     expect(engine.lastReset).toBe('the interpreter was replaced after a limit or failure');
   });
@@ -912,7 +992,6 @@ describe('no route from Python to JavaScript', () => {
   });
 });
 
-
 /**
  * ctypes: candidates get a data-only stand-in (sandbox/python/ctypes_facade.py):
  * C values and their wasm32 sizes, nothing with an address. Every way to the
@@ -937,25 +1016,41 @@ describe('ctypes holds C values only', () => {
       ].join('\n'),
       expected: { kind: 'returned', json: '[4,4,8,-2147483648,1,{"$evalrun":"float","value":"3.0"},24,[7,2.5,[1,2]],"01000000"]' },
     },
-    { name: 'import _ctypes', code: py`
+    {
+      name: 'import _ctypes',
+      code: py`
       def f():
           import _ctypes
           return str(_ctypes)
-    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
-    { name: "__import__('_ctypes')", code: py`
+    `,
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" },
+    },
+    {
+      name: "__import__('_ctypes')",
+      code: py`
       def f():
           return str(__import__("_ctypes").CFuncPtr)
-    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" } },
-    { name: 'ctypes.CDLL(None)', code: py`
+    `,
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module '_ctypes' is not available in the sandbox" },
+    },
+    {
+      name: 'ctypes.CDLL(None)',
+      code: py`
       import ctypes
       def f():
           return str(ctypes.CDLL(None))
-    `, expected: refused('CDLL') },
-    { name: 'ctypes.pythonapi', code: py`
+    `,
+      expected: refused('CDLL'),
+    },
+    {
+      name: 'ctypes.pythonapi',
+      code: py`
       import ctypes
       def f():
           return str(ctypes.pythonapi.Py_GetVersion)
-    `, expected: refused('pythonapi') },
+    `,
+      expected: refused('pythonapi'),
+    },
     {
       name: 'from ctypes import pythonapi',
       code: py`
@@ -965,32 +1060,52 @@ describe('ctypes holds C values only', () => {
       `,
       expected: { kind: 'threw', message: "ImportError: cannot import name 'pythonapi' from 'ctypes' (unknown location)" },
     },
-    { name: 'ctypes.cast to a pointer', code: py`
+    {
+      name: 'ctypes.cast to a pointer',
+      code: py`
       import ctypes
       def f():
           return ctypes.cast(id(1), ctypes.POINTER(ctypes.c_long))[0]
-    `, expected: refused('cast') },
-    { name: 'ctypes.memmove', code: py`
+    `,
+      expected: refused('cast'),
+    },
+    {
+      name: 'ctypes.memmove',
+      code: py`
       import ctypes
       def f():
           return ctypes.memmove(id(1), id(2), 8)
-    `, expected: refused('memmove') },
-    { name: 'ctypes.string_at', code: py`
+    `,
+      expected: refused('memmove'),
+    },
+    {
+      name: 'ctypes.string_at',
+      code: py`
       import ctypes
       def f():
           return ctypes.string_at(id(1), 8).hex()
-    `, expected: refused('string_at') },
-    { name: 'ctypes.pointer', code: py`
+    `,
+      expected: refused('string_at'),
+    },
+    {
+      name: 'ctypes.pointer',
+      code: py`
       import ctypes
       def f():
           p = ctypes.pointer(ctypes.c_int(1))
           return p[100000]
-    `, expected: refused('pointer') },
-    { name: 'ctypes.CFUNCTYPE on an integer', code: py`
+    `,
+      expected: refused('pointer'),
+    },
+    {
+      name: 'ctypes.CFUNCTYPE on an integer',
+      code: py`
       import ctypes
       def f():
           return ctypes.CFUNCTYPE(ctypes.c_int)(1)()
-    `, expected: refused('CFUNCTYPE') },
+    `,
+      expected: refused('CFUNCTYPE'),
+    },
     {
       name: 'from_address',
       code: py`
@@ -1020,11 +1135,15 @@ describe('ctypes holds C values only', () => {
       `,
       expected: { kind: 'threw', message: "TypeError: memoryview: a bytes-like object is required, not 'c_int'" },
     },
-    { name: 'import ctypes.util', code: py`
+    {
+      name: 'import ctypes.util',
+      code: py`
       def f():
           import ctypes.util
           return ctypes.util.find_library("c")
-    `, expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" } },
+    `,
+      expected: { kind: 'threw', message: "ModuleNotFoundError: module 'ctypes' is not available in the sandbox" },
+    },
     {
       name: "sys.modules['ctypes'] removed, then imported again (the standard library's ctypes)",
       code: py`
@@ -1057,7 +1176,7 @@ describe('ctypes holds C values only', () => {
       expected: { kind: 'threw', message: 'TypeError: module filename must be a string' },
     },
     {
-      name: "object.__subclasses__() finds no class of the real ctypes",
+      name: 'object.__subclasses__() finds no class of the real ctypes',
       code: [
         'def f():',
         '    seen, todo = set(), list(object.__subclasses__())',
@@ -1119,7 +1238,11 @@ describe('a worker killed in the middle of a Python candidate', () => {
     functionName: 'add',
     arity: 2,
     topLevelNames: [],
-    tests: [[1, 2], [3, 4], [5, 6]].map((t) => JSON.stringify(t)),
+    tests: [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ].map((t) => JSON.stringify(t)),
     expected: [3, 7, 12].map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },
@@ -1127,10 +1250,13 @@ describe('a worker killed in the middle of a Python candidate', () => {
   };
 
   it('twice: the candidate is graded again on fresh workers and gets its real verdicts, no memory or timeout', async () => {
-    const warm = await gradeWithRecovery(pool, { ...job, code: py`
+    const warm = await gradeWithRecovery(pool, {
+      ...job,
+      code: py`
       def add(a, b):
           return a + b
-    ` });
+    `,
+    });
     expect(warm).toMatchObject({ kind: 'ran', verdicts: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }] });
     const grading = gradeWithRecovery(pool, job);
     const killed: number[] = [];
@@ -1158,17 +1284,25 @@ describe('an overloaded machine (the worker stopped for a while) is not a timeou
       functionName: 'add',
       arity: 2,
       topLevelNames: [],
-      tests: [[1, 2], [3, 4]].map((t) => JSON.stringify(t)),
+      tests: [
+        [1, 2],
+        [3, 4],
+      ].map((t) => JSON.stringify(t)),
       expected: [3, 7].map((v) => encodeWire(v)),
       returnType: { kind: 'int' },
       tolerance: { relative: 1e-9, absolute: 1e-9 },
       limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
     });
     const others = new Set(workerPids());
-    expect(await gradeWithRecovery(pool, fast(py`
+    expect(
+      await gradeWithRecovery(
+        pool,
+        fast(py`
       def add(a, b):
           return a + b
-    `))).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
+    `),
+      ),
+    ).toMatchObject({ verdicts: [{ status: 'pass' }, { status: 'pass' }] });
     const [pid] = workerPids().filter((p) => !others.has(p));
     expect(pid).toBeTypeOf('number');
     // Each test spins for a while, well within its 1 s of CPU; the worker is
@@ -1188,12 +1322,15 @@ describe('an overloaded machine (the worker stopped for a while) is not a timeou
     const reply = await grading;
     expect(reply.kind === 'ran' ? reply.verdicts.map((v) => v.status) : reply).toEqual(['pass', 'pass']);
     // A real infinite loop still times out.
-    const loop = await gradeWithRecovery(pool, fast(py`
+    const loop = await gradeWithRecovery(
+      pool,
+      fast(py`
       def add(a, b):
           while a == 3:
               pass
           return a + b
-    `));
+    `),
+    );
     expect(loop.kind === 'ran' ? loop.verdicts.map((v) => v.status) : loop).toEqual(['pass', 'timeout']);
   }, 120_000);
 });

@@ -27,10 +27,11 @@ interface Case {
   memoryMb?: number;
 }
 
-const FN = (body: string): string => `def add(a, b):\n${body
-  .split('\n')
-  .map((line) => `    ${line}`)
-  .join('\n')}\n`;
+const FN = (body: string): string =>
+  `def add(a, b):\n${body
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n')}\n`;
 
 const cases: Case[] = [
   { name: 'a correct answer', code: FN('return a + b'), verdicts: ['pass'] },
@@ -40,10 +41,15 @@ const cases: Case[] = [
     code: FN('raise ValueError("no " + str(a))'),
     verdicts: [{ status: 'error', message: 'ValueError: no 1' }],
   },
-  { name: 'while True: pass', code: FN(py`
+  {
+    name: 'while True: pass',
+    code: FN(py`
     while True:
         pass
-  `), verdicts: ['timeout'], timeoutMs: 500 },
+  `),
+    verdicts: ['timeout'],
+    timeoutMs: 500,
+  },
   {
     name: 'only the hanging test times out',
     code: FN(py`
@@ -51,18 +57,26 @@ const cases: Case[] = [
           pass
       return a + b
     `),
-    tests: [[1, 1], [2, 2], [3, 3]],
+    tests: [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
     expected: [2, 4, 6],
     verdicts: ['pass', 'timeout', 'pass'],
     timeoutMs: 500,
   },
   {
     name: 'an infinite loop at top level',
-    code: py`
+    code:
+      py`
       while True:
           pass
     ` + FN('return a + b'),
-    tests: [[1, 1], [2, 2]],
+    tests: [
+      [1, 1],
+      [2, 2],
+    ],
     expected: [2, 4],
     verdicts: ['timeout', 'timeout'],
     timeoutMs: 500,
@@ -180,8 +194,14 @@ function expectedSummary(c: Case, reply: GradeReply): Case['verdicts'] {
   });
 }
 
-const GOOD = jobFor({ code: FN('return a + b'), tests: [[2, 3], [10, -4]], expected: [5, 6] });
-
+const GOOD = jobFor({
+  code: FN('return a + b'),
+  tests: [
+    [2, 3],
+    [10, -4],
+  ],
+  expected: [5, 6],
+});
 
 describe('Python candidates through sandbox worker processes', () => {
   // One worker, so every case and the good candidate after it share a process.
@@ -207,7 +227,10 @@ describe('Python candidates through sandbox worker processes', () => {
             pass
         return a + b
       `),
-      tests: [[1, 1], [2, 2]],
+      tests: [
+        [1, 1],
+        [2, 2],
+      ],
       expected: [2, 4],
       timeoutMs: 1500,
     });

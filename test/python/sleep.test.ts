@@ -46,7 +46,17 @@ const NAPPER = py`
 
 describe('time.sleep', () => {
   it('sleeps for real and the candidate goes on with the right answer', async () => {
-    const out = await engine.run(pyJob(NAPPER, [[1, 2, 0.01], [3, 4, 0.2], [5, 6, 0]], { functionName: 'add', timeoutMs: 2000 }));
+    const out = await engine.run(
+      pyJob(
+        NAPPER,
+        [
+          [1, 2, 0.01],
+          [3, 4, 0.2],
+          [5, 6, 0],
+        ],
+        { functionName: 'add', timeoutMs: 2000 },
+      ),
+    );
     expect(returned(out)).toEqual([3, 7, 11]);
     const [, slept] = testsOf(out);
     expect(slept!.durationMs).toBeGreaterThanOrEqual(195);
@@ -99,8 +109,19 @@ describe('a sleep past the time limit', () => {
   /** Less than this, the sleeping test ran once (see the top of the file). */
   const ONE_RUN_MS = 5 * T;
 
-  it('is the test\'s timeout, on the first run, and the next test goes on', async () => {
-    const { value, wallMs } = await timed(() => engine.run(pyJob(NAPPER, [[1, 2, 60], [3, 4, 0.01]], { functionName: 'add', timeoutMs: T })));
+  it("is the test's timeout, on the first run, and the next test goes on", async () => {
+    const { value, wallMs } = await timed(() =>
+      engine.run(
+        pyJob(
+          NAPPER,
+          [
+            [1, 2, 60],
+            [3, 4, 0.01],
+          ],
+          { functionName: 'add', timeoutMs: T },
+        ),
+      ),
+    );
     expect(testsOf(value).map(verdict)).toEqual([{ kind: 'timeout' }, { kind: 'returned', json: '7' }]);
     expect(wallMs).toBeLessThan(ONE_RUN_MS);
   });
@@ -152,7 +173,11 @@ describe('a sleep past the time limit', () => {
         functionName: 'add',
         arity: 3,
         topLevelNames: [],
-        tests: [[1, 2, 0.05], [3, 4, 60], [5, 6, 0]].map((t) => JSON.stringify(t)),
+        tests: [
+          [1, 2, 0.05],
+          [3, 4, 60],
+          [5, 6, 0],
+        ].map((t) => JSON.stringify(t)),
         expected: [3, 7, 11].map((v) => encodeWire(v)),
         returnType: { kind: 'int' },
         tolerance: { relative: 1e-9, absolute: 1e-9 },
@@ -224,7 +249,7 @@ describe('invalid arguments behave as in CPython', () => {
   });
 });
 
-describe('nothing of one candidate\'s sleeping reaches the next', () => {
+describe("nothing of one candidate's sleeping reaches the next", () => {
   it('a candidate that timed out asleep, or broke its own sleep, leaves the next one a working time.sleep', async () => {
     const poisons = [
       // Asleep when its limit ran out.

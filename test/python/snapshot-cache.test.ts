@@ -62,10 +62,19 @@ describe('first use in an empty cache folder', () => {
       const path = snapshotPath(dir, files.version, files.snapshotKey);
       expect(existsSync(path)).toBe(true);
       expect(readSnapshot(path)).not.toBeNull();
-      expect(returned(await engine.run(pyJob(py`
+      expect(
+        returned(
+          await engine.run(
+            pyJob(
+              py`
         def f(a, b):
             return a * b
-      `, [[6, 7]])))).toEqual([42]);
+      `,
+              [[6, 7]],
+            ),
+          ),
+        ),
+      ).toEqual([42]);
     } finally {
       engine.dispose();
     }

@@ -60,10 +60,19 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
     expect(filled).toBeGreaterThan(200);
     expect(grown).toBeLessThan(256 + 64);
     // An interpreter grown this far is replaced, not restored; its memory goes with its isolate.
-    expect(returned(await engine.run(pyJob(py`
+    expect(
+      returned(
+        await engine.run(
+          pyJob(
+            py`
       def f():
           return 7
-    `, [[]])))).toEqual([7]);
+    `,
+            [[]],
+          ),
+        ),
+      ),
+    ).toEqual([7]);
     expect(engine.lastReset).toBe('the interpreter memory grew past what a restore clears');
     expect(engine.memoryBytes() / MB).toBeCloseTo(boot, 0);
   });
@@ -92,10 +101,20 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
       expect(filled).toBeGreaterThan(340);
       expect(grown).toBeLessThan(384 + 128 + 64);
       // The next candidate runs in a fresh interpreter of the same engine.
-      expect(returned(await bridge.run(pyJob(py`
+      expect(
+        returned(
+          await bridge.run(
+            pyJob(
+              py`
         def f():
             return 7
-      `, [[]], { memoryMb: 384 })))).toEqual([7]);
+      `,
+              [[]],
+              { memoryMb: 384 },
+            ),
+          ),
+        ),
+      ).toEqual([7]);
       expect(created).toBe(1);
     } finally {
       bridge.dispose();

@@ -88,7 +88,13 @@ describe('JUnit XML', () => {
       renderJunit,
       run(
         [
-          { problem: `p${HOSTILE}`, model: 'm', code: HOSTILE, tests: ['fail', 'error'], values: () => ({ input: { s: HOSTILE }, expected: HOSTILE, actual: `${HOSTILE}x` }) },
+          {
+            problem: `p${HOSTILE}`,
+            model: 'm',
+            code: HOSTILE,
+            tests: ['fail', 'error'],
+            values: () => ({ input: { s: HOSTILE }, expected: HOSTILE, actual: `${HOSTILE}x` }),
+          },
           { problem: 'q', model: 'm', prompt: 'a', tests: ['pass'] },
           { problem: 'q', model: 'm', prompt: 'b', tests: ['pass'] },
         ],
@@ -101,7 +107,11 @@ describe('JUnit XML', () => {
     const failure = elements(doc, 'failure')[0]!;
     expect(failure.textContent).toContain('</script><script>window.__pwned = 1</script>');
     // Two candidates in one suite are told apart by prompt.
-    expect(elements(doc, 'testcase').map((c) => c.getAttribute('name')).slice(-2)).toEqual(['correctness#0 [prompt a]', 'correctness#0 [prompt b]']);
+    expect(
+      elements(doc, 'testcase')
+        .map((c) => c.getAttribute('name'))
+        .slice(-2),
+    ).toEqual(['correctness#0 [prompt a]', 'correctness#0 [prompt b]']);
     if (!HAS_XMLLINT) {
       console.warn('xmllint not installed (Debian: libxml2-utils): the XSD validation is skipped; the XML parser check above ran');
       return;
@@ -114,7 +124,16 @@ describe('JUnit XML', () => {
   });
 
   it('is valid for a self-check too, with one suite per problem', () => {
-    const xml = render(renderJunit, run([{ problem: 'a', tests: ['pass'] }, { problem: 'b', tests: ['fail'] }], { mode: 'self-check' }));
+    const xml = render(
+      renderJunit,
+      run(
+        [
+          { problem: 'a', tests: ['pass'] },
+          { problem: 'b', tests: ['fail'] },
+        ],
+        { mode: 'self-check' },
+      ),
+    );
     const doc = new DOMParser().parseFromString(xml, 'text/xml');
     expect(elements(doc, 'testsuite').map((s) => s.getAttribute('name'))).toEqual(['a', 'b']);
     if (HAS_XMLLINT) {
@@ -147,11 +166,16 @@ describe('Markdown', () => {
     expect(md).toContain('| model | tasks | samples per task | pass@1 | pass@2 |');
     expect(md).toContain('| <code>m1</code> | 1 | 2 | 50.0% | 100.0% |');
     expect(md).toContain('### First failing tests (1 of 1)');
-    expect(md).toContain('| <code>add</code> | <code>m1 / sample 0</code> | <code>correctness#1</code> | <code>{"n": 1}</code> | <code>2</code> | <code>3</code> |');
+    expect(md).toContain(
+      '| <code>add</code> | <code>m1 / sample 0</code> | <code>correctness#1</code> | <code>{"n": 1}</code> | <code>2</code> | <code>3</code> |',
+    );
   });
 
   it('keeps hostile values inside their table cell, as text', () => {
-    const md = render(renderMarkdown, run([{ problem: 'p', model: 'm|x', tests: ['fail'], values: () => ({ input: {}, expected: '| a |\n<b>', actual: '`*_[x](y)' }) }]));
+    const md = render(
+      renderMarkdown,
+      run([{ problem: 'p', model: 'm|x', tests: ['fail'], values: () => ({ input: {}, expected: '| a |\n<b>', actual: '`*_[x](y)' }) }]),
+    );
     const failureRow = md.split('\n').find((l) => l.startsWith('| <code>p</code>'))!;
     // Seven cells: no pipe, backtick, newline or tag from the values reaches the Markdown.
     expect(failureRow.split(' | ').length).toBe(7);
@@ -164,7 +188,15 @@ describe('HTML', () => {
   it('embeds hostile data so that it can neither close its script element nor inject markup', () => {
     const html = render(
       (o, w) => renderHtml(o, w, { baseline: null }),
-      run([{ problem: `p${HOSTILE}`, model: `m${HOSTILE}`, code: HOSTILE, tests: ['fail'], values: () => ({ input: { s: HOSTILE }, expected: HOSTILE, actual: HOSTILE }) }]),
+      run([
+        {
+          problem: `p${HOSTILE}`,
+          model: `m${HOSTILE}`,
+          code: HOSTILE,
+          tests: ['fail'],
+          values: () => ({ input: { s: HOSTILE }, expected: HOSTILE, actual: HOSTILE }),
+        },
+      ]),
     );
     // The page's own scripts: the two data blocks and the program. No other script element exists.
     expect(html.match(/<script/g)?.length).toBe(3);

@@ -25,7 +25,10 @@ describe('reading a run back from its log', () => {
     const partial = readRun(file);
     expect(partial.outcome.rows.map((r) => r.problem_id)).toEqual(['a', 'c']);
     expect(partial.outcome.head.complete).toBe(false);
-    expect(partial.outcome.head.tags.map((t) => [t.tag, t.candidates])).toEqual([['x', 2], ['y', 1]]);
+    expect(partial.outcome.head.tags.map((t) => [t.tag, t.candidates])).toEqual([
+      ['x', 2],
+      ['y', 1],
+    ]);
     expect(partial.outcome.head.problems).toEqual(PROBLEMS);
     partial.close();
     // Reading wrote nothing.

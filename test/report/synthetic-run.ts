@@ -26,7 +26,8 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
     const v = c.values?.(i) ?? { input: { n: i }, expected: i * 2, actual: status === 'fail' ? i * 2 + 1 : i * 2 };
     const base = { index: i, suite: 'correctness', source: `$.correctness_test_suite[${i}]`, input: v.input, expected: v.expected as never, duration_ms: i };
     if (status === 'pass') return { ...base, status, actual: v.expected as never, error: null };
-    if (status === 'fail') return { ...base, status, actual: v.actual as never, error: `expected ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)}` };
+    if (status === 'fail')
+      return { ...base, status, actual: v.actual as never, error: `expected ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)}` };
     return { ...base, status, actual: null, error: `${status} happened` };
   });
   const passed = tests.filter((t) => t.status === 'pass').length;

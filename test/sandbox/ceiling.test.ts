@@ -34,10 +34,7 @@ describe('a sandbox that stops answering', () => {
 
   it('is killed at the ceiling; only the test that hung it is failed, with the reason', async () => {
     const started = performance.now();
-    const reply = await gradeWithRecovery(
-      pool,
-      job('function f(n) { if (n === 1) for (;;) {} return n; }', [[0], [1], [2]], [0, 1, 2]),
-    );
+    const reply = await gradeWithRecovery(pool, job('function f(n) { if (n === 1) for (;;) {} return n; }', [[0], [1], [2]], [0, 1, 2]));
     expect(reply.kind).toBe('ran');
     if (reply.kind !== 'ran') return;
     expect(reply.verdicts.map((v) => v.status)).toEqual(['pass', 'error', 'pass']);

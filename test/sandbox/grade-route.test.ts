@@ -45,11 +45,7 @@ describe('grade jobs', () => {
     const reply = await gradeWithRecovery(pool, job);
     expect(reply).toMatchObject({
       kind: 'ran',
-      verdicts: [
-        { status: 'pass' },
-        { status: 'fail', actual: '{"$evalrun":"float","value":"Infinity"}' },
-        { status: 'pass' },
-      ],
+      verdicts: [{ status: 'pass' }, { status: 'fail', actual: '{"$evalrun":"float","value":"Infinity"}' }, { status: 'pass' }],
     });
   });
 

@@ -65,14 +65,22 @@ const cases: Case[] = [
   {
     name: 'only the hanging test times out',
     code: 'function add(a, b) { if (a === 2) for (;;) {} return a + b; }',
-    tests: [[1, 1], [2, 2], [3, 3]],
+    tests: [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
     expected: [2, 4, 6],
     verdicts: ['pass', 'timeout', 'pass'],
   },
   {
     name: 'only the never-settling test times out (async)',
     code: 'async function add(a, b) { if (a === 2) await new Promise(() => {}); return a + b; }',
-    tests: [[1, 1], [2, 2], [3, 3]],
+    tests: [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
     expected: [2, 4, 6],
     verdicts: ['pass', 'timeout', 'pass'],
   },
@@ -139,7 +147,11 @@ const cases: Case[] = [
   {
     name: 'only the memory-hungry test is blamed',
     code: 'function add(a, b) { if (a === 2) { const xs = []; for (;;) xs.push([a, b, xs.length]); } return a + b; }',
-    tests: [[1, 1], [2, 2], [3, 3]],
+    tests: [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
     expected: [2, 4, 6],
     verdicts: ['pass', 'memory', 'pass'],
   },
@@ -328,7 +340,10 @@ const cases: Case[] = [
   {
     name: 'keeps state between tests (allowed: it is judged on what it returns)',
     code: 'let calls = 0;\nfunction add(a, b) { calls++; return calls === 1 ? a + b : -1; }',
-    tests: [[1, 1], [2, 2]],
+    tests: [
+      [1, 1],
+      [2, 2],
+    ],
     expected: [2, 4],
     verdicts: ['pass', 'fail'],
   },
@@ -389,7 +404,16 @@ describe('hostile candidate catalogue', () => {
   it('still grades a well-behaved candidate correctly afterwards', async () => {
     const reply = await gradeWithRecovery(
       pool,
-      jobFor({ name: 'good', code: 'function add(a, b) { return a + b; }', tests: [[1, 2], [5, 7]], expected: [3, 12], verdicts: [] }),
+      jobFor({
+        name: 'good',
+        code: 'function add(a, b) { return a + b; }',
+        tests: [
+          [1, 2],
+          [5, 7],
+        ],
+        expected: [3, 12],
+        verdicts: [],
+      }),
     );
     expect(reply).toMatchObject({ kind: 'ran', verdicts: [{ status: 'pass' }, { status: 'pass' }] });
   });

@@ -18,7 +18,10 @@ function job(code: string): GradeJob {
     functionName: 'add',
     arity: 2,
     topLevelNames: ['add'],
-    tests: [[1, 2], [3, 4]].map((t) => JSON.stringify(t)),
+    tests: [
+      [1, 2],
+      [3, 4],
+    ].map((t) => JSON.stringify(t)),
     expected: [3, 7].map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },

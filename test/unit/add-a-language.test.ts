@@ -79,7 +79,11 @@ async function halfProblem(): Promise<PreparedProblem> {
 describe('a language added by its descriptor alone', () => {
   it('is one of the languages, after the others', () => {
     expect(languageNames()).toEqual(['javascript', 'python', 'stack']);
-    expect(allLanguages().filter((l) => l.eager).map((l) => l.name)).toEqual(['javascript']);
+    expect(
+      allLanguages()
+        .filter((l) => l.eager)
+        .map((l) => l.name),
+    ).toEqual(['javascript']);
   });
 
   it('is recognised by its names, its fences and its signals, and the others still are', () => {
@@ -128,7 +132,15 @@ describe('a language added by its descriptor alone', () => {
   it('grades a submission fenced in its name, reports its load errors, and is unsupported when not among the languages', async () => {
     const problem = await halfProblem();
     const worker = inProcessWorker();
-    const submission = (raw: string) => ({ problemId: 'half', modelId: 'm', promptId: null, sampleId: null, source: 'm/half.json', raw, declaredLanguage: null });
+    const submission = (raw: string) => ({
+      problemId: 'half',
+      modelId: 'm',
+      promptId: null,
+      sampleId: null,
+      source: 'm/half.json',
+      raw,
+      declaredLanguage: null,
+    });
     const plan = (raw: string) => submissionPlan(summarizeProblem(problem), submission(raw), true);
 
     const fenced = await gradeCandidate(worker, plan('Here:\n```rpn\n$0 3 /\n```\n'), problem, OPTIONS);

@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { aggregateResults, candidatePasses, type AggregatableResult } from '../../src/report/aggregate.js';
 import type { CandidateResult } from '../../src/report/scorecard.js';
 
-function result(
-  problem_id: string,
-  model_id: string,
-  prompt_id: string | null,
-  passed: number,
-  total: number,
-): AggregatableResult {
+function result(problem_id: string, model_id: string, prompt_id: string | null, passed: number, total: number): AggregatableResult {
   return { problem_id, model_id, prompt_id, passed, total };
 }
 
@@ -93,8 +87,20 @@ describe('aggregateResults', () => {
 
   it('accepts whole CandidateResult objects from a scorecard', () => {
     const full: CandidateResult = {
-      problem_id: 'add', model_id: 'm', prompt_id: 'p', sample_id: null, language: 'python', source: 'x.json',
-      status: 'passed', error: null, entry_point: 'add', passed: 1, total: 1, score: 1, duration_ms: 3, tests: [],
+      problem_id: 'add',
+      model_id: 'm',
+      prompt_id: 'p',
+      sample_id: null,
+      language: 'python',
+      source: 'x.json',
+      status: 'passed',
+      error: null,
+      entry_point: 'add',
+      passed: 1,
+      total: 1,
+      score: 1,
+      duration_ms: 3,
+      tests: [],
     };
     expect(aggregateResults([full]).models[0]).toMatchObject({ model_id: 'm', problems_solved: 1 });
   });

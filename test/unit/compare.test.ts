@@ -157,13 +157,9 @@ describe('compareValues: bool, str, None', () => {
     const expected = 'a'.repeat(100) + 'X' + 'b'.repeat(100);
     const actual = 'a'.repeat(100) + 'Y' + 'b'.repeat(100);
     const result = compare(expected, actual, 'str');
-    expect(result).toEqual(
-      differs('$', 'strings differ at index 100: expected …"aaaaaaaaaaaaXbbbbbbbbbbb"…, got …"aaaaaaaaaaaaYbbbbbbbbbbb"…'),
-    );
+    expect(result).toEqual(differs('$', 'strings differ at index 100: expected …"aaaaaaaaaaaaXbbbbbbbbbbb"…, got …"aaaaaaaaaaaaYbbbbbbbbbbb"…'));
     const shorter = compare('x'.repeat(80), 'x'.repeat(79), 'str');
-    expect(shorter.equal === false && shorter.reason).toBe(
-      'strings differ at index 79: expected …"xxxxxxxxxxxxx", got …"xxxxxxxxxxxx" (length 80 vs 79)',
-    );
+    expect(shorter.equal === false && shorter.reason).toBe('strings differ at index 79: expected …"xxxxxxxxxxxxx", got …"xxxxxxxxxxxx" (length 80 vs 79)');
   });
 });
 
@@ -178,8 +174,27 @@ describe('compareValues: lists', () => {
     [[1, 2], [1, '2'], 'List[int]', differs('$[1]', 'expected int, got string "2"')],
     [[1, 2], '[1, 2]', 'List[int]', differs('$', 'expected List[int], got string "[1, 2]"')],
     [[1, 2], { 0: 1, 1: 2 }, 'List[int]', differs('$', 'expected List[int], got object {"0": 1, "1": 2}')],
-    [[[1, 2], [3, 4]], [[1, 2], [3, 5]], 'List[List[int]]', differs('$[1][1]', 'expected 4, got 5')],
-    [[[1, 2], [3]], [[1, 2], [3, 4]], 'List[List[int]]', differs('$[1]', 'expected list of length 1, got length 2')],
+    [
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [1, 2],
+        [3, 5],
+      ],
+      'List[List[int]]',
+      differs('$[1][1]', 'expected 4, got 5'),
+    ],
+    [
+      [[1, 2], [3]],
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      'List[List[int]]',
+      differs('$[1]', 'expected list of length 1, got length 2'),
+    ],
     [[0.1, 0.2], [0.1, 0.2 + 1e-12], 'List[float]', equal],
     [[0.1, 0.2], [0.1, 0.3], 'List[float]', differs('$[1]', 'expected 0.2, got 0.3')],
     [[0.1, 0.2], [0.1, null], 'List[float]', differs('$[1]', 'expected float, got null')],
@@ -237,8 +252,30 @@ describe('compareValues: sets', () => {
     [[1, null], [null, 1], 'Set[Optional[int]]', equal],
     [[1, 'a'], ['a', 1], 'Set[Union[int, str]]', equal],
     [[1, 'a'], ['1', 'a'], 'Set[Union[int, str]]', differs('$', 'missing element 1, unexpected element "1"')],
-    [[[1, 2], [3, 4]], [[3, 4], [1, 2]], 'Set[Tuple[int, int]]', equal],
-    [[[1, 2], [3, 4]], [[4, 3], [1, 2]], 'Set[Tuple[int, int]]', differs('$', 'missing element [3, 4], unexpected element [4, 3]')],
+    [
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [3, 4],
+        [1, 2],
+      ],
+      'Set[Tuple[int, int]]',
+      equal,
+    ],
+    [
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [4, 3],
+        [1, 2],
+      ],
+      'Set[Tuple[int, int]]',
+      differs('$', 'missing element [3, 4], unexpected element [4, 3]'),
+    ],
     [[[1, 2], [3]], [[2, 1], [3]], 'Set[FrozenSet[int]]', equal],
     [[{ a: 1, b: 2 }], [{ b: 2, a: 1 }], 'Set[Dict[str, int]]', equal],
     [[['a', 'b']], [['a,b']], 'Set[List[str]]', differs('$', 'missing element ["a", "b"], unexpected element ["a,b"]')],

@@ -286,7 +286,14 @@ describe('decodeValue: lists', () => {
     [['1', '2'], 'List[int]', [1, 2]],
     ['(1, 2)', 'List[int]', [1, 2]],
     ['[[1,0]]', 'List[List[int]]', [[1, 0]]],
-    ['[[1,0],[0,1]]', 'List[List[int]]', [[1, 0], [0, 1]]],
+    [
+      '[[1,0],[0,1]]',
+      'List[List[int]]',
+      [
+        [1, 0],
+        [0, 1],
+      ],
+    ],
     [[[1, 0]], 'List[List[int]]', [[1, 0]]],
     [['[1, 0]'], 'List[List[int]]', [[1, 0]]],
     ["['AAAAACCCCC', 'CCCCCAAAAA']", 'List[str]', ['AAAAACCCCC', 'CCCCCAAAAA']],
@@ -387,7 +394,15 @@ describe('decodeValue: sets', () => {
     ['[3, 1, 3]', 'Set[int]', S(3, 1)],
     [[3, 1, 3, '1'], 'Set[int]', S(3, 1)],
     ["{'a', 'b', 'a'}", 'Set[str]', S('a', 'b')],
-    [[[1, 2], [1, 2], [2, 1]], 'Set[Tuple[int, int]]', S(T(1, 2), T(2, 1))],
+    [
+      [
+        [1, 2],
+        [1, 2],
+        [2, 1],
+      ],
+      'Set[Tuple[int, int]]',
+      S(T(1, 2), T(2, 1)),
+    ],
     ['frozenset({1})', 'FrozenSet[int]', F(1)],
     [[2, 1], 'FrozenSet[int]', F(2, 1)],
     ['{(1, 2)}', 'Set[Tuple[int, int]]', S(T(1, 2))],
@@ -548,10 +563,7 @@ describe.skipIf(!existsSync(corpus))('decodeValue on the corpus sample', () => {
 
   it.each(problems)('decodes every input and expected output of %s', (_, problem) => {
     const { parameters, return_values: returns } = problem.function_prototype;
-    const cases = [
-      ...(problem.correctness_test_suite ?? []),
-      ...(problem.prompts ?? []).flatMap((prompt) => prompt.sample_inputs_outputs ?? []),
-    ];
+    const cases = [...(problem.correctness_test_suite ?? []), ...(problem.prompts ?? []).flatMap((prompt) => prompt.sample_inputs_outputs ?? [])];
     expect(cases.length).toBeGreaterThan(0);
     for (const testCase of cases) {
       for (const parameter of parameters) {
@@ -567,8 +579,7 @@ describe.skipIf(!existsSync(corpus))('decodeValue on the corpus sample', () => {
     }
   });
 
-  const suite = (name: string): CorpusCase[] =>
-    problems.find(([file]) => file === name)?.[1].correctness_test_suite ?? [];
+  const suite = (name: string): CorpusCase[] => problems.find(([file]) => file === name)?.[1].correctness_test_suite ?? [];
 
   it('decodes the typed values the reference framework would', () => {
     const [combination] = suite('memory/combination_sum_ii.json');
@@ -576,7 +587,11 @@ describe.skipIf(!existsSync(corpus))('decodeValue on the corpus sample', () => {
     expect(decodeValue(combination?.input?.['target'], parseType('int'))).toEqual({ ok: true, value: 8 });
     expect(decodeValue((combination?.expected_output as unknown[])[0], parseType('List[List[int]]'))).toEqual({
       ok: true,
-      value: [[1, 2, 5], [1, 7], [2, 6]],
+      value: [
+        [1, 2, 5],
+        [1, 7],
+        [2, 6],
+      ],
     });
 
     const [greeting] = suite('bugfixing/problem_4.json');
@@ -634,7 +649,13 @@ describe('dict key order', () => {
   it('keeps the order written when a string holds a JSON dict whose keys JavaScript would reorder', () => {
     expect(decodeValue('{"7": 1, "1": 2}', parseType('Dict[str, int]'))).toEqual({
       ok: true,
-      value: { $evalrun: 'dict', entries: [['7', 1], ['1', 2]] },
+      value: {
+        $evalrun: 'dict',
+        entries: [
+          ['7', 1],
+          ['1', 2],
+        ],
+      },
     });
     // Keys JavaScript leaves in place stay a plain object.
     expect(decodeValue('{"b": 1, "a": 2}', parseType('Dict[str, int]'))).toEqual({ ok: true, value: { b: 1, a: 2 } });

@@ -108,13 +108,24 @@ describe("formatValue: Python's repr", () => {
     [pySet([], true), 'frozenset()'],
     [pySet([1, 2], true), 'frozenset({1, 2})'],
     [{ a: 1, "b'": [floatTag(1)] }, `{'a': 1, "b'": [1.0]}`],
-    [dict([[1, 'a'], [tuple([1, 2]), null], [floatTag(2), true]]), "{1: 'a', (1, 2): None, 2.0: True}"],
+    [
+      dict([
+        [1, 'a'],
+        [tuple([1, 2]), null],
+        [floatTag(2), true],
+      ]),
+      "{1: 'a', (1, 2): None, 2.0: True}",
+    ],
   ])('%s -> %s', (value, expected) => {
     expect(formatValue(value, Infinity, 'python')).toBe(expected);
   });
 
   it('truncates a repr as it truncates JSON', () => {
-    const text = formatValue(Array.from({ length: 100 }, (_, i) => `s${i}`), 30, 'python');
+    const text = formatValue(
+      Array.from({ length: 100 }, (_, i) => `s${i}`),
+      30,
+      'python',
+    );
     expect(text).toHaveLength(30);
     expect(text.startsWith("['s0', 's1'")).toBe(true);
     expect(text.endsWith('…')).toBe(true);
@@ -235,7 +246,25 @@ describe('valueKey', () => {
   });
 
   it('distinguishes values of different kinds and orders', () => {
-    const keys = [1, '1', null, [1], [[1]], { '1': 1 }, [1, 2], [2, 1], 'N', 'T', 'n1', ['a,b'], ['a', 'b'], tuple([1]), pySet([1]), 2.5, floatTag(Infinity)].map(valueKey);
+    const keys = [
+      1,
+      '1',
+      null,
+      [1],
+      [[1]],
+      { '1': 1 },
+      [1, 2],
+      [2, 1],
+      'N',
+      'T',
+      'n1',
+      ['a,b'],
+      ['a', 'b'],
+      tuple([1]),
+      pySet([1]),
+      2.5,
+      floatTag(Infinity),
+    ].map(valueKey);
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).not.toContain(undefined);
     // A tuple is not a list, nor is a set.

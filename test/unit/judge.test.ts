@@ -74,6 +74,10 @@ describe('judge', () => {
 
   it('passes other outcomes through', () => {
     expect(judge({ kind: 'timeout', durationMs: 50 }, '1', FLOAT, DEFAULT_TOLERANCE)).toEqual({ status: 'timeout', durationMs: 50 });
-    expect(judge({ kind: 'threw', message: 'boom', durationMs: 1 }, '1', FLOAT, DEFAULT_TOLERANCE)).toEqual({ status: 'error', message: 'boom', durationMs: 1 });
+    expect(judge({ kind: 'threw', message: 'boom', durationMs: 1 }, '1', FLOAT, DEFAULT_TOLERANCE)).toEqual({
+      status: 'error',
+      message: 'boom',
+      durationMs: 1,
+    });
   });
 });

@@ -121,9 +121,7 @@ describe('loadProblems: invalid files', () => {
     expect(loaded.problems.map((p) => p.file)).toEqual([join(dir, 'bom.json')]);
     expect(loaded.problems[0]?.id).toBe('with_bom');
     expect(loaded.invalid.map((i) => i.file)).toEqual(
-      ['bad-json.json', 'bad-token.json', 'decode.json', 'empty.json', 'schema.json', 'semantic.json'].map((f) =>
-        join(dir, f),
-      ),
+      ['bad-json.json', 'bad-token.json', 'decode.json', 'empty.json', 'schema.json', 'semantic.json'].map((f) => join(dir, f)),
     );
   });
 
@@ -137,9 +135,7 @@ describe('loadProblems: invalid files', () => {
     const token = join(dir, 'bad-token.json');
     expect(invalidFile(loaded, token).errors).toEqual([`${token}: not valid JSON: Unexpected token ',' (line 2, column 17)`]);
     const empty = join(dir, 'empty.json');
-    expect(invalidFile(loaded, empty).errors).toEqual([
-      `${empty}: not valid JSON: Unexpected end of JSON input (line 1, column 1)`,
-    ]);
+    expect(invalidFile(loaded, empty).errors).toEqual([`${empty}: not valid JSON: Unexpected end of JSON input (line 1, column 1)`]);
   });
 
   it('reports every schema error of a file', () => {
@@ -230,12 +226,7 @@ describe('loadProblems: walking the tree', () => {
 
   it('recurses, skips node_modules and hidden entries, and enters each real directory once', async () => {
     const loaded = await loadProblems(root);
-    expect(loaded.problems.map((p) => relative(root, p.file))).toEqual([
-      join('a', 'deeper', 'y.json'),
-      join('a', 'z.json'),
-      'a-b.json',
-      'b.json',
-    ]);
+    expect(loaded.problems.map((p) => relative(root, p.file))).toEqual([join('a', 'deeper', 'y.json'), join('a', 'z.json'), 'a-b.json', 'b.json']);
     const rejected = loaded.invalid.map((entry) => [relative(root, entry.file), entry.errors.length]);
     expect(rejected).toEqual([
       // A link back to a folder being walked is reported once, not followed.
@@ -258,9 +249,7 @@ describe('loadProblems: walking the tree', () => {
     await expect(loadProblems(join(root, 'nope'))).rejects.toThrow(
       `problem directory "${join(root, 'nope')}" cannot be used: ENOENT: no such file or directory`,
     );
-    await expect(loadProblems(join(root, 'b.json'))).rejects.toThrow(
-      `problem directory "${join(root, 'b.json')}" is not a directory`,
-    );
+    await expect(loadProblems(join(root, 'b.json'))).rejects.toThrow(`problem directory "${join(root, 'b.json')}" is not a directory`);
   });
 });
 

@@ -52,7 +52,12 @@ describe('passAtK', () => {
   });
 
   it('equals c/n for k = 1', () => {
-    for (const [n, c] of [[7, 3], [20, 1], [3, 2]] as const) expect(passAtK(n, c, 1)).toBeCloseTo(c / n, 15);
+    for (const [n, c] of [
+      [7, 3],
+      [20, 1],
+      [3, 2],
+    ] as const)
+      expect(passAtK(n, c, 1)).toBeCloseTo(c / n, 15);
   });
 
   it('is null when k > n', () => {
@@ -71,14 +76,27 @@ describe('passAtK', () => {
 
 describe('passAtKTable', () => {
   it('averages over groups, keyed pass@k in ascending k', () => {
-    const table = passAtKTable([{ n: 5, c: 2 }, { n: 5, c: 0 }, { n: 5, c: 5 }], [2, 1, 2]);
+    const table = passAtKTable(
+      [
+        { n: 5, c: 2 },
+        { n: 5, c: 0 },
+        { n: 5, c: 5 },
+      ],
+      [2, 1, 2],
+    );
     expect(Object.keys(table)).toEqual(['pass@1', 'pass@2']);
     expect(table['pass@1']).toBeCloseTo((0.4 + 0 + 1) / 3, 15);
     expect(table['pass@2']).toBeCloseTo((0.7 + 0 + 1) / 3, 15);
   });
 
   it('gives null for a k that some group has too few samples for', () => {
-    const table = passAtKTable([{ n: 10, c: 3 }, { n: 2, c: 1 }], [1, 5]);
+    const table = passAtKTable(
+      [
+        { n: 10, c: 3 },
+        { n: 2, c: 1 },
+      ],
+      [1, 5],
+    );
     expect(table['pass@1']).toBeCloseTo((0.3 + 0.5) / 2, 15);
     expect(table['pass@5']).toBeNull();
   });

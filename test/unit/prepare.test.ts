@@ -49,7 +49,13 @@ function errorsOf(shape: Shape): string[] {
 
 describe('prepareProblem', () => {
   it('describes the function: name, parameters, parsed types', () => {
-    const p = prepared({ parameters: [['xs', 'List[int]'], ['k', 'int']], returns: ['Dict[str, int]'] });
+    const p = prepared({
+      parameters: [
+        ['xs', 'List[int]'],
+        ['k', 'int'],
+      ],
+      returns: ['Dict[str, int]'],
+    });
     expect(p).toMatchObject({
       file: FILE,
       id: 'p',
@@ -63,18 +69,22 @@ describe('prepareProblem', () => {
 
   it('decodes inputs in parameter order, whatever the key order of the test', () => {
     const p = prepared({
-      parameters: [['a', 'int'], ['b', 'str']],
+      parameters: [
+        ['a', 'int'],
+        ['b', 'str'],
+      ],
       returns: ['int'],
       tests: [{ input: { b: 'x', a: 1 }, expected_output: [1] }],
     });
-    expect(p.correctness.tests).toEqual([
-      { index: 0, source: '$.correctness_test_suite[0]', args: [1, 'x'], expected: 1, rawInput: { b: 'x', a: 1 } },
-    ]);
+    expect(p.correctness.tests).toEqual([{ index: 0, source: '$.correctness_test_suite[0]', args: [1, 'x'], expected: 1, rawInput: { b: 'x', a: 1 } }]);
   });
 
   it('decodes string-encoded values by their declared types', () => {
     const p = prepared({
-      parameters: [['nums', 'List[int]'], ['k', 'int']],
+      parameters: [
+        ['nums', 'List[int]'],
+        ['k', 'int'],
+      ],
       returns: ['bool'],
       tests: [{ input: { nums: '[1, 2, 3]', k: '7' }, expected_output: ['True'] }],
     });
@@ -140,7 +150,10 @@ describe('prepareProblem', () => {
   it('reports every value that does not decode, with its path', () => {
     expect(
       errorsOf({
-        parameters: [['a', 'int'], ['odd key', 'List[int]']],
+        parameters: [
+          ['a', 'int'],
+          ['odd key', 'List[int]'],
+        ],
         returns: ['int'],
         tests: [
           { input: { a: 1, 'odd key': [] }, expected_output: [1] },
@@ -174,7 +187,11 @@ describe('prepareProblem', () => {
   it('accepts values of an unknown type as written and warns once per type', () => {
     const p = prepared(
       {
-        parameters: [['root', 'TreeNode'], ['other', 'Optional[TreeNode]'], ['w', 'List[Widget]']],
+        parameters: [
+          ['root', 'TreeNode'],
+          ['other', 'Optional[TreeNode]'],
+          ['w', 'List[Widget]'],
+        ],
         returns: ['TreeNode'],
         tests: [{ input: { root: { val: 1 }, other: null, w: ['x'] }, expected_output: [[1, 2]] }],
       },

@@ -206,7 +206,14 @@ describe('parsePythonLiteral: containers', () => {
     ['[1, 2, 3,]', [1, 2, 3]],
     ['[ 1 ,2 , 3 ]', [1, 2, 3]],
     ['[[1, 0]]', [[1, 0]]],
-    ['[[1,2,5],[1,7],[2,6]]', [[1, 2, 5], [1, 7], [2, 6]]],
+    [
+      '[[1,2,5],[1,7],[2,6]]',
+      [
+        [1, 2, 5],
+        [1, 7],
+        [2, 6],
+      ],
+    ],
     ["['AAAAACCCCC', 'CCCCCAAAAA']", ['AAAAACCCCC', 'CCCCCAAAAA']],
     ['[1, "a", None, True, 2.5]', [1, 'a', null, true, 2.5]],
     ['()', T()],
@@ -337,7 +344,36 @@ describe('parsePythonLiteral: nesting limits', () => {
 
 describe('parsePythonLiteral: robustness', () => {
   it('never throws on random input', () => {
-    const pieces = ['[', ']', '(', ')', '{', '}', ',', ':', "'", '"', '\\', '1', '-', '.', 'e', 'True', 'None', 'x', ' ', '\n', '#', 'float(', 'set(', '0x', '_', 'u', 'r', 'inf'];
+    const pieces = [
+      '[',
+      ']',
+      '(',
+      ')',
+      '{',
+      '}',
+      ',',
+      ':',
+      "'",
+      '"',
+      '\\',
+      '1',
+      '-',
+      '.',
+      'e',
+      'True',
+      'None',
+      'x',
+      ' ',
+      '\n',
+      '#',
+      'float(',
+      'set(',
+      '0x',
+      '_',
+      'u',
+      'r',
+      'inf',
+    ];
     let seed = 987654321;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

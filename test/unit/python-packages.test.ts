@@ -58,7 +58,10 @@ describe('readPythonPackages: shared libraries', () => {
   it('approves the libraries in folders and in wheels, by the digest of their uncompressed bytes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-unit-pkgs-'));
     const inWheel = variant(so, 'C');
-    writeFileSync(join(dir, 'a-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl'), zip({ [`a/${EXTENSION_FILE}`]: inWheel, 'a/__init__.py': '' }, { deflate: true }));
+    writeFileSync(
+      join(dir, 'a-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl'),
+      zip({ [`a/${EXTENSION_FILE}`]: inWheel, 'a/__init__.py': '' }, { deflate: true }),
+    );
     const stored = variant(so, 'K');
     writeFileSync(join(dir, 'b-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl'), zip({ 'b/libb.so.1': stored }));
     mkdirSync(join(dir, 'pkg'));

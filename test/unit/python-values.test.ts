@@ -96,9 +96,7 @@ describe('Python kinds by declared type', () => {
   it('writes an integral float as a float for Python because the value is one, and leaves JavaScript its numbers', () => {
     // The kind comes from the value: a float tag is a float, a plain integral number an int, whatever the declared type.
     const value = T(FL('3.0'), [FL('1.0'), 2.5], 4);
-    expect(encodeWire(value, 'python')).toBe(
-      '{"$evalrun":"tuple","items":[{"$evalrun":"float","value":"3.0"},[{"$evalrun":"float","value":"1.0"},2.5],4]}',
-    );
+    expect(encodeWire(value, 'python')).toBe('{"$evalrun":"tuple","items":[{"$evalrun":"float","value":"3.0"},[{"$evalrun":"float","value":"1.0"},2.5],4]}');
     expect(encodeWire(decoded('(3.0, [1.0, 2.5], 4)', 'Tuple[float, List[float], int]'), 'python')).toBe(encodeWire(value, 'python'));
     expect(encodeWire([FL('3.0'), FL('2.0')], 'python')).toBe('[{"$evalrun":"float","value":"3.0"},{"$evalrun":"float","value":"2.0"}]');
     // An int stays an int, also where List[float] is declared (as in the problem file).
@@ -131,7 +129,12 @@ describe('Python kinds by declared type', () => {
     expect(decodeWire('{"$evalrun":"float","value":"0.5"}')).toEqual({ ok: true, value: 0.5 });
     const floats = [FL('3.0'), FL('-0.0'), FL('NaN'), FL('Infinity'), FL('-Infinity'), 0.5] as Value;
     expect(decodeWire(encodeWire(floats))).toEqual({ ok: true, value: floats });
-    for (const bad of ['{"$evalrun":"int","value":"1.5"}', '{"$evalrun":"tuple","items":1}', '{"$evalrun":"float","value":"x"}', '{"$evalrun":"dict","entries":[[1,2,3]]}']) {
+    for (const bad of [
+      '{"$evalrun":"int","value":"1.5"}',
+      '{"$evalrun":"tuple","items":1}',
+      '{"$evalrun":"float","value":"x"}',
+      '{"$evalrun":"dict","entries":[[1,2,3]]}',
+    ]) {
       expect(decodeWire(bad).ok).toBe(false);
     }
   });

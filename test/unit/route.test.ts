@@ -21,13 +21,34 @@ const OPTIONS: BatchOptions = {
 };
 
 function candidate(i: number, tests = 2): Candidate {
-  return { problemId: `p${i}`, file: `/p/p${i}.json`, modelId: 'm', promptId: null, sampleId: String(i), source: `s${i}`, tests, submission: null, extract: false };
+  return {
+    problemId: `p${i}`,
+    file: `/p/p${i}.json`,
+    modelId: 'm',
+    promptId: null,
+    sampleId: String(i),
+    source: `s${i}`,
+    tests,
+    submission: null,
+    extract: false,
+  };
 }
 
 function graded(m: { batch: number; item: number }, passed: boolean): ItemMessage {
   const row = {
-    problem_id: 'p', model_id: 'm', prompt_id: null, sample_id: null, language: 'javascript', status: passed ? 'passed' : 'failed', error: null,
-    entry_point: 'f', passed: passed ? 1 : 0, total: 1, duration_ms: 0, counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0, skipped: 0 }, ran: true,
+    problem_id: 'p',
+    model_id: 'm',
+    prompt_id: null,
+    sample_id: null,
+    language: 'javascript',
+    status: passed ? 'passed' : 'failed',
+    error: null,
+    entry_point: 'f',
+    passed: passed ? 1 : 0,
+    total: 1,
+    duration_ms: 0,
+    counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
+    ran: true,
   } as const;
   return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')] };
 }
@@ -154,7 +175,9 @@ describe('Route', () => {
   it('a candidate that kills every worker uses up only its own attempts, then runs one test at a time', async () => {
     // Batches of 4 (64 items, 2 workers): p5 is in the middle of [p4 .. p7].
     expect(batchSize(64, 2)).toBe(4);
-    const pool = new FakePool(2, (item) => (item.kind === 'grade' && item.candidate.problemId === 'p5' && item.oneByOne === undefined ? new SandboxCrashed('killed by SIGSEGV') : null));
+    const pool = new FakePool(2, (item) =>
+      item.kind === 'grade' && item.candidate.problemId === 'p5' && item.oneByOne === undefined ? new SandboxCrashed('killed by SIGSEGV') : null,
+    );
     const route = new Route({ pool, batch: OPTIONS });
     const answered: number[] = [];
     await route.send(gradeItems(64), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });

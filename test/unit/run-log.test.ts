@@ -124,7 +124,10 @@ describe('the run log', () => {
 
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
     const store = create(scratch(), ['km']);
-    const many = result('m', Array.from({ length: FAILURES_KEPT + 30 }, () => false));
+    const many = result(
+      'm',
+      Array.from({ length: FAILURES_KEPT + 30 }, () => false),
+    );
     store.recordResults('km', [many]);
     expect(store.failingTests().shown).toHaveLength(FAILURES_KEPT);
     expect(store.failingTests().total).toBe(FAILURES_KEPT + 30);
@@ -147,7 +150,14 @@ describe("the run log's values", () => {
       2.5,
       { $evalrun: 'tuple', items: [1, 'a'] },
       { $evalrun: 'set', items: [1, 2] },
-      { $evalrun: 'dict', entries: [['7', 'later key first'], ['1', 'x'], [big, floatTag(1e16)]] },
+      {
+        $evalrun: 'dict',
+        entries: [
+          ['7', 'later key first'],
+          ['1', 'x'],
+          [big, floatTag(1e16)],
+        ],
+      },
     ];
     const c = result('kinds', [true]);
     const t = c.tests[0]!;

@@ -1,13 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  PROBLEM_SCHEMA_ID,
-  ProblemSchema,
-  problemJsonSchema,
-  type Problem,
-  type Prompt,
-  type TestCase,
-} from '../../src/problems/schema.js';
+import { PROBLEM_SCHEMA_ID, ProblemSchema, problemJsonSchema, type Problem, type Prompt, type TestCase } from '../../src/problems/schema.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -99,12 +99,18 @@ describe('--shard values', () => {
     expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ index: 1, count: 3 });
     expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '3' })).toEqual({ index: 3, count: 3 });
     expect(
-      shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '7', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '9', SLURM_ARRAY_TASK_STEP: '2', SLURM_ARRAY_TASK_COUNT: '5' }),
+      shardFromEnvironment({
+        SLURM_ARRAY_TASK_ID: '7',
+        SLURM_ARRAY_TASK_MIN: '1',
+        SLURM_ARRAY_TASK_MAX: '9',
+        SLURM_ARRAY_TASK_STEP: '2',
+        SLURM_ARRAY_TASK_COUNT: '5',
+      }),
     ).toEqual({ index: 4, count: 5 });
     // --array=1,4,9: three tasks that no range maps onto shards.
-    expect(() =>
-      shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '4', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '9', SLURM_ARRAY_TASK_COUNT: '3' }),
-    ).toThrow(/gaps/);
+    expect(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '4', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '9', SLURM_ARRAY_TASK_COUNT: '3' })).toThrow(
+      /gaps/,
+    );
     expect(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '2' })).toThrow(/SLURM_ARRAY_TASK_COUNT/);
   });
 

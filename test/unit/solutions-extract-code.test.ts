@@ -17,8 +17,15 @@ describe('extractCode with fenced blocks', () => {
 
   it('takes the LAST of several blocks', () => {
     const raw = [
-      'First attempt:', `${fence}js`, 'function f(a) { return a }', fence,
-      'Better:', `${fence}ts`, 'function f(a: number): number { return a + 1 }', fence, 'Done.',
+      'First attempt:',
+      `${fence}js`,
+      'function f(a) { return a }',
+      fence,
+      'Better:',
+      `${fence}ts`,
+      'function f(a: number): number { return a + 1 }',
+      fence,
+      'Done.',
     ].join('\n');
     expect(extractCode(raw)).toEqual({ code: 'function f(a: number): number { return a + 1 }', fenced: true, fenceLanguage: 'ts' });
   });
@@ -107,11 +114,11 @@ describe('extractCode without fences', () => {
 
   it('keeps lines that could be code, however prose-like', () => {
     const cases = [
-      'Foo is not None',           // a Python expression statement
-      'Solution:',                 // a JavaScript label
-      'print the_result',          // Python 2 print statement
+      'Foo is not None', // a Python expression statement
+      'Solution:', // a JavaScript label
+      'print the_result', // Python 2 print statement
       'x = compute(a, b)',
-      '# Here is the function',    // a comment
+      '# Here is the function', // a comment
       'return value if ok else other',
       'export default class Foo extends Bar',
       'let us = 1',

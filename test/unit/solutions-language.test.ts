@@ -29,7 +29,16 @@ describe('detectLanguage hints', () => {
 
   it('normalizes language names and aliases', () => {
     expect(['Python', 'py', 'python3', ' JavaScript ', 'node', 'TS', 'typescript', 'cpp', '', null].map(normalizeLanguageName)).toEqual([
-      'python', 'python', 'python', 'javascript', 'javascript', 'typescript', 'typescript', null, null, null,
+      'python',
+      'python',
+      'python',
+      'javascript',
+      'javascript',
+      'typescript',
+      'typescript',
+      null,
+      null,
+      null,
     ]);
   });
 });

@@ -15,8 +15,7 @@ const any: TypeNode = { kind: 'any' };
 const list = (item: TypeNode): TypeNode => ({ kind: 'list', item });
 const set = (item: TypeNode): TypeNode => ({ kind: 'set', item });
 const dict = (key: TypeNode, value: TypeNode): TypeNode => ({ kind: 'dict', key, value });
-const tuple = (items: TypeNode[], rest?: TypeNode): TypeNode =>
-  rest === undefined ? { kind: 'tuple', items } : { kind: 'tuple', items, rest };
+const tuple = (items: TypeNode[], rest?: TypeNode): TypeNode => (rest === undefined ? { kind: 'tuple', items } : { kind: 'tuple', items, rest });
 const optional = (inner: TypeNode): TypeNode => ({ kind: 'optional', inner });
 const union = (...options: TypeNode[]): TypeNode => ({ kind: 'union', options });
 const unknown = (text: string): TypeNode => ({ kind: 'unknown', text });
@@ -196,7 +195,29 @@ describe('parseType: unknown types', () => {
   });
 
   it('never throws on random input built from the grammar alphabet', () => {
-    const pieces = ['List', 'Dict', 'int', 'str', 'None', 'Optional', 'Union', 'Tuple', '[', ']', ',', '|', '...', ' of ', ' or ', '(', ')', "'", 'x', ':', '->'];
+    const pieces = [
+      'List',
+      'Dict',
+      'int',
+      'str',
+      'None',
+      'Optional',
+      'Union',
+      'Tuple',
+      '[',
+      ']',
+      ',',
+      '|',
+      '...',
+      ' of ',
+      ' or ',
+      '(',
+      ')',
+      "'",
+      'x',
+      ':',
+      '->',
+    ];
     let seed = 12345;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

@@ -1,12 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import {
-  childPath,
-  formatJsonPath,
-  formatJsonPointer,
-  jsonPointerToSegments,
-  renderPathSegment,
-} from '../../src/problems/json-path.js';
+import { childPath, formatJsonPath, formatJsonPointer, jsonPointerToSegments, renderPathSegment } from '../../src/problems/json-path.js';
 import { ProblemDefaultsSchema } from '../../src/problems/schema.js';
 import { validateProblemDocument } from '../../src/problems/validate.js';
 
@@ -63,9 +57,7 @@ function at(doc: Record<string, unknown>, ...keys: (string | number)[]): Record<
 describe('json paths', () => {
   it('renders segments with dots, indices and quoted odd keys', () => {
     expect(formatJsonPath([])).toBe('$');
-    expect(formatJsonPath(['function_prototype', 'parameters', 1, 'type'])).toBe(
-      '$.function_prototype.parameters[1].type',
-    );
+    expect(formatJsonPath(['function_prototype', 'parameters', 1, 'type'])).toBe('$.function_prototype.parameters[1].type');
     expect(formatJsonPath(['odd key'])).toBe('$["odd key"]');
     expect(formatJsonPath(['input', '1'])).toBe('$.input["1"]');
     expect(formatJsonPath(['say "hi"'])).toBe('$["say \\"hi\\""]');
@@ -206,9 +198,7 @@ describe('validateProblemDocument: schema errors', () => {
   it('reports a wrong type with its path, expected and found types', () => {
     const doc = specDoc();
     at(doc, 'function_prototype', 'parameters', 1)['type'] = 5;
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.function_prototype.parameters[1].type: expected string, got number',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.function_prototype.parameters[1].type: expected string, got number']);
   });
 
   it('reports a missing required field once, at the parent path', () => {
@@ -253,10 +243,7 @@ describe('validateProblemDocument: schema errors', () => {
 
   it('looks inside the one union option that has the right kind', () => {
     const doc = { ...specDoc(), tags: ['ok', 7, false] };
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.tags[1]: expected string, got number',
-      'problems/x.json: $.tags[2]: expected string, got boolean',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.tags[1]: expected string, got number', 'problems/x.json: $.tags[2]: expected string, got boolean']);
   });
 
   it('rejects empty names', () => {
@@ -293,10 +280,7 @@ describe('validateProblemDocument: schema errors', () => {
     expect(validateProblemDocument(doc, 'x.json')).toEqual({
       ok: false,
       id: null,
-      errors: [
-        'x.json: $: missing required field "identifier"',
-        'x.json: $.correctness_test_suite[0].input: expected object, got string',
-      ],
+      errors: ['x.json: $: missing required field "identifier"', 'x.json: $.correctness_test_suite[0].input: expected object, got string'],
     });
   });
 });
@@ -305,13 +289,9 @@ describe('validateProblemDocument: semantic errors', () => {
   it('requires the function name to be a usable JavaScript identifier', () => {
     const doc = specDoc();
     at(doc, 'function_prototype')['function_name'] = 'add-two';
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.function_prototype.function_name: "add-two" is not a valid JavaScript identifier',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.function_prototype.function_name: "add-two" is not a valid JavaScript identifier']);
     at(doc, 'function_prototype')['function_name'] = 'class';
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.function_prototype.function_name: "class" is a reserved word in JavaScript',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.function_prototype.function_name: "class" is a reserved word in JavaScript']);
     at(doc, 'function_prototype')['function_name'] = '_private$1';
     expect(validateProblemDocument(doc, FILE).ok).toBe(true);
   });
@@ -330,9 +310,7 @@ describe('validateProblemDocument: semantic errors', () => {
     const doc = specDoc();
     const prompts = doc['prompts'] as unknown[];
     prompts.push({ ...(prompts[0] as object) });
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.prompts[1].prompt_id: duplicate prompt_id "brief" (also $.prompts[0].prompt_id)',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.prompts[1].prompt_id: duplicate prompt_id "brief" (also $.prompts[0].prompt_id)']);
   });
 
   it('requires each test input to have exactly the parameter names', () => {
@@ -365,9 +343,7 @@ describe('validateProblemDocument: semantic errors', () => {
     ]);
     at(doc, 'function_prototype')['return_values'] = [{ type: 'int' }, { type: 'int' }];
     at(doc, 'prompts', 0)['sample_inputs_outputs'] = [];
-    expect(errorsOf(doc)).toEqual([
-      'problems/x.json: $.correctness_test_suite[1].expected_output: expected 2 values (one per return value), got 0',
-    ]);
+    expect(errorsOf(doc)).toEqual(['problems/x.json: $.correctness_test_suite[1].expected_output: expected 2 values (one per return value), got 0']);
   });
 
   it('returns the identifier with semantic errors', () => {

@@ -15,7 +15,10 @@ describe('wire format', () => {
       d: { e: [true, false] },
     } as unknown as Value;
     expect(decodeWire(encodeWire(value))).toEqual({ ok: true, value });
-    expect(decodeWire(encodeWire(value, 'javascript'))).toEqual({ ok: true, value: { ...(value as object), a: [1, 2.5, FL('NaN'), FL('Infinity'), FL('-Infinity'), 3, 0, 2n ** 70n] } });
+    expect(decodeWire(encodeWire(value, 'javascript'))).toEqual({
+      ok: true,
+      value: { ...(value as object), a: [1, 2.5, FL('NaN'), FL('Infinity'), FL('-Infinity'), 3, 0, 2n ** 70n] },
+    });
   });
 
   it('keeps every float a float: integral, negative zero and non-finite ones decode to float tags', () => {
@@ -66,7 +69,10 @@ describe('wire format', () => {
   });
 
   it('writes each Python kind in the form its reader takes', () => {
-    const value = [{ $evalrun: 'tuple', items: [1, 2] }, { $evalrun: 'frozenset', items: [3] }] as never;
+    const value = [
+      { $evalrun: 'tuple', items: [1, 2] },
+      { $evalrun: 'frozenset', items: [3] },
+    ] as never;
     expect(encodeWire(value, 'python')).toBe('[{"$evalrun":"tuple","items":[1,2]},{"$evalrun":"frozenset","items":[3]}]');
     expect(encodeWire(value)).toBe(encodeWire(value, 'python'));
     expect(encodeWire(value, 'javascript')).toBe('[[1,2],{"$evalrun":"set","items":[3]}]');

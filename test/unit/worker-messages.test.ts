@@ -40,7 +40,12 @@ describe('readFromWorker', () => {
         type: 'solutions',
         batch: 1,
         item: 1,
-        outcomes: [{ kind: 'submission', submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', raw: 'x', declaredLanguage: 'python' } }],
+        outcomes: [
+          {
+            kind: 'submission',
+            submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', raw: 'x', declaredLanguage: 'python' },
+          },
+        ],
       },
       { type: 'answered', batch: 1, item: 0, reply: { kind: 'load-error', message: 'no' } },
       { type: 'failed', batch: 1, item: 0, message: 'bug' },

@@ -27,22 +27,60 @@
  */
 
 const PURE_IMPORTS = new Set([
-  '_PyEM_TrampolineCall_JS', '_Py_CheckEmscriptenSignals_Helper', '_Py_emscripten_runtime',
-  'clock_time_get', 'clock_res_get', 'emscripten_date_now', 'emscripten_get_now', 'random_get',
-  'emscripten_resize_heap', 'emscripten_get_heap_max', 'environ_get', 'environ_sizes_get',
-  '_tzset_js', '_localtime_js', '_gmtime_js', '_timegm_js', '_mktime_js', '_emscripten_get_progname',
-  '__syscall_getuid32_js', 'getprotobyname',
-  '__syscall_getcwd', '__syscall_stat64', '__syscall_lstat64', '__syscall_fstat64', '__syscall_newfstatat',
-  '__syscall_getdents64', '__syscall_readlinkat', '__syscall_faccessat', '__syscall_statfs64', '__syscall_fstatfs64',
-  'fd_close', 'fd_seek', 'fd_pread', 'fd_fdstat_get', 'fd_sync', '__syscall_fdatasync', '__syscall_fadvise64',
-  '__syscall_dup', '__syscall_dup3', '__syscall_fcntl64',
+  '_PyEM_TrampolineCall_JS',
+  '_Py_CheckEmscriptenSignals_Helper',
+  '_Py_emscripten_runtime',
+  'clock_time_get',
+  'clock_res_get',
+  'emscripten_date_now',
+  'emscripten_get_now',
+  'random_get',
+  'emscripten_resize_heap',
+  'emscripten_get_heap_max',
+  'environ_get',
+  'environ_sizes_get',
+  '_tzset_js',
+  '_localtime_js',
+  '_gmtime_js',
+  '_timegm_js',
+  '_mktime_js',
+  '_emscripten_get_progname',
+  '__syscall_getuid32_js',
+  'getprotobyname',
+  '__syscall_getcwd',
+  '__syscall_stat64',
+  '__syscall_lstat64',
+  '__syscall_fstat64',
+  '__syscall_newfstatat',
+  '__syscall_getdents64',
+  '__syscall_readlinkat',
+  '__syscall_faccessat',
+  '__syscall_statfs64',
+  '__syscall_fstatfs64',
+  'fd_close',
+  'fd_seek',
+  'fd_pread',
+  'fd_fdstat_get',
+  'fd_sync',
+  '__syscall_fdatasync',
+  '__syscall_fadvise64',
+  '__syscall_dup',
+  '__syscall_dup3',
+  '__syscall_fcntl64',
 ]);
 /** The FFI calls Pyodide itself makes to hand the harness its strings and return its results. */
 const HARNESS_IMPORTS = new Set([
-  'JsvArray_Get', 'js2python_js', 'JsvError_Check', 'JsvNoValue_Check',
-  '_python2js_ascii', '_python2js_ucs1', '_python2js_ucs2', '_python2js_ucs4',
+  'JsvArray_Get',
+  'js2python_js',
+  'JsvError_Check',
+  'JsvNoValue_Check',
+  '_python2js_ascii',
+  '_python2js_ucs1',
+  '_python2js_ucs2',
+  '_python2js_ucs4',
 ]);
-const BRIDGE_IMPORT = /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|emscripten_dlopen|ffi_|emscripten_promise)/;
+const BRIDGE_IMPORT =
+  /^_{0,2}(Jsv|Jsr|JsProxy|JsObjMap|JsArray|JsMap|JsModule|JsBuffer|JsDoubleProxy|JsException|JsObject|js2python|python2js|pyproxy|proxy_cache|destroy_prox|destroy_jsarray|raw_call_js|hiwire|wrap_|jslib|pyodide_js|set_pyodide_module|handle_next_result|is_comlink|new_error|my_dict_converter|syncifyHandler|set_suspender|get_suspender|saveState|restoreState|capture_stderr|restore_stderr|throw_no_gil|create_once_callable|create_promise_handles|array_to_js|get_async_js_call|_?agen_handle|can_run_sync|get_length_|gc_register_proxies|emscripten_asm_const|emscripten_dlopen|ffi_|emscripten_promise)/;
 
 /** Imports whose arguments decide whether a call changes state. */
 type CheckedImport = '__syscall_openat' | 'fd_read' | '__syscall_ioctl';

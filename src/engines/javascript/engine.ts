@@ -245,13 +245,11 @@ class JsSession implements Session {
     const idle = new Promise<CallResult>((resolve) => {
       timer = setTimeout(() => resolve({ kind: 'timeout', cpuMs: cpu(), idle: true }), remainingMs + IDLE_GRACE_MS);
     });
-    const running = loaded.settle
-      .apply(undefined, [], { timeout: remainingMs, result: { promise: true, copy: true } })
-      .then(
-        (settled): CallResult =>
-          typeof settled === 'string' ? { kind: 'finished', text: settled, cpuMs: cpu() } : { kind: 'crashed', message: 'harness returned no text' },
-        (e: unknown): CallResult => failedCall(isolate, e, cpu()),
-      );
+    const running = loaded.settle.apply(undefined, [], { timeout: remainingMs, result: { promise: true, copy: true } }).then(
+      (settled): CallResult =>
+        typeof settled === 'string' ? { kind: 'finished', text: settled, cpuMs: cpu() } : { kind: 'crashed', message: 'harness returned no text' },
+      (e: unknown): CallResult => failedCall(isolate, e, cpu()),
+    );
     try {
       return await Promise.race([running, idle]);
     } finally {

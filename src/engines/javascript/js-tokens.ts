@@ -24,16 +24,43 @@ export interface Token {
 }
 
 /** Keywords after which a `/` starts a regex literal rather than a division. */
-const REGEX_AFTER_WORDS = new Set([
-  'return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
-  'case', 'do', 'else', 'yield', 'await',
-]);
+const REGEX_AFTER_WORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
 
 // Longest first, so that `===` is not read as `==` `=`.
 const PUNCTUATORS = [
-  '>>>=', '...', '===', '!==', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=',
-  '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=',
-  '/=', '%=', '&=', '|=', '^=', '**', '<<', '>>',
+  '>>>=',
+  '...',
+  '===',
+  '!==',
+  '**=',
+  '<<=',
+  '>>=',
+  '>>>',
+  '&&=',
+  '||=',
+  '??=',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '?.',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '**',
+  '<<',
+  '>>',
 ];
 
 const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
@@ -121,8 +148,11 @@ class Scanner {
     while (this.pos < this.src.length) {
       const c = this.src[this.pos];
       if (c === '\\') this.pos += 2;
-      else if (c === quote) { this.pos++; break; }
-      else if (c === '\n') break; // unterminated: stop at the line end
+      else if (c === quote) {
+        this.pos++;
+        break;
+      } else if (c === '\n')
+        break; // unterminated: stop at the line end
       else this.pos++;
     }
     this.push('string', this.src.slice(start, this.pos));
@@ -133,7 +163,10 @@ class Scanner {
     const start = this.pos;
     while (this.pos < this.src.length) {
       const c = this.src[this.pos];
-      if (c === '\\') { this.pos += 2; continue; }
+      if (c === '\\') {
+        this.pos += 2;
+        continue;
+      }
       if (c === '`') {
         this.push('template', this.src.slice(start, this.pos));
         this.pos++;
@@ -185,7 +218,10 @@ class Scanner {
     while (i < this.src.length) {
       const c = this.src[i];
       if (c === '\n') return this.readPunctuator(); // not a regex after all
-      if (c === '\\') { i += 2; continue; }
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
       if (c === '[') inClass = true;
       else if (c === ']') inClass = false;
       else if (c === '/' && !inClass) break;

@@ -26,8 +26,22 @@ const DECLARATION_WORDS = new Set(['function', 'async', 'class', 'const', 'let',
 
 /** Words after which a line break does not end the statement (the expression continues). */
 const CONTINUING_WORDS = new Set([
-  'return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case',
-  'yield', 'await', 'extends', 'as', 'satisfies', 'keyof',
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'yield',
+  'await',
+  'extends',
+  'as',
+  'satisfies',
+  'keyof',
 ]);
 
 /** Tokens after which a line break may end a statement (automatic semicolon insertion). */
@@ -194,7 +208,10 @@ export function topLevelFunctionNames(code: string): string[] {
   const found: string[] = [];
   let i = 0;
   while (i < tokens.length) {
-    if (!atStatementStart(tokens, i)) { i++; continue; }
+    if (!atStatementStart(tokens, i)) {
+      i++;
+      continue;
+    }
     const scan = scanStatement(tokens, i);
     found.push(...scan.names);
     i = Math.max(scan.next, i + 1);

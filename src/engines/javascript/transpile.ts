@@ -34,10 +34,7 @@ export type PreparedJavaScript = { ok: true; code: string } | { ok: false; error
 /** Name esbuild uses in messages and in generated identifiers (`solution_default`). */
 const SOURCE_NAME = 'solution';
 
-export async function prepareJavaScript(
-  code: string,
-  language: 'javascript' | 'typescript',
-): Promise<PreparedJavaScript> {
+export async function prepareJavaScript(code: string, language: 'javascript' | 'typescript'): Promise<PreparedJavaScript> {
   const isModule = hasModuleSyntax(tokenizeJs(code));
   if (language === 'javascript' && !isModule) return { ok: true, code };
   try {

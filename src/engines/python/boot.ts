@@ -195,8 +195,7 @@ export class Interpreter {
       if (ready !== 'ready') throw new Error('evalrun: the Python harness did not start');
       const api = (await context.global.get('__evalrunApi', { reference: true })) as ivm.Reference<Record<string, unknown>>;
       await context.global.delete('__evalrunApi');
-      const ref = async <T>(name: string): Promise<ivm.Reference<T>> =>
-        (await api.get(name, { reference: true })) as ivm.Reference<T>;
+      const ref = async <T>(name: string): Promise<ivm.Reference<T>> => (await api.get(name, { reference: true })) as ivm.Reference<T>;
       const refs: HarnessRefs = {
         prepare: await ref('prepare'),
         runTests: await ref('runTests'),

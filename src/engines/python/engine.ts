@@ -55,9 +55,7 @@ function loadSnapshot(files: PyodideFiles, cacheDir: string, fresh: boolean): Pr
   if (known !== undefined && !fresh) return known;
   const made = (async (): Promise<LoadedSnapshot> => {
     const make = (): Promise<Uint8Array> => makeSnapshot(files);
-    const { bytes, origin } = fresh
-      ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const }
-      : await readOrMakeSnapshot(path, make);
+    const { bytes, origin } = fresh ? { bytes: await makeAndCacheSnapshot(path, make), origin: 'made' as const } : await readOrMakeSnapshot(path, make);
     return { copy: new ivm.ExternalCopy(sharedBuffer(bytes)), origin };
   })();
   snapshots.set(path, made);

@@ -21,7 +21,9 @@ const ROW_ERROR_CHARS = 90;
 const C = { problem: 0, model: 1, prompt: 2, sample: 3, language: 4, status: 5, passed: 6, total: 7, ms: 8, error: 9 } as const;
 
 const rows = JSON.parse(byId('rows').textContent) as PageRow[];
-const haystack = rows.map((r) => [r[C.problem], r[C.model], r[C.prompt] ?? '', r[C.sample] ?? '', r[C.language], r[C.status], r[C.error] ?? ''].join('\u0001').toLowerCase());
+const haystack = rows.map((r) =>
+  [r[C.problem], r[C.model], r[C.prompt] ?? '', r[C.sample] ?? '', r[C.language], r[C.status], r[C.error] ?? ''].join('\u0001').toLowerCase(),
+);
 const all = rows.map((_, i) => i);
 let view = all;
 let page = 0;
