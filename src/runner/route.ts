@@ -45,17 +45,20 @@ export class Route {
    * promise rejects with what it threw. `call`: options of this call alone
    * (the grading service sends each request's own), and a signal that
    * drops the batches of this call still waiting for their turn (their
-   * items get no answer) while those in flight finish.
+   * items get no answer) while those in flight finish; and `request`: the
+   * items are one request among others in flight (the grading service), so
+   * they go in as few batches as spread them over the workers, rather than
+   * the small batches a whole run's list is cut into to balance its end.
    */
   async send(
     items: readonly IndexedItem[],
     handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] },
-    call: { batch?: BatchOptions; signal?: AbortSignal } = {},
+    call: { batch?: BatchOptions; signal?: AbortSignal; request?: boolean } = {},
   ): Promise<void> {
     const options = call.batch ?? this.options.batch;
     const limits = options.grade.limits;
     const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item, tests) => ceilingOf(item, limits, tests)) };
-    const size = batchSize(items.length, this.options.pool.size);
+    const size = call.request === true ? requestBatchSize(items.length, this.options.pool.size) : batchSize(items.length, this.options.pool.size);
     const sent: Array<Promise<void>> = [];
     let failed: { error: unknown } | null = null;
     for (let at = 0; at < items.length; at += size) {
@@ -67,6 +70,11 @@ export class Route {
     await Promise.all(sent);
     if (failed !== null) throw (failed as { error: unknown }).error;
   }
+}
+
+/** Items per batch for a request of `items` to a service with `workers` workers: one batch per worker at most. */
+export function requestBatchSize(items: number, workers: number): number {
+  return Math.min(MAX_BATCH_ITEMS, Math.max(1, Math.ceil(items / Math.max(1, workers))));
 }
 
 /** Items per batch for a run of `items` on `workers` workers. */

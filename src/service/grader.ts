@@ -305,7 +305,7 @@ export class Grader {
           },
           giveUp: (index, _, reason) => finish(index, unavailableResults(planned[index]!, reason)[0]!),
         },
-        { batch: this.batchOptions(grading, { [problem.key]: problem.text }), signal },
+        { batch: this.batchOptions(grading, { [problem.key]: problem.text }), signal, request: true },
       );
     } catch (e) {
       // Stopping the workers fails the batches they were running.

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/grading/candidate.js';
 import { NO_FILTERS } from '../../src/grading/filters.js';
-import { batchSize, BATCHES_PER_WORKER, Route } from '../../src/runner/route.js';
+import { batchSize, BATCHES_PER_WORKER, requestBatchSize, Route } from '../../src/runner/route.js';
 import { SandboxCrashed } from '../../src/sandbox-host/sandbox-errors.js';
 import type { BatchOptions, ItemMessage, WorkItem } from '../../src/workers/messages.js';
 import { BatchFault, type BatchRun } from '../../src/workers/pool.js';
@@ -88,6 +88,16 @@ class FakePool {
 const gradeItems = (n: number) => Array.from({ length: n }, (_, index) => ({ index, item: { kind: 'grade', candidate: candidate(index) } satisfies WorkItem }));
 
 describe('Route', () => {
+  it('sends a request of the grading service as one batch per worker at most, each no larger than a run batch may be', async () => {
+    expect(requestBatchSize(8, 2)).toBe(4);
+    expect(requestBatchSize(8, 64)).toBe(1);
+    expect(requestBatchSize(1000, 2)).toBe(32);
+    const pool = new FakePool(2);
+    const route = new Route({ pool, batch: OPTIONS });
+    await route.send(gradeItems(8), { onMessage: () => undefined, giveUp: () => undefined }, { request: true });
+    expect(pool.batches.map((b) => b.length)).toEqual([4, 4]);
+  });
+
   it('never has more than BATCHES_PER_WORKER batches per worker in flight, and answers every item once', async () => {
     for (const size of [1, 2, 3, 8]) {
       const pool = new FakePool(size);
