@@ -71,12 +71,35 @@ function leaveOutOfDescriptors(): Plugin {
   };
 }
 
+/**
+ * `evalrun serve` is a program of its own, `serve.cjs`, which the CLI
+ * requires only for that subcommand: the HTTP framework and the metrics
+ * library would otherwise be parsed at the start of every run.
+ */
+const SERVE_BUNDLE = 'serve.cjs';
+
+const serveApart: Plugin = {
+  name: 'serve-apart',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\/serve\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer === compiled('cli', 'main.js') ? { path: `./${SERVE_BUNDLE}`, external: true } : undefined,
+    );
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 // One file: the modules behind the CLI's lazy imports are in it, but
 // initialised only when imported; engines and code preparation are not (the
 // supervisor never runs or prepares a candidate).
 await build({
   entryPoints: { [stem(CLI_BUNDLE)]: compiled('cli', 'main.js') },
+  outdir,
+  ...NODE_CJS_BUNDLE_OPTIONS,
+  plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors(), serveApart],
+  sourcemap: true,
+});
+await build({
+  entryPoints: { [stem(SERVE_BUNDLE)]: compiled('cli', 'serve.js') },
   outdir,
   ...NODE_CJS_BUNDLE_OPTIONS,
   plugins: [...NODE_CJS_BUNDLE_OPTIONS.plugins, leaveOutOfDescriptors()],

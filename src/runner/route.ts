@@ -24,6 +24,12 @@ const BATCHES_PER_WORKER_AT_LEAST = 8;
 export interface RouteOptions {
   pool: RunsBatches & { readonly size: number; setContext?(context: RunContext): void };
   batch: BatchOptions;
+  /**
+   * Batches in flight per worker (default BATCHES_PER_WORKER). The grading
+   * service holds one: a batch queued in a worker's pipe can no longer be
+   * dropped when its client goes away, one still waiting here can.
+   */
+  batchesPerWorker?: number;
 }
 
 export class Route {
@@ -31,7 +37,7 @@ export class Route {
   readonly limit: LimitFunction;
 
   constructor(private readonly options: RouteOptions) {
-    this.limit = pLimit(Math.max(1, options.pool.size) * BATCHES_PER_WORKER);
+    this.limit = pLimit(Math.max(1, options.pool.size) * (options.batchesPerWorker ?? BATCHES_PER_WORKER));
   }
 
   /** What every worker keeps for the rest of the run (the problem ids solution files are read against). */

@@ -123,7 +123,7 @@ export class Grader {
         settings.observer.workerLost?.();
       },
     });
-    this.route = new Route({ pool: this.pool, batch: this.batchOptions(settings.defaults, {}) });
+    this.route = new Route({ pool: this.pool, batch: this.batchOptions(settings.defaults, {}), batchesPerWorker: 1 });
     this.pool.setContext({ knownProblemIds: [], solutionsRootName: '', warm: { languages: settings.warm, memoryMb: settings.defaults.memoryMb } });
     this.pool.warm();
   }
