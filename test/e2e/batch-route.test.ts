@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { CandidateStatus, Scorecard, TestStatus } from '../../src/report/scorecard.js';
 import { batchesOf, comparable, duplicates, keyOf, loggedKeys, plannedKeys, problemOfKey, scratchDir } from './batch-helpers.js';
 import { runCli } from './run-cli.js';
+import { py } from '../python-source.js';
 
 interface Spec {
   id: string;
@@ -43,7 +44,10 @@ const SPECS: Spec[] = [
     right: 'function add(a, b) { return a + b; }',
     wrong: 'function add(a, b) { return a * b; }',
     wrongVerdicts: ['fail', 'fail', 'fail'],
-    python: 'def add(a, b):\n    return a + b\n',
+    python: py`
+      def add(a, b):
+          return a + b
+    `,
   },
   {
     id: 'rev',
@@ -58,7 +62,10 @@ const SPECS: Spec[] = [
     right: "const rev = (s) => [...s].reverse().join('');",
     wrong: 'function rev(s) { return s; }',
     wrongVerdicts: ['fail', 'pass', 'fail'],
-    python: 'def rev(s):\n    return s[::-1]\n',
+    python: py`
+      def rev(s):
+          return s[::-1]
+    `,
   },
   {
     id: 'sort_list',
@@ -74,7 +81,10 @@ const SPECS: Spec[] = [
     // The default sort compares strings: right for one-digit numbers only.
     wrong: 'function sort_list(xs) { return [...xs].sort(); }',
     wrongVerdicts: ['pass', 'fail', 'pass'],
-    python: 'def sort_list(xs):\n    return sorted(xs)\n',
+    python: py`
+      def sort_list(xs):
+          return sorted(xs)
+    `,
   },
   {
     id: 'max_of',
@@ -89,7 +99,10 @@ const SPECS: Spec[] = [
     right: 'function max_of(xs) { return Math.max(...xs); }',
     wrong: 'function max_of(xs) { return xs[0]; }',
     wrongVerdicts: ['fail', 'pass', 'pass'],
-    python: 'def max_of(xs):\n    return max(xs)\n',
+    python: py`
+      def max_of(xs):
+          return max(xs)
+    `,
   },
   {
     id: 'is_even',
@@ -104,7 +117,10 @@ const SPECS: Spec[] = [
     right: 'function is_even(n) { return n % 2 === 0; }',
     wrong: 'function is_even(n) { return n % 2 === 1; }',
     wrongVerdicts: ['fail', 'fail', 'fail'],
-    python: 'def is_even(n):\n    return n % 2 == 0\n',
+    python: py`
+      def is_even(n):
+          return n % 2 == 0
+    `,
   },
 ];
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scorecard } from '../../src/report/scorecard.js';
 import { runCli } from './run-cli.js';
+import { py } from '../python-source.js';
 
 /** The folder holding sympy/ and mpmath/ for the first python3 that has both, or why there is none. */
 function findSympy(): { dir: string } | { reason: string } {
@@ -56,13 +57,42 @@ describe.skipIf('reason' in found)('sympy and mpmath from --python-packages', ()
     mkdirSync(problems);
     writeFileSync(
       join(problems, 'mp_sqrt.json'),
-      JSON.stringify(problem('mp_sqrt', 'import mpmath\n\ndef compute():\n    mpmath.mp.dps = 20\n    return str(mpmath.sqrt(2))\n', '1.4142135623730950488')),
+      JSON.stringify(
+        problem(
+          'mp_sqrt',
+          py`
+        import mpmath
+
+        def compute():
+            mpmath.mp.dps = 20
+            return str(mpmath.sqrt(2))
+      `,
+          '1.4142135623730950488',
+        ),
+      ),
     );
-    const simplify = 'from sympy import symbols, simplify, sin, cos\n\ndef compute():\n    x = symbols("x")\n    return str(simplify(sin(x)**2 + cos(x)**2))\n';
+    const simplify = py`
+      from sympy import symbols, simplify, sin, cos
+
+      def compute():
+          x = symbols("x")
+          return str(simplify(sin(x)**2 + cos(x)**2))
+    `;
     writeFileSync(join(problems, 'sym_simplify.json'), JSON.stringify(problem('sym_simplify', simplify, '1')));
-    const solve = 'from sympy import symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(sorted(solve(x**2 - 4, x)))\n';
+    const solve = py`
+      from sympy import symbols, solve
+
+      def compute():
+          x = symbols("x")
+          return str(sorted(solve(x**2 - 4, x)))
+    `;
     writeFileSync(join(problems, 'sym_solve.json'), JSON.stringify(problem('sym_solve', solve, '[-2, 2]')));
-    const rational = 'from sympy import Rational\n\ndef compute():\n    return str(Rational(1, 3) + Rational(1, 6))\n';
+    const rational = py`
+      from sympy import Rational
+
+      def compute():
+          return str(Rational(1, 3) + Rational(1, 6))
+    `;
     writeFileSync(join(problems, 'sym_rational.json'), JSON.stringify(problem('sym_rational', rational, '1/2')));
     const out = join(root, 'card.json');
     // Importing sympy costs seconds of interpreter time, all of it inside the candidate's load, which --timeout bounds.
@@ -99,8 +129,13 @@ describe.skipIf('reason' in found)('sympy and mpmath from --python-packages', ()
     execFileSync('python3', ['-c', zip, dir, join(wheels, 'mpmath-1.3.0-py3-none-any.whl'), 'mpmath']);
     const problems = join(root, 'problems');
     mkdirSync(problems);
-    const rational =
-      'from sympy import Rational, symbols, solve\n\ndef compute():\n    x = symbols("x")\n    return str(Rational(1, 3) + Rational(1, 6)) + " " + str(sorted(solve(x**2 - 4, x)))\n';
+    const rational = py`
+        from sympy import Rational, symbols, solve
+
+        def compute():
+            x = symbols("x")
+            return str(Rational(1, 3) + Rational(1, 6)) + " " + str(sorted(solve(x**2 - 4, x)))
+      `;
     writeFileSync(join(problems, 'sym_wheel.json'), JSON.stringify(problem('sym_wheel', rational, '1/2 [-2, 2]')));
     const out = join(root, 'card.json');
     const r = await runCli(['--problems', problems, '--python-packages', wheels, '--timeout', '60000', '--out', out]);

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from './run-cli.js';
+import { py } from '../python-source.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'python-self-check');
@@ -26,10 +27,10 @@ function pythonCheck(): { ok: true } | { ok: false; reason: string } {
   return { ok: true };
 }
 
-const py = pythonCheck();
+const pythonFound = pythonCheck();
 const requirePython = process.env.CI === 'true' || process.env.CI === '1';
-const skip = !py.ok && !requirePython;
-if (skip) console.log(`reward client tests skipped: ${py.reason} (under CI=true they fail instead)`);
+const skip = !pythonFound.ok && !requirePython;
+if (skip) console.log(`reward client tests skipped: ${pythonFound.reason} (under CI=true they fail instead)`);
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -124,11 +125,26 @@ const SUM_EVENS_FENCED = [
   'This runs in linear time.',
 ].join('\n');
 /** Right only for the empty list: one test of three. */
-const SUM_EVENS_WRONG = 'def sum_evens(nums):\n    return 0\n';
-const SUM_EVENS_CRASH = 'def sum_evens(nums):\n    raise RuntimeError("no")\n';
-const STATS_RIGHT =
-  'from collections import Counter\n\nclass Solution:\n    def stats(self, xs, word):\n        return (sum(xs) / len(xs), min(xs), max(xs), dict(Counter(word)))\n';
-const STATS_WRONG = 'class Solution:\n    def stats(self, xs, word):\n        return (0.0, 0.0, 0.0, {})\n';
+const SUM_EVENS_WRONG = py`
+  def sum_evens(nums):
+      return 0
+`;
+const SUM_EVENS_CRASH = py`
+  def sum_evens(nums):
+      raise RuntimeError("no")
+`;
+const STATS_RIGHT = py`
+    from collections import Counter
+
+    class Solution:
+        def stats(self, xs, word):
+            return (sum(xs) / len(xs), min(xs), max(xs), dict(Counter(word)))
+  `;
+const STATS_WRONG = py`
+  class Solution:
+      def stats(self, xs, word):
+          return (0.0, 0.0, 0.0, {})
+`;
 const STATS_PROBLEM = JSON.parse(readFileSync(join(FIXTURES, 'mean_and_stats.json'), 'utf8')) as { identifier: string };
 
 describe.skipIf(skip)('the Python reward client', () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
 import { runCli } from './run-cli.js';
 import { childPids, metric, post, SERVE_PROBLEMS, startServer, until, type Server } from './serve-helpers.js';
+import { py } from '../python-source.js';
 
 interface Sent {
   problem: string;
@@ -25,12 +26,39 @@ const CANDIDATES: Sent[] = [
   { problem: 'add', code: 'function add(a, b) { return a - b; }', language: 'javascript' },
   { problem: 'add', code: 'function add(a, b) { if (a > 30) throw new Error("big"); return a + b; }', language: 'javascript' },
   { problem: 'add', code: 'function add(a, b) { return a + ; }', language: 'javascript' },
-  { problem: 'add', code: 'def add(a, b):\n    return a + b\n', language: 'python' },
+  {
+    problem: 'add',
+    code: py`
+    def add(a, b):
+        return a + b
+  `,
+    language: 'python',
+  },
   { problem: 'add', code: 'Here you go:\n\n```python\ndef add(a, b):\n    return a * b\n```\nHope it helps.' },
   { problem: 'add', code: 'function add(a, b) { if (a === 40) { for (;;) {} } return a + b; }' },
-  { problem: 'halves', code: 'def halves(xs):\n    return [x / 2 for x in xs]\n', language: 'python' },
-  { problem: 'halves', code: 'def halves(xs):\n    return [x // 2 for x in xs]\n', language: 'python' },
-  { problem: 'halves', code: 'def halves(xs):\n    raise ValueError("no")\n' },
+  {
+    problem: 'halves',
+    code: py`
+    def halves(xs):
+        return [x / 2 for x in xs]
+  `,
+    language: 'python',
+  },
+  {
+    problem: 'halves',
+    code: py`
+    def halves(xs):
+        return [x // 2 for x in xs]
+  `,
+    language: 'python',
+  },
+  {
+    problem: 'halves',
+    code: py`
+    def halves(xs):
+        raise ValueError("no")
+  `,
+  },
   { problem: 'halves', code: 'function halves(xs) { return xs.map((x) => x / 2); }', language: 'javascript' },
 ];
 
@@ -180,7 +208,13 @@ describe('evalrun serve', () => {
         candidates: [
           { id: 'one', code: 'function add(a, b) { return a + b; }' },
           { code: 'function add(a, b) { return a * b; }' },
-          { id: 'three', code: 'def add(a, b):\n    return b + a\n' },
+          {
+            id: 'three',
+            code: py`
+            def add(a, b):
+                return b + a
+          `,
+          },
         ],
       }),
     });

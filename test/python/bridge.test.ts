@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { PythonEngineOptions } from '../../src/engines/python/engine.js';
 import { PythonBridge, wasmCapMb, type PythonSandbox } from '../../src/engines/python/bridge.js';
 import type { CandidateJob, CandidateOutcome } from '../../src/sandbox-host/protocol.js';
-import { pyJob, py } from './helpers.js';
+import { pyJob } from './helpers.js';
+import { py } from '../python-source.js';
 
 /**
  * The bridge's policy, with scripted engines standing in for Pyodide: when

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObservedPythonEngine } from './observed-engine.js';
-import { pyJob, returned, testsOf, verdict, py } from './helpers.js';
+import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { py } from '../python-source.js';
 
 let engine: ObservedPythonEngine;
 

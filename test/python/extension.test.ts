@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
 import { ObservedPythonEngine } from './observed-engine.js';
-import { pyJob, returned, testsOf, py } from './helpers.js';
+import { pyJob, returned, testsOf } from './helpers.js';
+import { py } from '../python-source.js';
 import { EXTENSION_FILE, extensionBytes, extensionPackages } from './wheel.js';
 
 const REFUSED = 'evalrun: refused to load WebAssembly code that is not one of the shared libraries (.so) of --python-packages';

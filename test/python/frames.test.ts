@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, testsOf, py } from './helpers.js';
+import { pyJob, testsOf } from './helpers.js';
+import { py } from '../python-source.js';
 
 /**
  * Candidates may look at their own frames (sympy does, through

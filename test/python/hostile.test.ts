@@ -4,7 +4,8 @@ import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { pyJob, returned, testsOf, verdict, workerPids, py } from './helpers.js';
+import { pyJob, returned, testsOf, verdict, workerPids } from './helpers.js';
+import { py } from '../python-source.js';
 
 /**
  * The hostile catalogue: each candidate tries to hang, exhaust memory, leave

@@ -10,7 +10,8 @@ import type { GradeJob, GradeReply, Verdict } from '../../src/sandbox-host/grade
 import { WorkerPool } from '../../src/workers/pool.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { workerPids, py } from './helpers.js';
+import { workerPids } from './helpers.js';
+import { py } from '../python-source.js';
 
 const INT: TypeNode = { kind: 'int' };
 const ANY: TypeNode = { kind: 'any' };

@@ -18,7 +18,8 @@ import { gradeWithRecovery } from '../../src/workers/recovery.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { encodeWire } from '../../src/values/wire.js';
-import { pyJob, returned, testsOf, verdict, py } from './helpers.js';
+import { pyJob, returned, testsOf, verdict } from './helpers.js';
+import { py } from '../python-source.js';
 
 let engine: PythonEngine;
 

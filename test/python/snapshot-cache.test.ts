@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
 import { loadPyodideFiles } from '../../src/engines/python/pyodide-files.js';
 import { readOrMakeSnapshot, readSnapshot, snapshotPath, writeSnapshot } from '../../src/engines/python/snapshot-cache.js';
-import { pyJob, returned, py } from './helpers.js';
+import { pyJob, returned } from './helpers.js';
+import { py } from '../python-source.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

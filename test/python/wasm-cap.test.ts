@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
 import { ObservedPythonEngine } from './observed-engine.js';
 import { PythonBridge } from '../../src/engines/python/bridge.js';
-import { pyJob, returned, py } from './helpers.js';
+import { pyJob, returned } from './helpers.js';
+import { py } from '../python-source.js';
 
 /**
  * WebAssembly memory is not counted by the isolate's heap limit (a 64 MB
