@@ -10,7 +10,7 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import { recordJson } from '../values/wire.js';
+import { recordBytes } from '../values/wire.js';
 import { writeBytes } from '../write-text.js';
 import { isCandidateLine, isHeader, isNoteLine, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
 
@@ -247,7 +247,7 @@ export class RunLog {
     const located = this.lines.get(key);
     if (located === undefined) return [];
     const cuts = located.cuts;
-    if (cuts === null) return this.results(key).map((result) => Buffer.from(recordJson(result), 'utf8'));
+    if (cuts === null) return this.results(key).map(recordBytes);
     const line = this.readLine(located);
     const records: Buffer[] = [];
     for (let i = 0; i < cuts.length; i += 2) records.push(line.subarray(cuts[i], cuts[i + 1]));

@@ -2,7 +2,7 @@ import { candidateKey, type Candidate } from '../grading/candidate.js';
 import { unavailableResults } from '../grading/grade.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import { recordJson } from '../values/wire.js';
+import { recordBytes } from '../values/wire.js';
 import type { Route } from './route.js';
 
 // Shared by the run loop and a self-check's reading of the problems (plan.ts),
@@ -56,11 +56,7 @@ function groupedByFile(todo: readonly Candidate[]): number[] {
 }
 
 export function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record(
-    candidateKey(candidate),
-    results.map(candidateRow),
-    results.map((r) => Buffer.from(recordJson(r), 'utf8')),
-  );
+  record(candidateKey(candidate), results.map(candidateRow), results.map(recordBytes));
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */

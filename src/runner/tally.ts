@@ -7,7 +7,7 @@ import { FailingTests, type FailureRow } from '../report/failing-tests.js';
 import { candidateRow, summarize, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult, Summary } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
-import { recordJson } from '../values/wire.js';
+import { recordBytes } from '../values/wire.js';
 
 export class Tally {
   private readonly rowsByKey = new Map<string, readonly CandidateRow[]>();
@@ -51,11 +51,7 @@ export class Tally {
   /** The same for results held as objects (merged shards); their rows. */
   recordResults(key: string, results: readonly CandidateResult[]): CandidateRow[] {
     const rows = results.map(candidateRow);
-    this.record(
-      key,
-      rows,
-      results.map((r) => Buffer.from(recordJson(r), 'utf8')),
-    );
+    this.record(key, rows, results.map(recordBytes));
     return rows;
   }
 

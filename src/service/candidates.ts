@@ -66,7 +66,7 @@ export function gradedOf(index: number, input: CheckedCandidate, record: Candida
     entry_point: record.entry_point,
     passed: record.passed,
     total: record.total,
-    score: record.total === 0 ? 0 : record.passed / record.total,
+    score: record.score,
     duration_ms: record.duration_ms,
     tests: record.tests,
   };

@@ -1,7 +1,7 @@
 // What a call hands the grader and gets back, and why it may be refused:
 // the contract a library caller and the HTTP routes share.
 
-import type { CandidateStatus, TestResult } from '../report/scorecard.js';
+import type { CandidateResult } from '../report/scorecard.js';
 import type { GradingOptions } from './grader-options.js';
 
 /** One candidate: its code, and optionally an id (given back with its result) and the language it is in (detected otherwise). */
@@ -19,25 +19,19 @@ export interface GradeCallOptions extends GradingOptions {
   onResult?: (result: GradedCandidate) => void;
 }
 
-/** One candidate's result: the scorecard's record of it (same status words and value records), with its place in the call. */
-export interface GradedCandidate {
+/**
+ * One candidate's result: the scorecard's record of it (the same fields,
+ * status words and value records), with its place in the call and its id
+ * in place of where it came from.
+ */
+export type GradedCandidate = Pick<
+  CandidateResult,
+  'problem_id' | 'language' | 'status' | 'error' | 'entry_point' | 'passed' | 'total' | 'score' | 'duration_ms' | 'tests'
+> & {
   /** Its position in the call's candidates. */
   index: number;
   id: string | null;
-  problem_id: string;
-  /** The language it ran as (detected, or as given). */
-  language: string;
-  status: CandidateStatus;
-  /** Why it could not run (load-error, unsupported), else null. */
-  error: string | null;
-  entry_point: string | null;
-  passed: number;
-  total: number;
-  /** passed / total, 0 when there are no tests. */
-  score: number;
-  duration_ms: number;
-  tests: TestResult[];
-}
+};
 
 /** Why a call was refused before anything ran: what the service answers with a 4xx. */
 export type RefusalReason =

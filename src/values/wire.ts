@@ -236,6 +236,11 @@ export function recordJson(value: unknown, space?: number): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? { [WIRE_TAG]: 'int', value: v.toString() } : v), space);
 }
 
+/** The same record text as UTF-8 bytes, as the run log and the JSON scorecard hold records. */
+export function recordBytes(value: unknown): Buffer {
+  return Buffer.from(recordJson(value), 'utf8');
+}
+
 /**
  * A parsed record's values back in their host forms: int tags become
  * bigints (or numbers, when a record of an older evalrun wrote a small one
