@@ -53,6 +53,7 @@
  *   --concurrency C   passed to the CLI (default: the machine's cores)
  *   --interval MS     sampling period (default 25)
  *   --quick           small sizes, one round: a smoke run, below the issue's 2,000 candidates
+ *   --scale F         F times as many problems in both sizes (default 1)
  *   --json            print the results as one JSON document on stdout (progress goes to stderr)
  *   --keep            keep the generated sets and the scorecards
  *   --baseline DIR    also measure the build in DIR, side by side (see above)
@@ -88,8 +89,8 @@ interface Workload {
   tests: number;
 }
 
-function workloads(quick: boolean): Workload[] {
-  const q = (full: number, small: number): number => (quick ? small : full);
+function workloads(quick: boolean, scale: number): Workload[] {
+  const q = (full: number, small: number): number => (quick ? small : full) * scale;
   return [
     { name: 'js-passk', label: 'JavaScript pass@k', problems: q(50, 10), samples: 20, tests: 5 },
     { name: 'py-passk', label: 'Python pass@k', problems: q(50, 20), samples: 10, tests: 3 },
@@ -104,6 +105,8 @@ interface Options {
   concurrency: number;
   intervalMs: number;
   quick: boolean;
+  /** Multiplies every workload's problems (both sizes). */
+  scale: number;
   json: boolean;
   keep: boolean;
   baseline: string | null;
@@ -116,6 +119,7 @@ function parseOptions(argv: readonly string[]): Options {
     concurrency: availableParallelism(),
     intervalMs: 25,
     quick: false,
+    scale: 1,
     json: false,
     keep: false,
     baseline: null,
@@ -149,6 +153,9 @@ function parseOptions(argv: readonly string[]): Options {
       }
       case '--quick':
         options.quick = true;
+        break;
+      case '--scale':
+        options.scale = count(flag, argv[++i]);
         break;
       case '--json':
         options.json = true;
@@ -712,7 +719,7 @@ async function main(): Promise<number> {
   try {
     progress(`supervisor-share: node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), scratch ${scratch}`);
     const prepared: PreparedWorkload[] = [];
-    for (const w of workloads(options.quick)) if (options.only.includes(w.name)) prepared.push(await prepare(w, scratch, options.concurrency));
+    for (const w of workloads(options.quick, options.scale)) if (options.only.includes(w.name)) prepared.push(await prepare(w, scratch, options.concurrency));
     // Untimed: makes the Python snapshot if a checkout has none yet and warms the page cache.
     const warm = join(scratch, 'warm');
     mkdirSync(warm);
