@@ -121,7 +121,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML report in headless Chromium', () => {
     expect(await detail.locator('pre.code').innerText()).toBe(HOSTILE_CODE);
     expect(await detail.locator('table.tests tr').count()).toBe(4);
     expect(await detail.innerText()).toContain('"<img src=x onerror=window.__pwned=2>"');
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('td.detail img').count()).toBe(0);
     expect(requests.every((u) => u.startsWith('file://'))).toBe(true);
     await page.screenshot({ path: join(root, 'report.png'), fullPage: true });

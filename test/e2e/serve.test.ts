@@ -196,7 +196,7 @@ describe('evalrun serve', () => {
     expect(reply.body.results[0]).toMatchObject({ id: 'big', problem_id: 'add_big', status: 'passed', passed: 5, total: 5, score: 1 });
     // Through a float the sum loses the digit, and the big test fails.
     expect(reply.body.results[1]).toMatchObject({ id: 'off', status: 'failed', passed: 4, total: 5, score: 0.8 });
-    expect(reply.body.results[1].tests[0].status).toBe('fail');
+    expect(reply.body.results[1]!.tests[0]!.status).toBe('fail');
   });
 
   it('streams one line per finished candidate with Accept: application/x-ndjson', async () => {
@@ -290,12 +290,12 @@ describe('evalrun serve', () => {
     expect(good.status).toBe(200);
     for (const r of good.body.results) expect(r).toMatchObject({ status: 'passed', passed: 4, total: 4 });
     expect(hog.status).toBe(200);
-    expect(hog.body.results[0].status).toBe('failed');
-    expect(hog.body.results[0].tests.every((t: { status: string }) => t.status === 'memory')).toBe(true);
+    expect(hog.body.results[0]!.status).toBe('failed');
+    expect(hog.body.results[0]!.tests.every((t: { status: string }) => t.status === 'memory')).toBe(true);
     expect(await metric(server.url, 'evalrun_worker_restarts_total')).toBeGreaterThan(restarts);
     // Still serving, at full strength.
     const after = await post(`${server.url}/v1/grade`, { problem_id: 'add', candidates: [{ code: 'function add(a, b) { return a + b; }' }] });
-    expect(after.body.results[0].status).toBe('passed');
+    expect(after.body.results[0]!.status).toBe('passed');
     await until(() => childPids(server.child.pid!).length === 2);
   });
 });
@@ -329,7 +329,7 @@ describe('evalrun serve under load and at its edges', () => {
       controller.abort();
       await gone;
       const done = await busy;
-      expect(done.body.results[0].tests.map((t: { status: string }) => t.status)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+      expect(done.body.results[0]!.tests.map((t: { status: string }) => t.status)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
       await until(async () => (await metric(server.url, 'evalrun_queue_depth')) === 0);
       // The busy one, and at most the one of the three a worker had already taken: the rest were never graded.
       expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBeLessThan(4);
@@ -376,7 +376,7 @@ describe('evalrun serve under load and at its edges', () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       const ok = await post(`${base}/v1/grade`, body, { authorization: 'Bearer s3cret' });
       expect(ok.status).toBe(200);
-      expect(ok.body.results[0].status).toBe('passed');
+      expect(ok.body.results[0]!.status).toBe('passed');
     } finally {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

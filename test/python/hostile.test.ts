@@ -1247,6 +1247,7 @@ describe('a worker killed in the middle of a Python candidate', () => {
     expected: [3, 7, 12].map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },
+    equality: 'python',
     limits: { memoryMb: 128, timeoutMs: 20_000, seed: 1 },
   };
 
@@ -1292,6 +1293,7 @@ describe('an overloaded machine (the worker stopped for a while) is not a timeou
       expected: [3, 7].map((v) => encodeWire(v)),
       returnType: { kind: 'int' },
       tolerance: { relative: 1e-9, absolute: 1e-9 },
+      equality: 'python',
       limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
     });
     const others = new Set(workerPids());

@@ -177,6 +177,7 @@ function jobFor(c: Pick<Case, 'code' | 'tests' | 'expected' | 'type' | 'timeoutM
     expected: (c.expected ?? tests.map(() => 3)).map((v) => encodeWire(v)),
     returnType: c.type ?? INT,
     tolerance: { relative: 1e-9, absolute: 1e-9 },
+    equality: 'python',
     limits: { memoryMb: c.memoryMb ?? 128, timeoutMs: c.timeoutMs ?? 3000, seed: 1 },
   };
 }

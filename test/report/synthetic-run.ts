@@ -28,6 +28,7 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
     if (status === 'pass') return { ...base, status, actual: v.expected as never, error: null };
     if (status === 'fail')
       return { ...base, status, actual: v.actual as never, error: `expected ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)}` };
+    if (status === 'skipped') return { ...base, status, actual: null, error: null };
     return { ...base, status, actual: null, error: `${status} happened` };
   });
   const passed = tests.filter((t) => t.status === 'pass').length;

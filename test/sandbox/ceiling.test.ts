@@ -22,6 +22,7 @@ function job(code: string, tests: number[][], expected: number[]): GradeJob {
     expected: expected.map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },
+    equality: 'javascript',
     // The per-test limit is generous; only the ceiling can stop the busy test.
     limits: { memoryMb: 64, timeoutMs: 30_000, seed: 1 },
   };

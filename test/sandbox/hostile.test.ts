@@ -375,6 +375,7 @@ function jobFor(c: Case): GradeJob {
     expected: (c.expected ?? tests.map(() => 3)).map((v) => encodeWire(v)),
     returnType: c.type ?? INT,
     tolerance: { relative: 1e-9, absolute: 1e-9 },
+    equality: 'javascript',
     // Filling the heap takes far longer than a small test, so memory cases get a longer time limit: they must end in memory, not timeout.
     limits: { memoryMb: c.memoryMb ?? 64, timeoutMs: c.timeoutMs ?? (c.verdicts.includes('memory') ? 8000 : 400), seed: 1 },
   };

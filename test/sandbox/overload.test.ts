@@ -25,6 +25,7 @@ function job(code: string): GradeJob {
     expected: [3, 7].map((v) => encodeWire(v)),
     returnType: { kind: 'int' },
     tolerance: { relative: 1e-9, absolute: 1e-9 },
+    equality: 'javascript',
     limits: { memoryMb: 128, timeoutMs: 1000, seed: 1 },
   };
 }

@@ -93,6 +93,8 @@ describe('aggregateResults', () => {
       sample_id: null,
       language: 'python',
       source: 'x.json',
+      raw_code: 'def add(a, b): return a + b',
+      code: 'def add(a, b): return a + b',
       status: 'passed',
       error: null,
       entry_point: 'add',

@@ -640,7 +640,7 @@ describe('decodeValue shares what needs no decoding', () => {
     const nested = { a: [1], b: ['2'] };
     const deep = decodeValue(nested, parseType('Dict[str, List[int]]'));
     expect(deep).toEqual({ ok: true, value: { a: [1], b: [2] } });
-    expect((deep as { value: { a: unknown } }).value.a).toBe(nested.a);
+    expect((deep as unknown as { value: { a: unknown } }).value.a).toBe(nested.a);
     expect(nested.b).toEqual(['2']);
   });
 });

@@ -50,7 +50,7 @@ function graded(m: { batch: number; item: number }, passed: boolean): ItemMessag
     counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
     ran: true,
   } as const;
-  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')] };
+  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')], joined: Buffer.from('{}') };
 }
 
 /**

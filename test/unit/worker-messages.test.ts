@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FrameSplitter } from '../../src/sandbox-host/json-lines.js';
-import { endsItem, gradedFrame, readFromWorker, type FromWorker } from '../../src/workers/messages.js';
+import type { CandidateRow } from '../../src/report/rows.js';
+import { endsItem, gradedFrame, readFromWorker, type FromWorker, type ItemMessage } from '../../src/workers/messages.js';
 
-const row = {
+const row: CandidateRow = {
   problem_id: 'p',
   model_id: 'm',
   prompt_id: null,
@@ -121,8 +122,8 @@ describe('readFromWorker', () => {
 
   it('says which answers end their item: all but a self-check that goes on to grade', () => {
     const problem = (grading: boolean): FromWorker => ({ type: 'problem', batch: 1, item: 0, problem: summary, grading });
-    expect(endsItem(problem(true) as Exclude<FromWorker, { type: 'ready' }>)).toBe(false);
-    expect(endsItem(problem(false) as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
+    expect(endsItem(problem(true) as ItemMessage)).toBe(false);
+    expect(endsItem(problem(false) as ItemMessage)).toBe(true);
     expect(endsItem({ type: 'graded', batch: 1, item: 0, rows: [], records: [], joined: Buffer.alloc(0) })).toBe(true);
   });
 });
