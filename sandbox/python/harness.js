@@ -150,6 +150,18 @@
 
     const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
     let progress = [];
+    // Metered interpreters only: the work counted in the candidate's code
+    // (the call of its module code, then each test's call), as differences
+    // of the counter read right around `py.call()`, so the harness's own
+    // work (reading arguments, encoding results) is not in them.
+    let loadCost = '';
+    let testCosts = [];
+    function counted(fn) {
+      const before = shell.meterCount();
+      fn();
+      const after = shell.meterCount();
+      return before === null ? '' : StringCtor(after - before);
+    }
     let dead = '';
 
     // A JS exception out of a Python call means the interpreter itself
@@ -170,10 +182,11 @@
         if (dead !== '') return 'c' + dead;
         const allowance = memoryMb * 1024 * 1024;
         shell.setMemoryCap(MathMin(config.memoryCapBytes, HEAP_NOW() + allowance));
+        loadCost = '';
         try {
           const begun = StringCtor(py.beginLoad(code, functionName, seed));
           if (begun !== '') return begun;
-          py.call();
+          loadCost = counted(() => py.call());
           return StringCtor(py.endLoad());
         } catch (e) {
           const kind = pythonFailure(e);
@@ -183,6 +196,7 @@
       // Runs tests in order until all are done or `budgetMs` has passed.
       runTests(tests, budgetMs) {
         progress = [];
+        testCosts = [];
         if (dead !== '') return frame('c', 0, dead);
         const start = now();
         for (let i = 0; i < tests.length; i++) {
@@ -190,10 +204,12 @@
           let out;
           try {
             out = StringCtor(py.beginTest(tests[i]));
+            let cost = '-';
             if (out === '') {
-              py.call();
+              cost = counted(() => py.call());
               out = StringCtor(py.endTest());
             }
+            ReflectApply(ArrayPush, testCosts, [cost]);
           } catch (e) {
             const kind = pythonFailure(e);
             ReflectApply(ArrayPush, progress, [frame(kind, now() - t0, dead)]);
@@ -214,6 +230,14 @@
       },
       memoryBytes() {
         return HEAP_NOW();
+      },
+      // "<load cost> <test cost>,<test cost>..." of the last prepare and
+      // runTests calls ('-' for a test whose arguments could not be read,
+      // '-' for the load when the module code did not run),
+      // or '' when the interpreter is not metered.
+      meterCosts() {
+        if (shell.meterCount() === null) return '';
+        return (loadCost === '' ? '-' : loadCost) + ' ' + ReflectApply(ArrayJoin, testCosts, [',']);
       },
     };
     // Tests only (booted with `diagnostics`, which grading never sets): a

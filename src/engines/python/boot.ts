@@ -39,6 +39,13 @@ export interface BootOptions {
   diagnostics?: boolean;
 }
 
+/** Work counted by a metered interpreter, in weighted WebAssembly instructions (src/engines/python/meter/meter.ts). */
+export interface MeterCosts {
+  /** The candidate's module code; null when it did not run. */
+  load: bigint | null;
+  tests: (bigint | null)[];
+}
+
 /** How long a boot may take before it is abandoned. */
 const BOOT_TIMEOUT_MS = 60_000;
 /** Extra wall-clock time past a call's own timeout before the host gives up on it. */
@@ -160,6 +167,7 @@ interface HarnessRefs {
   progress: ivm.Reference<() => string>;
   reset: ivm.Reference<() => string>;
   memoryBytes: ivm.Reference<() => number>;
+  meterCosts: ivm.Reference<() => string>;
   /** Booted with `diagnostics` only. */
   memoryDigest?: ivm.Reference<() => string>;
 }
@@ -202,6 +210,7 @@ export class Interpreter {
         progress: await ref('progress'),
         reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
+        meterCosts: await ref('meterCosts'),
       };
       if (options.diagnostics === true) refs.memoryDigest = await ref('memoryDigest');
       api.release();
@@ -255,6 +264,21 @@ export class Interpreter {
     } catch {
       return 0;
     }
+  }
+
+  /**
+   * The work a metered interpreter counted (src/engines/python/meter/) in
+   * the last `prepare` (the candidate's module code) and in each test of
+   * the last `runTests` call, in order; a test whose arguments could not
+   * be read has null. Null when the interpreter is not metered or is gone.
+   */
+  meterCosts(): MeterCosts | null {
+    if (!this.alive) return null;
+    const text = this.refs.meterCosts.applySync(undefined, [], { timeout: 1000 });
+    if (typeof text !== 'string' || text === '') return null;
+    const [load = '-', tests = ''] = text.split(' ');
+    const count = (s: string): bigint | null => (s === '-' ? null : BigInt(s));
+    return { load: count(load), tests: tests === '' ? [] : tests.split(',').map(count) };
   }
 
   /**

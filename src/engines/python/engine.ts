@@ -4,6 +4,8 @@ import { MEMORY_MESSAGE, runBatches } from '../batch-driver.js';
 import type { CallResult, LoadResult, Session } from '../engine.js';
 import { Interpreter, makeSnapshot, type BootOptions, type CallResult as InterpreterResult } from './boot.js';
 import { readPythonPackages } from './packages.js';
+import { loadMeteredPyodideFiles } from './meter/metered-files.js';
+import type { MeterMode } from './meter/meter.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
@@ -16,6 +18,12 @@ export interface PythonEngineOptions {
   cacheDir?: string;
   /** --python-packages folders, importable by candidates. */
   packages?: readonly string[];
+  /**
+   * Research prototype, not an option of grading: boot from Pyodide's
+   * WebAssembly metered this way (src/engines/python/meter/), so that
+   * `Interpreter.meterCosts` reports the work each call counted.
+   */
+  meter?: MeterMode;
 }
 
 const DEFAULT_WASM_MEMORY_MB = 256;
@@ -88,8 +96,8 @@ export interface PythonStart {
  * only (BootOptions): grading never sets it.
  */
 export async function startPython(options: PythonEngineOptions, diagnostics = false): Promise<PythonStart> {
-  const files = loadPyodideFiles();
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const files = options.meter === undefined ? loadPyodideFiles() : loadMeteredPyodideFiles(options.meter, cacheDir).files;
   const boot: BootOptions = {
     isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
     wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
