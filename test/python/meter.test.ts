@@ -62,6 +62,14 @@ const IN_SET = py`
 const membership = (n: number): unknown[] => [range(n), range(n).map((i) => 2 * i)];
 
 describe('a metered interpreter', () => {
+  it('counts the same in a fresh interpreter as in one whose memory an earlier candidate grew', async () => {
+    // First in the file: the interpreter has just booted, and this call grows its memory.
+    const code = 'def f(n):\n    return len([i for i in range(n)])\n';
+    const fresh = await costs(code, [[1_000_000]]);
+    const grown = await costs(code, [[1_000_000]]);
+    expect(grown).toEqual(fresh);
+  });
+
   it('gives the same count to the same call, every time', async () => {
     const tests = [[shuffled(2000)], [shuffled(50)]];
     const first = await costs('def f(xs):\n    return sorted(xs)[0]\n', tests);

@@ -217,6 +217,17 @@ describe('the metered module', () => {
     expect(m.count()).toBe(2n);
   });
 
+  it('leaves excluded functions without counters, and refuses a name it cannot find', async () => {
+    const text = NESTED.replace('(func $g (param', '(func $g (export "g") (param');
+    const { bytes, exportName } = meterModule(await assemble(text), { exclude: ['g'] });
+    const instance = new wasm.Instance(new wasm.Module(bytes));
+    const run = instance.exports.run as (n: number) => number;
+    run(10);
+    // 17n + 5 less g's 3 per call.
+    expect((instance.exports[exportName] as WasmGlobal).value).toBe(BigInt(14 * 10 + 5));
+    await expect(async () => meterModule(await assemble(text), { exclude: ['h'] })).rejects.toThrow(/no function .* exported as "h"/);
+  });
+
   it('refuses an opcode it does not know instead of guessing its length', () => {
     // A module by hand: one function type, one function whose body holds 0xFB (the GC prefix).
     const bytes = Uint8Array.from([

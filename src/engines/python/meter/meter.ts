@@ -32,6 +32,13 @@ export interface MeterOptions {
   mode?: MeterMode;
   /** The export name of the counter. */
   exportName?: string;
+  /**
+   * Exported functions left without counters (by export name): code whose
+   * path depends on state outside what a restore puts back, such as
+   * `sbrk`, which calls out to grow the memory only when the memory is
+   * not already large enough. Each must exist, so a rename fails loudly.
+   */
+  exclude?: readonly string[];
 }
 
 export interface MeterStats {
@@ -63,14 +70,24 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
   const sections = readSections(input);
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
 
-  const importedGlobals = countImportedGlobals(input, find(SECTION.import));
+  const importedGlobals = countImports(input, find(SECTION.import), 0x03);
   const globalSection = find(SECTION.global);
   const definedGlobals = globalSection === undefined ? 0 : new Reader(input, globalSection.start, globalSection.end).u32();
   const globalIndex = importedGlobals + definedGlobals;
 
   const exportSection = find(SECTION.export);
-  if (exportSection !== undefined && exportNames(input, exportSection).has(exportName)) {
-    throw new WasmFormatError(`the module already exports ${JSON.stringify(exportName)}`, exportSection.start);
+  const exported = exportSection === undefined ? new Map<string, { kind: number; index: number }>() : exports(input, exportSection);
+  if (exported.has(exportName)) {
+    throw new WasmFormatError(`the module already exports ${JSON.stringify(exportName)}`, exportSection?.start ?? 0);
+  }
+  const importedFunctions = countImports(input, find(SECTION.import), 0x00);
+  const excluded = new Set<number>();
+  for (const name of options.exclude ?? []) {
+    const entry = exported.get(name);
+    if (entry === undefined || entry.kind !== 0x00 || entry.index < importedFunctions) {
+      throw new WasmFormatError(`no function defined in the module is exported as ${JSON.stringify(name)}`, 0);
+    }
+    excluded.add(entry.index - importedFunctions);
   }
   const codeSection = find(SECTION.code);
   const params = functionParamCounts(input, find(SECTION.type), find(SECTION.function));
@@ -105,7 +122,7 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
     } else if (section === exportSection) {
       out.section(SECTION.export, appendToVector(input, section, newExport));
     } else if (section === codeSection) {
-      writeCodeSection(input, section, params, globalIndex, mode, stats, out);
+      writeCodeSection(input, section, params, excluded, globalIndex, mode, stats, out);
     } else {
       out.section(section.id, input.subarray(section.start, section.end));
     }
@@ -114,14 +131,16 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
   return { bytes: out.result(), exportName, globalIndex, stats };
 }
 
-function countImportedGlobals(bytes: Uint8Array, section: Section | undefined): number {
+/** How many imports of one kind (0 functions, 3 globals) the module has: they take the first indices of their kind. */
+function countImports(bytes: Uint8Array, section: Section | undefined, wanted: number): number {
   if (section === undefined) return 0;
   const r = new Reader(bytes, section.start, section.end);
-  let globals = 0;
+  let found = 0;
   for (let n = r.u32(); n > 0; n--) {
     r.name();
     r.name();
     const kind = r.byte();
+    if (kind === wanted) found++;
     switch (kind) {
       case 0x00: // function: type index
         r.u32();
@@ -134,7 +153,6 @@ function countImportedGlobals(bytes: Uint8Array, section: Section | undefined): 
         break;
       case 0x03:
         r.globalType();
-        globals++;
         break;
       case 0x04: // tag: attribute, type index
         r.byte();
@@ -145,7 +163,7 @@ function countImportedGlobals(bytes: Uint8Array, section: Section | undefined): 
     }
   }
   if (!r.done) r.fail('import section has trailing bytes');
-  return globals;
+  return found;
 }
 
 /** How many parameters each function defined in the module takes (their locals come first). */
@@ -201,15 +219,15 @@ function checkMemory32(bytes: Uint8Array, importSection: Section | undefined, me
   }
 }
 
-function exportNames(bytes: Uint8Array, section: Section): Set<string> {
+function exports(bytes: Uint8Array, section: Section): Map<string, { kind: number; index: number }> {
   const r = new Reader(bytes, section.start, section.end);
-  const names = new Set<string>();
+  const entries = new Map<string, { kind: number; index: number }>();
   for (let n = r.u32(); n > 0; n--) {
-    names.add(r.name());
-    r.byte();
-    r.u32();
+    const name = r.name();
+    const kind = r.byte();
+    entries.set(name, { kind, index: r.u32() });
   }
-  return names;
+  return entries;
 }
 
 /** A vector section's content with one more entry at its end: the count goes up by one, the entries stay as they are. */
@@ -247,6 +265,7 @@ function writeCodeSection(
   bytes: Uint8Array,
   section: Section,
   params: readonly number[],
+  excluded: ReadonlySet<number>,
   globalIndex: number,
   mode: MeterMode,
   stats: MeterStats,
@@ -281,6 +300,11 @@ function writeCodeSection(
     weights.length = 0;
     bulk.length = 0;
     planFunction(new Reader(bytes, exprStart, end), mode, decoded, sites, weights, bulk, stats);
+    if (excluded.has(i)) {
+      sites.length = 0;
+      weights.length = 0;
+      bulk.length = 0;
+    }
     // A function with bulk memory instructions gets one more local, an i32
     // after all the others, so no existing local index moves.
     const bulkSnippet = bulk.length === 0 ? [] : bulkCode(globalIndex, declared);
