@@ -38,12 +38,12 @@
  *   --quick            a smoke run: small sizes, one round
  *   --json             print the results as one JSON document on stdout
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
+import { freePort, startService, stopService } from './service-process.js';
 import { writePassAtKSet, type ExpectedVerdicts } from './share-sets.js';
 
 interface Options {
@@ -67,6 +67,9 @@ const TARGET_RATE_SHARE = 0.9;
 const ROOT = packageRoot();
 const BIN = join(ROOT, 'bin', 'evalrun.js');
 const PEER = join(ROOT, 'bench', 'sandbox-peer.py');
+/** A server logs for as long as the bench runs: its output's tail is enough to say why it failed. */
+const SERVICE_OPTIONS = { deadlineMs: 180_000, outputTail: 4000 };
+const STOP_GRACE_MS = 30_000;
 
 function parseOptions(argv: readonly string[]): Options {
   const options: Options = {
@@ -173,53 +176,6 @@ function plainCode(completion: string): string {
 // ---------------------------------------------------------------------------
 // Processes
 // ---------------------------------------------------------------------------
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-interface Service {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-async function startService(command: string, args: string[], url: string): Promise<Service> {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-4000)));
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited (${child.exitCode}):\n${output}`);
-    try {
-      const r = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (r.status === 200) return { child, url, output: () => output };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${command} did not become healthy:\n${output}`);
-}
-
-async function stopService(service: Service): Promise<void> {
-  if (service.child.exitCode !== null) return;
-  const exited = new Promise((done) => service.child.once('exit', done));
-  service.child.kill('SIGTERM');
-  const timer = setTimeout(() => service.child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** Wall time of one CLI run over a set, after checking its verdicts. */
 function runCli(set: BenchSet, concurrency: number, scratch: string): Promise<number> {
@@ -371,12 +327,14 @@ async function main(): Promise<void> {
       process.execPath,
       [BIN, 'serve', '--problems', join(full.dir, 'problems'), '--port', String(port), '--concurrency', String(options.concurrency)],
       `http://127.0.0.1:${port}`,
+      SERVICE_OPTIONS,
     );
     const peerPort = await freePort();
     const peer = await startService(
       options.python,
       [PEER, '--problems', join(full.dir, 'problems'), '--port', String(peerPort), '--concurrency', String(options.concurrency), '--python', options.python],
       `http://127.0.0.1:${peerPort}`,
+      SERVICE_OPTIONS,
     );
     const rounds: RoundFigures[] = [];
     try {
@@ -447,8 +405,8 @@ async function main(): Promise<void> {
       if (options.json) process.stdout.write(`${JSON.stringify({ ...result, serve_over_cli: share, passed: checks.every(([, ok]) => ok) })}\n`);
       process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
     } finally {
-      await stopService(server);
-      await stopService(peer);
+      await stopService(server, STOP_GRACE_MS);
+      await stopService(peer, STOP_GRACE_MS);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -86,20 +86,33 @@ export function aggregateResults(candidates: readonly AggregatableResult[], opti
   const ks = options.ks ?? DEFAULTS.passAtK;
   // A problem's tags without repeats, worked out once per problem rather than once per candidate.
   const distinctTags = new Map<string, readonly string[]>();
-  const tagsOf = (c: AggregatableResult): readonly string[] => {
-    let tags = distinctTags.get(c.problem_id);
-    if (tags === undefined) {
-      tags = [...new Set(tagsByProblem.get(c.problem_id) ?? [])];
-      distinctTags.set(c.problem_id, tags);
+  const models = new Map<string, ModelTally>();
+  const prompts = new Map<string | null, Tally>();
+  const tags = new Map<string, Tally>();
+  // One pass: a run of a million tests is rolled up without a list per group.
+  for (const c of candidates) {
+    const passes = candidatePasses(c);
+    let model = models.get(c.model_id);
+    if (model === undefined) models.set(c.model_id, (model = { ...newTally(), tasks: new Map() }));
+    count(model, c, passes);
+    countTask(model.tasks, c, passes);
+    let prompt = prompts.get(c.prompt_id);
+    if (prompt === undefined) prompts.set(c.prompt_id, (prompt = newTally()));
+    count(prompt, c, passes);
+    let problemTags = distinctTags.get(c.problem_id);
+    if (problemTags === undefined) distinctTags.set(c.problem_id, (problemTags = [...new Set(tagsByProblem.get(c.problem_id) ?? [])]));
+    for (const name of problemTags) {
+      let tag = tags.get(name);
+      if (tag === undefined) tags.set(name, (tag = newTally()));
+      count(tag, c, passes);
     }
-    return tags;
-  };
-  const byModel = [...groupBy(candidates, (c) => [c.model_id])].sort(byKey);
+  }
+  const byModel = [...models].sort(byKey);
   return {
-    models: byModel.map(([model_id, rows]) => ({ model_id, ...metrics(rows) })),
-    prompts: [...groupBy(candidates, (c) => [c.prompt_id])].sort(byKey).map(([prompt_id, rows]) => ({ prompt_id, ...metrics(rows) })),
-    tags: [...groupBy(candidates, tagsOf)].sort(byKey).map(([tag, rows]) => ({ tag, ...metrics(rows) })),
-    pass_at_k: byModel.map(([model_id, rows]) => passAtKRow(model_id, rows, ks)),
+    models: byModel.map(([model_id, t]) => ({ model_id, ...metrics(t) })),
+    prompts: [...prompts].sort(byKey).map(([prompt_id, t]) => ({ prompt_id, ...metrics(t) })),
+    tags: [...tags].sort(byKey).map(([tag, t]) => ({ tag, ...metrics(t) })),
+    pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, t.tasks, ks)),
   };
 }
 
@@ -107,60 +120,68 @@ export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>)
   return c.total > 0 && c.passed === c.total;
 }
 
-function metrics(rows: readonly AggregatableResult[]): RowMetrics {
-  const problems = new Set<string>();
-  const solved = new Set<string>();
-  let tests = 0;
-  let passed = 0;
-  for (const c of rows) {
-    problems.add(c.problem_id);
-    if (candidatePasses(c)) solved.add(c.problem_id);
-    tests += c.total;
-    passed += c.passed;
-  }
+/** A group's running counts: its problems, and those that one of its candidates passes. */
+interface Tally {
+  candidates: number;
+  tests: number;
+  passed: number;
+  problems: Set<string>;
+  solved: Set<string>;
+}
+
+/** A model's counts, and its samples per (problem, prompt) task for pass@k. */
+interface ModelTally extends Tally {
+  /** A map per problem keeps ids containing any character apart. */
+  tasks: Map<string, Map<string | null, { n: number; c: number }>>;
+}
+
+function newTally(): Tally {
+  return { candidates: 0, tests: 0, passed: 0, problems: new Set(), solved: new Set() };
+}
+
+function count(t: Tally, c: AggregatableResult, passes: boolean): void {
+  t.candidates++;
+  t.tests += c.total;
+  t.passed += c.passed;
+  t.problems.add(c.problem_id);
+  if (passes) t.solved.add(c.problem_id);
+}
+
+function countTask(tasks: ModelTally['tasks'], c: AggregatableResult, passes: boolean): void {
+  let prompts = tasks.get(c.problem_id);
+  if (prompts === undefined) tasks.set(c.problem_id, (prompts = new Map<string | null, { n: number; c: number }>()));
+  let group = prompts.get(c.prompt_id);
+  if (group === undefined) prompts.set(c.prompt_id, (group = { n: 0, c: 0 }));
+  group.n++;
+  if (passes) group.c++;
+}
+
+function metrics(t: Tally): RowMetrics {
   return {
-    candidates: rows.length,
-    tests,
-    passed,
-    problems: problems.size,
-    problems_solved: solved.size,
-    pass_rate: tests === 0 ? 0 : passed / tests,
+    candidates: t.candidates,
+    tests: t.tests,
+    passed: t.passed,
+    problems: t.problems.size,
+    problems_solved: t.solved.size,
+    pass_rate: t.tests === 0 ? 0 : t.passed / t.tests,
   };
 }
 
-function passAtKRow(model_id: string, rows: readonly AggregatableResult[], ks: readonly number[]): PassAtKRow {
-  // A task is a (problem, prompt) pair: a map per problem keeps ids containing any character apart.
-  const tasks = new Map<string, Map<string | null, { n: number; c: number }>>();
-  for (const sample of rows) {
-    let prompts = tasks.get(sample.problem_id);
-    if (prompts === undefined) tasks.set(sample.problem_id, (prompts = new Map<string | null, { n: number; c: number }>()));
-    let group = prompts.get(sample.prompt_id);
-    if (group === undefined) prompts.set(sample.prompt_id, (group = { n: 0, c: 0 }));
-    group.n++;
-    if (candidatePasses(sample)) group.c++;
-  }
+function passAtKRow(model_id: string, tasks: ModelTally['tasks'], ks: readonly number[]): PassAtKRow {
   const groups = [...tasks.values()].flatMap((prompts) => [...prompts.values()]);
-  const sizes = groups.map((g) => g.n);
+  let min = Infinity;
+  let max = 0;
+  for (const g of groups) {
+    min = Math.min(min, g.n);
+    max = Math.max(max, g.n);
+  }
   return {
     model_id,
     tasks: groups.length,
-    min_samples: sizes.length === 0 ? 0 : sizes.reduce((a, b) => Math.min(a, b)),
-    max_samples: sizes.length === 0 ? 0 : sizes.reduce((a, b) => Math.max(a, b)),
+    min_samples: groups.length === 0 ? 0 : min,
+    max_samples: max,
     values: passAtKTable(groups, ks),
   };
-}
-
-/** Groups items under each of the keys `keysOf` gives them (a candidate can carry several tags). */
-function groupBy<T, K>(items: readonly T[], keysOf: (item: T) => Iterable<K>): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    for (const key of keysOf(item)) {
-      const list = groups.get(key);
-      if (list === undefined) groups.set(key, [item]);
-      else list.push(item);
-    }
-  }
-  return groups;
 }
 
 /** Code-unit order with null first: stable across machines, unlike localeCompare. */

@@ -203,8 +203,10 @@ export class RunLog {
    * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
    * from its results' record texts as UTF-8 bytes (`recordJson`, which
    * writes exact integers of any size with every digit), copied as they are.
+   * `joined`: the same records already separated by commas (as a worker
+   * sends them), copied in one piece.
    */
-  appendCandidate(key: string, records: readonly Uint8Array[]): void {
+  appendCandidate(key: string, records: readonly Uint8Array[], joined?: Uint8Array): void {
     const offset = this.size;
     const head = Buffer.from(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`, 'utf8');
     this.appendBytes(head);
@@ -212,14 +214,18 @@ export class RunLog {
     let length = head.length;
     records.forEach((record, i) => {
       if (i > 0) {
-        this.appendBytes(COMMA);
+        if (joined === undefined) this.appendBytes(COMMA);
         length += 1;
       }
       cuts.push(length);
-      this.appendBytes(record);
+      if (joined === undefined) this.appendBytes(record);
       length += record.length;
       cuts.push(length);
     });
+    if (joined !== undefined) {
+      if (length - head.length !== joined.length) throw new Error(`the joined records of ${key} are not its records and the commas between them`);
+      this.appendBytes(joined);
+    }
     this.appendBytes(LINE_END);
     length += LINE_END.length;
     this.lines.set(key, { offset, length, cuts });

@@ -9,7 +9,7 @@ import type { Route } from './route.js';
 // whose workers grade each problem as they read it.
 
 /** Appends a graded candidate, by its key, to the run log and tells the reporters. */
-export type RecordCandidate = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]) => void;
+export type RecordCandidate = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array) => void;
 
 /**
  * Grades the planned candidates: a worker reads each one's problem file
@@ -29,7 +29,7 @@ export async function gradeAll(
       {
         onMessage: (index, m) => {
           const { candidate, key } = todo[index]!;
-          if (m.type === 'graded') record(key, m.rows, m.records);
+          if (m.type === 'graded') record(key, m.rows, m.records, m.joined);
           else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
         },
         giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),

@@ -37,7 +37,7 @@ export async function readProblems(
         loaded[index] = m.problem;
       } else if (m.type === 'graded' && grade !== null) {
         const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records);
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records, m.joined);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary))

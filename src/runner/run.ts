@@ -57,9 +57,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   };
   const reports = new Reports(reporter);
   const route = new Route({ pool, batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters } });
-  const record = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void => {
+  const record = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void => {
     if (interrupted()) return;
-    openNewLog().record(key, rows, records);
+    openNewLog().record(key, rows, records, joined);
     reports.graded(key, rows);
   };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.

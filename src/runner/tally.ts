@@ -42,8 +42,8 @@ export class Tally {
    * Appends a graded candidate to the run log, as the record texts the
    * worker wrote, and keeps its rows for the reporters.
    */
-  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void {
-    this.log.appendCandidate(key, records);
+  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void {
+    this.log.appendCandidate(key, records, joined);
     this.rowsByKey.set(key, rows);
     this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
   }

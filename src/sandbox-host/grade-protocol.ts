@@ -35,6 +35,30 @@ export interface GradeJob extends CandidateJob {
    * after that one are `skipped`, never run.
    */
   stopOnFirstFailure?: boolean;
+  /**
+   * A measured run (--grade performance, memory): the engine loads the code
+   * (measuring that too), keeps the state right after loading, and runs each
+   * test from that state, restored before every test, so that nothing one
+   * test leaves behind (a warm cache, memoized answers) lowers the next
+   * one's figures. Each test is run `repetitions` times for its times; its
+   * cost and memory are the same on every repetition. A passing test's
+   * verdict then carries its `measure`, and the reply the loading's.
+   */
+  measure?: { repetitions: number };
+}
+
+/**
+ * What a measured run found for one test (or for loading the code).
+ * `cost`: the work done, counted by the engine, the same on every machine
+ * and every run (docs/METERING.md says what each engine counts); `memory`:
+ * the peak of traced allocations in bytes, above what was allocated when the
+ * test started; `wallMs` and `cpuMs`: each repetition's times.
+ */
+export interface TestMeasure {
+  cost: number;
+  memory: number;
+  wallMs: number[];
+  cpuMs: number[];
 }
 
 /**
@@ -51,7 +75,7 @@ export type Verdict =
    * records it. Most passing tests take this path, so no value is decoded,
    * sent back and read again.
    */
-  | { status: 'pass'; actual?: string; durationMs: number }
+  | { status: 'pass'; actual?: string; durationMs: number; measure?: TestMeasure }
   | { status: 'fail'; actual: string; reason: string; durationMs: number }
   | { status: 'error'; message: string; durationMs: number | null }
   | { status: 'timeout'; durationMs: number }
@@ -61,4 +85,12 @@ export type Verdict =
 
 export type GradeReply =
   /** `durationMs`: from when the engine started the candidate (not when it was queued) to its last verdict. */
-  { kind: 'ran'; entryPoint: string; verdicts: Verdict[]; durationMs?: number } | { kind: 'load-error'; message: string };
+  | {
+      kind: 'ran';
+      entryPoint: string;
+      verdicts: Verdict[];
+      durationMs?: number;
+      /** A measured run's figures for loading the code (its module-level work). */
+      load?: TestMeasure;
+    }
+  | { kind: 'load-error'; message: string };

@@ -90,7 +90,8 @@ export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'co
 /**
  * A graded candidate: its rows for the reports, and its results as record
  * text for the run log. On the wire the records are the message's payload
- * (json-lines.ts), `recordBytes` long each, one after another.
+ * (json-lines.ts), `recordBytes` long each, separated by commas as a log
+ * line's results are.
  */
 export interface GradedMessage {
   type: 'graded';
@@ -99,14 +100,63 @@ export interface GradedMessage {
   rows: CandidateRow[];
   /** One `recordJson` text per result, as UTF-8 bytes, as the run log and the scorecard hold it. */
   records: Buffer[];
+  /** The same records as they came, separated by commas: a log line's results, to be copied in one piece. */
+  joined: Buffer;
 }
 
 /** A graded message as the worker writes it: its line, and the payload that follows it. */
-export function gradedFrame(batch: number, item: number, rows: CandidateRow[], texts: readonly string[]): { line: string; payload: Buffer } {
-  const records = texts.map((text) => Buffer.from(text, 'utf8'));
-  const payload = Buffer.concat(records);
-  const line = jsonLine({ type: 'graded', batch, item, rows, recordBytes: records.map((r) => r.length), [PAYLOAD_FIELD]: payload.length });
+export function gradedFrame(batch: number, item: number, rows: readonly CandidateRow[], texts: readonly string[]): { line: string; payload: Buffer } {
+  const payload = Buffer.from(texts.join(','), 'utf8');
+  const recordBytes = texts.map((text) => Buffer.byteLength(text, 'utf8'));
+  const line = jsonLine({ type: 'graded', batch, item, rows: rows.map(rowOnWire), recordBytes, [PAYLOAD_FIELD]: payload.length });
   return { line, payload };
+}
+
+/**
+ * A row as a graded message carries it: its fields by position, without
+ * their names, and without `ran`, which follows from the status. Every
+ * candidate's answer passes through the supervisor, whose time per
+ * candidate bounds the cores a run can use, and positions are read faster.
+ */
+type RowOnWire = [
+  problem_id: string,
+  model_id: string,
+  prompt_id: string | null,
+  sample_id: string | null,
+  language: string,
+  status: CandidateStatus,
+  error: string | null,
+  entry_point: string | null,
+  passed: number,
+  total: number,
+  duration_ms: number,
+  fail: number,
+  errors: number,
+  timeout: number,
+  memory: number,
+  skipped: number,
+];
+
+function rowOnWire(r: CandidateRow): RowOnWire {
+  const c = r.counts;
+  return [
+    r.problem_id,
+    r.model_id,
+    r.prompt_id,
+    r.sample_id,
+    r.language,
+    r.status,
+    r.error,
+    r.entry_point,
+    r.passed,
+    r.total,
+    r.duration_ms,
+    c.fail,
+    c.error,
+    c.timeout,
+    c.memory,
+    c.skipped,
+  ];
 }
 
 export type FromWorker =
@@ -142,10 +192,11 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
   if (!isCount(value.batch) || !isCount(value.item)) return `a "${String(value.type)}" message without its batch and item`;
   switch (value.type) {
     case 'graded': {
-      if (!Array.isArray(value.rows) || !value.rows.every(isRow)) return 'a "graded" message with malformed rows';
-      const records = payload === null ? null : cutRecords(payload, value.recordBytes, value.rows.length);
+      const rows = Array.isArray(value.rows) ? rowsFromWire(value.rows) : null;
+      if (rows === null) return 'a "graded" message with malformed rows';
+      const records = payload === null ? null : cutRecords(payload, value.recordBytes, rows.length);
       if (records === null) return 'a "graded" message whose payload is not one record per row';
-      return { type: 'graded', batch: value.batch, item: value.item, rows: value.rows, records };
+      return { type: 'graded', batch: value.batch, item: value.item, rows, records, joined: payload! };
     }
     case 'problem':
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
@@ -165,44 +216,76 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
 
 const STATUSES: ReadonlySet<CandidateStatus> = new Set<CandidateStatus>(['passed', 'failed', 'load-error', 'unsupported', 'no-tests']);
 
-function isRow(value: unknown): value is CandidateRow {
-  if (!isObject(value)) return false;
-  const counts = value.counts;
-  return (
-    typeof value.problem_id === 'string' &&
-    typeof value.model_id === 'string' &&
-    isNullableString(value.prompt_id) &&
-    isNullableString(value.sample_id) &&
-    typeof value.language === 'string' &&
-    STATUSES.has(value.status as CandidateStatus) &&
-    isNullableString(value.error) &&
-    isNullableString(value.entry_point) &&
-    isCount(value.passed) &&
-    isCount(value.total) &&
-    value.passed <= value.total &&
-    typeof value.duration_ms === 'number' &&
-    typeof value.ran === 'boolean' &&
-    isObject(counts) &&
-    isCount(counts.fail) &&
-    isCount(counts.error) &&
-    isCount(counts.timeout) &&
-    isCount(counts.memory) &&
-    isCount(counts.skipped)
-  );
+function rowsFromWire(values: unknown[]): CandidateRow[] | null {
+  const rows: CandidateRow[] = [];
+  for (const value of values) {
+    const row = rowFromWire(value);
+    if (row === null) return null;
+    rows.push(row);
+  }
+  return rows;
+}
+
+function rowFromWire(v: unknown): CandidateRow | null {
+  if (!Array.isArray(v) || v.length !== 16) return null;
+  const [problem_id, model_id, prompt_id, sample_id, language, status, error, entry_point, passed, total, duration_ms, fail, errors, timeout, memory, skipped] =
+    v as unknown[];
+  if (
+    typeof problem_id !== 'string' ||
+    typeof model_id !== 'string' ||
+    !isNullableString(prompt_id) ||
+    !isNullableString(sample_id) ||
+    typeof language !== 'string' ||
+    !STATUSES.has(status as CandidateStatus) ||
+    !isNullableString(error) ||
+    !isNullableString(entry_point) ||
+    !isCount(passed) ||
+    !isCount(total) ||
+    passed > total ||
+    typeof duration_ms !== 'number' ||
+    !isCount(fail) ||
+    !isCount(errors) ||
+    !isCount(timeout) ||
+    !isCount(memory) ||
+    !isCount(skipped)
+  ) {
+    return null;
+  }
+  const s = status as CandidateStatus;
+  return {
+    problem_id,
+    model_id,
+    prompt_id,
+    sample_id,
+    language,
+    status: s,
+    error,
+    entry_point,
+    passed,
+    total,
+    duration_ms,
+    counts: { fail, error: errors, timeout, memory, skipped },
+    ran: s === 'passed' || s === 'failed',
+  };
 }
 
 /**
  * The records of a graded message, cut from its payload by the lengths it
- * names, when each is framed as one JSON object's text: a brace at each
- * end and no newline, which would end the run log's line. Their inside is
- * the worker's own encoding (`recordJson`), written to the log as it came;
- * the run log's reader checks each line again when it is read back.
+ * names, when each is framed as one JSON object's text (a brace at each
+ * end), a comma between two, and no newline, which would end the run log's
+ * line. Their inside is the worker's own encoding (`recordJson`), written to
+ * the log as it came; the run log's reader checks each line again when it
+ * is read back.
  */
 function cutRecords(payload: Buffer, lengths: unknown, count: number): Buffer[] | null {
   if (!Array.isArray(lengths) || lengths.length !== count || payload.includes(0x0a)) return null;
   const records: Buffer[] = [];
   let at = 0;
   for (const length of lengths) {
+    if (records.length > 0) {
+      if (payload[at] !== 0x2c) return null;
+      at++;
+    }
     if (!isCount(length) || length < 2 || at + length > payload.length) return null;
     const record = payload.subarray(at, at + length);
     if (record[0] !== 0x7b || record[length - 1] !== 0x7d) return null;

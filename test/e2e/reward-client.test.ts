@@ -6,11 +6,11 @@
  * requests. Skipped when python3 (3.9 or later) is missing, except under
  * CI=true, where that is a failure, as the differential value test does.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, spawnService, startService, stopService, waitHealthy, type ServiceProcess } from '../../bench/service-process.js';
 import { runCommand } from './run-cli.js';
 import { py } from '../python-source.js';
 
@@ -19,6 +19,8 @@ const FIXTURES = join(ROOT, 'test', 'fixtures', 'python-self-check');
 const BIN = join(ROOT, 'bin', 'evalrun.js');
 const PEER = join(ROOT, 'bench', 'sandbox-peer.py');
 const START_MS = 120_000;
+/** Under the hooks' 30 s, so that a service that ignores SIGTERM is killed before the hook times out. */
+const STOP_GRACE_MS = 15_000;
 
 function pythonCheck(): { ok: true } | { ok: false; reason: string } {
   const r = spawnSync('python3', ['-c', 'import sys; print(sys.version_info >= (3, 9))'], { encoding: 'utf8' });
@@ -31,62 +33,6 @@ const pythonFound = pythonCheck();
 const requirePython = process.env.CI === 'true' || process.env.CI === '1';
 const skip = !pythonFound.ok && !requirePython;
 if (skip) console.log(`reward client tests skipped: ${pythonFound.reason} (under CI=true they fail instead)`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-/** A long-running child whose output is kept for error messages. */
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startService(command: string, args: string[]): Service {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, output: () => output, exited };
-}
-
-async function stopService(service: Service | undefined): Promise<void> {
-  if (service === undefined || service.child.exitCode !== null || service.child.signalCode !== null) return;
-  service.child.kill('SIGTERM');
-  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
-  await service.exited;
-  clearTimeout(timer);
-}
-
-/** Polls `url` until it answers 200; fails early when the service exits, and at the deadline. */
-async function waitHealthy(url: string, service: Service, deadlineMs: number): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  let last = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (service.child.exitCode !== null || service.child.signalCode !== null) {
-      throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) before ${url} answered 200:\n${service.output()}`);
-    }
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (r.status === 200) return;
-      last = `HTTP ${r.status}`;
-    } catch (error) {
-      last = String(error);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${deadlineMs} ms (last: ${last}):\n${service.output()}`);
-}
 
 /**
  * Runs Python that imports the client and prints one JSON line: `{"value": ...}`
@@ -158,17 +104,16 @@ describe.skipIf(skip)('the Python reward client', () => {
 });
 
 describe.skipIf(skip)('the Python reward client against a live evalrun serve', () => {
-  let server: Service | undefined;
+  let server: ServiceProcess | undefined;
   let url = '';
 
   beforeAll(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    server = startService(process.execPath, [BIN, 'serve', '--problems', FIXTURES, '--port', String(port)]);
-    await waitHealthy(`${url}/healthz`, server, START_MS);
+    server = await startService(process.execPath, [BIN, 'serve', '--problems', FIXTURES, '--port', String(port)], url, { deadlineMs: START_MS });
   }, START_MS + 10_000);
 
-  afterAll(() => stopService(server), 30_000);
+  afterAll(() => stopService(server, STOP_GRACE_MS), 30_000);
 
   it('scores a right answer (in Markdown, extracted by the server) 1.0 and a wrong one 1/3', async () => {
     const right = await python(`return er.compute_score("fixture", ${JSON.stringify(SUM_EVENS_FENCED)}, "py_sum_evens")`, url);
@@ -201,7 +146,7 @@ describe.skipIf(skip)('the Python reward client against a live evalrun serve', (
   }, 60_000);
 
   it('raises EvalrunUnavailable, never a score, once the server is gone', async () => {
-    await stopService(server);
+    await stopService(server, STOP_GRACE_MS);
     const single = await python(`return er.compute_score("fixture", ${JSON.stringify(SUM_EVENS_WRONG)}, "py_sum_evens")`, url);
     expect(single.raised).toBe('EvalrunUnavailable');
     const batch = await python(`return er.compute_score_batch(["fixture"], [${JSON.stringify(SUM_EVENS_WRONG)}], ["py_sum_evens"])`, url);
@@ -210,21 +155,21 @@ describe.skipIf(skip)('the Python reward client against a live evalrun serve', (
 });
 
 describe.skipIf(skip)('the benchmark sandbox peer (bench/sandbox-peer.py)', () => {
-  let peer: Service | undefined;
+  let peer: ServiceProcess | undefined;
   let url = '';
 
   beforeAll(async () => {
-    peer = startService('python3', [PEER, '--problems', FIXTURES, '--port', '0', '--concurrency', '2']);
+    peer = spawnService('python3', [PEER, '--problems', FIXTURES, '--port', '0', '--concurrency', '2']);
     const deadline = Date.now() + 30_000;
     while (!/listening on (http:\/\/\S+)/.test(peer.output())) {
       if (peer.child.exitCode !== null || Date.now() > deadline) throw new Error(`the peer did not start:\n${peer.output()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     url = /listening on (http:\/\/\S+)/.exec(peer.output())![1]!;
-    await waitHealthy(`${url}/healthz`, peer, 10_000);
+    await waitHealthy(peer, url, 10_000);
   }, 40_000);
 
-  afterAll(() => stopService(peer), 30_000);
+  afterAll(() => stopService(peer, STOP_GRACE_MS), 30_000);
 
   it('grades a passing and a failing candidate in the reply shape of /v1/grade', async () => {
     const response = await fetch(`${url}/v1/grade`, {

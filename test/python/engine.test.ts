@@ -3,6 +3,12 @@ import { ObservedPythonEngine } from './observed-engine.js';
 import { pyJob, returned, testsOf, verdict } from './helpers.js';
 import { py } from '../python-source.js';
 
+/** Imports nothing and changes nothing, so the interpreter it leaves is restored, not replaced. */
+const RETURNS_ONE = py`
+  def f():
+      return 1
+`;
+
 let engine: ObservedPythonEngine;
 
 beforeAll(async () => {
@@ -354,28 +360,12 @@ describe('one interpreter, restored before every candidate', () => {
         [[1.5]],
       ),
     );
-    await engine.run(
-      pyJob(
-        py`
-      def f():
-          return 1
-    `,
-        [[]],
-      ),
-    );
+    await engine.run(pyJob(RETURNS_ONE, [[]]));
     expect(engine.lastReset).toBe('clean');
   });
 
   it('puts back every byte of the memory, also stack and free heap the candidate wrote and memory it grew', async () => {
-    await engine.run(
-      pyJob(
-        py`
-      def f():
-          return 1
-    `,
-        [[]],
-      ),
-    );
+    await engine.run(pyJob(RETURNS_ONE, [[]]));
     await engine.warm();
     const restored = engine.memoryDigest();
     expect(restored).toMatch(/^[0-9a-f]+$/);

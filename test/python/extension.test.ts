@@ -15,6 +15,20 @@ import { EXTENSION_FILE, extensionBytes, extensionPackages } from './wheel.js';
 const REFUSED = 'evalrun: refused to load WebAssembly code that is not one of the shared libraries (.so) of --python-packages';
 const LOADED_RESET = 'the candidate called _dlopen_js, which keeps state outside the interpreter memory';
 
+/** Candidates that load no library, so their interpreters are restored, not replaced. */
+const RETURNS_ONE = py`
+  def f():
+      return 1
+`;
+const RETURNS_TWO = py`
+  def f():
+      return 2
+`;
+const RETURNS_THREE = py`
+  def f():
+      return 3
+`;
+
 /** Candidate code that writes `bytes_expr` as an extension module under /tmp/<folder> and imports it from there. */
 function importFrom(folder: string, bytesExpr: string, catchErrors: boolean): string {
   const load = [
@@ -85,32 +99,8 @@ describe('compiled extension modules from --python-packages', () => {
     expect(returned(await engine.run(pyJob(after, [[]])))).toEqual([[[], 1]]);
     expect(engine.lastReset).toBe(LOADED_RESET);
     // Candidates that load nothing are restored as usual.
-    expect(
-      returned(
-        await engine.run(
-          pyJob(
-            py`
-      def f():
-          return 1
-    `,
-            [[]],
-          ),
-        ),
-      ),
-    ).toEqual([1]);
-    expect(
-      returned(
-        await engine.run(
-          pyJob(
-            py`
-      def f():
-          return 2
-    `,
-            [[]],
-          ),
-        ),
-      ),
-    ).toEqual([2]);
+    expect(returned(await engine.run(pyJob(RETURNS_ONE, [[]])))).toEqual([1]);
+    expect(returned(await engine.run(pyJob(RETURNS_TWO, [[]])))).toEqual([2]);
     expect(engine.lastReset).toBe('clean');
   });
 
@@ -193,18 +183,6 @@ describe('without --python-packages', () => {
     const hex = Buffer.from(extensionBytes()).toString('hex');
     const [[message]] = returned(await engine.run(pyJob(importFrom('own', `bytes.fromhex('${hex}')`, true), [[]]))) as [[string]];
     expect(message).toContain(REFUSED);
-    expect(
-      returned(
-        await engine.run(
-          pyJob(
-            py`
-      def f():
-          return 3
-    `,
-            [[]],
-          ),
-        ),
-      ),
-    ).toEqual([3]);
+    expect(returned(await engine.run(pyJob(RETURNS_THREE, [[]])))).toEqual([3]);
   });
 });

@@ -15,6 +15,12 @@ import { py } from '../python-source.js';
 
 const MB = 1024 * 1024;
 
+/** Needs next to no memory: the candidate after one that filled it. */
+const RETURNS_SEVEN = py`
+  def f():
+      return 7
+`;
+
 // Touches every page (a bytearray of zeros might not), so RSS tells the truth.
 const FILL = [
   'def f():',
@@ -61,19 +67,7 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
     expect(filled).toBeGreaterThan(200);
     expect(grown).toBeLessThan(256 + 64);
     // An interpreter grown this far is replaced, not restored; its memory goes with its isolate.
-    expect(
-      returned(
-        await engine.run(
-          pyJob(
-            py`
-      def f():
-          return 7
-    `,
-            [[]],
-          ),
-        ),
-      ),
-    ).toEqual([7]);
+    expect(returned(await engine.run(pyJob(RETURNS_SEVEN, [[]])))).toEqual([7]);
     expect(engine.lastReset).toBe('the interpreter memory grew past what a restore clears');
     expect(engine.memoryBytes() / MB).toBeCloseTo(boot, 0);
   });
@@ -102,20 +96,7 @@ describe('the WebAssembly memory of an interpreter is capped', () => {
       expect(filled).toBeGreaterThan(340);
       expect(grown).toBeLessThan(384 + 128 + 64);
       // The next candidate runs in a fresh interpreter of the same engine.
-      expect(
-        returned(
-          await bridge.run(
-            pyJob(
-              py`
-        def f():
-            return 7
-      `,
-              [[]],
-              { memoryMb: 384 },
-            ),
-          ),
-        ),
-      ).toEqual([7]);
+      expect(returned(await bridge.run(pyJob(RETURNS_SEVEN, [[]], { memoryMb: 384 })))).toEqual([7]);
       expect(created).toBe(1);
     } finally {
       bridge.dispose();

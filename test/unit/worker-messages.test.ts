@@ -22,8 +22,12 @@ const row = {
   counts: { fail: 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
   ran: true,
 };
+/** The row as a graded message carries it: its fields by position, `ran` left out (it follows from the status). */
+const wireRow = ['p', 'm', null, '0', 'python', 'failed', null, 'f', 1, 2, 3, 1, 0, 0, 0, 0];
 /** A graded message's line, as the worker writes it; its records follow as the payload. */
-const graded = { type: 'graded', batch: 1, item: 0, rows: [row], recordBytes: [18], payloadBytes: 18 };
+const graded = { type: 'graded', batch: 1, item: 0, rows: [wireRow], recordBytes: [18], payloadBytes: 18 };
+/** `graded` with its row's field at `index` replaced. */
+const withField = (index: number, value: unknown): unknown => ({ ...graded, rows: [wireRow.map((v, i) => (i === index ? value : v))] });
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
 
@@ -59,19 +63,30 @@ describe('readFromWorker', () => {
     const frames = new FrameSplitter().push(Buffer.concat([Buffer.from(line), payload]));
     expect(frames).toHaveLength(1);
     const read = readFromWorker(frames[0]!.message, frames[0]!.payload);
-    expect(read).toEqual({ type: 'graded', batch: 4, item: 2, rows: [row, row], records: texts.map((t) => Buffer.from(t)) });
+    expect(read).toEqual({
+      type: 'graded',
+      batch: 4,
+      item: 2,
+      rows: [row, row],
+      records: texts.map((t) => Buffer.from(t)),
+      joined: Buffer.from(texts.join(',')),
+    });
   });
 
   it('names what is wrong with anything else', () => {
     const bad: Array<[unknown, RegExp]> = [
       [null, /not an object/],
       [[graded], /not an object/],
-      [{ type: 'graded', item: 0, rows: [row], recordBytes: [2] }, /without its batch and item/],
+      [{ type: 'graded', item: 0, rows: [wireRow], recordBytes: [2] }, /without its batch and item/],
       [{ ...graded, batch: -1 }, /without its batch and item/],
       [{ ...graded, item: 1.5 }, /without its batch and item/],
-      [{ ...graded, rows: [{ ...row, status: 'won' }] }, /malformed rows/],
-      [{ ...graded, rows: [{ ...row, passed: 3 }] }, /malformed rows/],
-      [{ ...graded, rows: [{ ...row, counts: { fail: 1 } }] }, /malformed rows/],
+      [withField(5, 'won'), /malformed rows/],
+      [withField(8, 3), /malformed rows/],
+      [withField(11, -1), /malformed rows/],
+      [withField(0, null), /malformed rows/],
+      [withField(10, '3'), /malformed rows/],
+      [{ ...graded, rows: [wireRow.slice(0, 15)] }, /malformed rows/],
+      [{ ...graded, rows: [row] }, /malformed rows/],
       [{ ...graded, payloadBytes: undefined }, /one record per row/],
       [{ type: 'failed', batch: 1, item: 0, message: 'bug', payloadBytes: 2 }, /with a payload/],
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
@@ -81,7 +96,6 @@ describe('readFromWorker', () => {
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
       [{ type: 'warmed' }, /"warmed" message without its errors/],
       [{ type: 'warmed', errors: [1] }, /"warmed" message without its errors/],
-      [{ ...graded, rows: [{ ...row, counts: { fail: 1, error: 0, timeout: 0, memory: 0 } }] }, /malformed rows/],
       [{ type: 'started', batch: 1, item: 0, test: 0 }, /unknown message type "started"/],
     ];
     for (const [message, why] of bad) {
@@ -97,6 +111,9 @@ describe('readFromWorker', () => {
       [{ ...graded, recordBytes: [3] }, '[1]'],
       [{ ...graded, recordBytes: [17] }, '{"problem_id":"p"}'],
       [{ ...graded, recordBytes: [7, 7] }, '{"a":1}\n{"b":2}'],
+      [{ ...graded, recordBytes: [7, 7] }, '{"a":1}{"b":2}'],
+      [{ ...graded, recordBytes: [7, 7] }, '{"a":1};{"b":2}'],
+      [{ ...graded, recordBytes: [7, 6] }, '{"a":1},{"b":2}'],
       [{ ...graded, recordBytes: [1.5] }, '{}'],
     ];
     for (const [message, payload] of bad) expect(readFromWorker(message, Buffer.from(payload))).toMatch(/one record per row/);
@@ -106,7 +123,7 @@ describe('readFromWorker', () => {
     const problem = (grading: boolean): FromWorker => ({ type: 'problem', batch: 1, item: 0, problem: summary, grading });
     expect(endsItem(problem(true) as Exclude<FromWorker, { type: 'ready' }>)).toBe(false);
     expect(endsItem(problem(false) as Exclude<FromWorker, { type: 'ready' }>)).toBe(true);
-    expect(endsItem({ type: 'graded', batch: 1, item: 0, rows: [], records: [] })).toBe(true);
+    expect(endsItem({ type: 'graded', batch: 1, item: 0, rows: [], records: [], joined: Buffer.alloc(0) })).toBe(true);
   });
 });
 
