@@ -1,7 +1,7 @@
 import type { Language } from '../engines/languages.js';
 import type { Equality, Tolerance } from '../values/compare.js';
 import type { TypeNode } from '../values/type-node.js';
-import type { CandidateJob } from './protocol.js';
+import type { CandidateJob, TestMeasure } from './protocol.js';
 
 /**
  * A candidate sent to a sandbox worker process. The expected values go to
@@ -35,30 +35,6 @@ export interface GradeJob extends CandidateJob {
    * after that one are `skipped`, never run.
    */
   stopOnFirstFailure?: boolean;
-  /**
-   * A measured run (--grade performance, memory): the engine loads the code
-   * (measuring that too), keeps the state right after loading, and runs each
-   * test from that state, restored before every test, so that nothing one
-   * test leaves behind (a warm cache, memoized answers) lowers the next
-   * one's figures. Each test is run `repetitions` times for its times; its
-   * cost and memory are the same on every repetition. A passing test's
-   * verdict then carries its `measure`, and the reply the loading's.
-   */
-  measure?: { repetitions: number };
-}
-
-/**
- * What a measured run found for one test (or for loading the code).
- * `cost`: the work done, counted by the engine, the same on every machine
- * and every run (docs/METERING.md says what each engine counts); `memory`:
- * the peak of traced allocations in bytes, above what was allocated when the
- * test started; `wallMs` and `cpuMs`: each repetition's times.
- */
-export interface TestMeasure {
-  cost: number;
-  memory: number;
-  wallMs: number[];
-  cpuMs: number[];
 }
 
 /**

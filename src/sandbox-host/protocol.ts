@@ -37,12 +37,36 @@ export interface CandidateJob {
   limits: SandboxLimits;
   /** Python only: folders of wheels or packages the candidate may import (read by the worker, never by the candidate). */
   pythonPackages?: string[];
+  /**
+   * A measured run (--grade performance, memory): the engine measures the
+   * loading of the code, and runs each test from the state right after the
+   * code loaded, restored before every test, so that nothing one test leaves
+   * behind (a warm cache, memoized answers) lowers the next one's figures.
+   * Each test runs `repetitions` times for its times; its cost and memory
+   * are the same on every repetition. A returned test then carries its
+   * `measure`, and the outcome the loading's (`load`).
+   */
+  measure?: { repetitions: number };
+}
+
+/**
+ * What a measured run found for one test (or for loading the code).
+ * `cost`: the work done, counted by the engine, the same on every machine
+ * and every run (docs/METERING.md says what each engine counts); `memory`:
+ * the peak of traced allocations in bytes, above what was allocated when the
+ * test started; `wallMs` and `cpuMs`: each repetition's times.
+ */
+export interface TestMeasure {
+  cost: number;
+  memory: number;
+  wallMs: number[];
+  cpuMs: number[];
 }
 
 /** How one test ended inside the sandbox, before comparison. */
 export type TestOutcome =
   /** The function returned; `json` is the wire encoding of the value. */
-  | { kind: 'returned'; json: string; durationMs: number }
+  | { kind: 'returned'; json: string; durationMs: number; measure?: TestMeasure }
   /** The function threw (or its promise rejected). */
   | { kind: 'threw'; message: string; durationMs: number }
   /** It returned something that has no comparable encoding (function, symbol, cycle...). */
@@ -65,6 +89,8 @@ export type CandidateOutcome =
       entryPoint: string;
       /** How long the candidate ran, when the engine measured it past its own start-up. */
       durationMs?: number;
+      /** A measured run's figures for loading the code (its module-level work). */
+      load?: TestMeasure;
     }
   /** The code never got to run a test: syntax error, missing entry point, unsupported language. */
   | { kind: 'load-error'; message: string };
