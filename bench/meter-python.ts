@@ -1,10 +1,10 @@
 /**
- * Measurements for the metered Python interpreter (docs/METERING.md):
- * counts of a few candidates (repeated, and at sizes n and 4n), their
- * rankings, the slowdown of metered against unmetered Pyodide, and
+ * Measurements for measured Python runs (docs/METERING.md): the figures of
+ * a few candidates (repeated, and at sizes n and 4n), their rankings, the
+ * time of a measured run against a normal one of the same candidates, and
  * whether the memory snapshot is the same for both builds.
  *
- *   node --no-node-snapshot dist/bench/meter-python.js [--mode blocks|loops] [--part counts|speed|snapshot|reach]... [--cache DIR]
+ *   node --no-node-snapshot dist/bench/meter-python.js [--mode blocks|loops] [--part counts|speed|snapshot]... [--rounds N] [--repetitions N] [--cache DIR]
  *
  * Counts print as JSON with a digest: run it in two processes and compare.
  * The cache folder defaults to a temporary one of this machine (never the
@@ -13,8 +13,9 @@
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeSnapshot, type Interpreter } from '../src/engines/python/boot.js';
-import { startPython } from '../src/engines/python/engine.js';
+import { makeSnapshot } from '../src/engines/python/boot.js';
+import { PythonEngine } from '../src/engines/python/engine.js';
+import type { CandidateJob } from '../src/sandbox-host/protocol.js';
 import type { MeterMode } from '../src/engines/python/meter/meter.js';
 import { loadMeteredPyodideFiles } from '../src/engines/python/meter/metered-files.js';
 import { loadPyodideFiles } from '../src/engines/python/pyodide-files.js';
@@ -73,37 +74,42 @@ const CASES: Case[] = [
   { name: 'bytes(n) copy', code: 'def f(n):\n    b = bytes(n)\n    return len(b + b)\n', tests: [[100_000], [400_000]] },
 ];
 
-async function counts(interpreter: Interpreter, c: Case): Promise<{ load: string; tests: string[] }> {
-  const reset = await interpreter.reset(TIMEOUT_MS);
-  if (reset.kind !== 'ok' || reset.text !== 'clean') throw new Error(`reset: ${JSON.stringify(reset)}`);
-  const prepared = await interpreter.prepare(c.code, 'f', 7, 256, TIMEOUT_MS);
-  if (prepared.kind !== 'ok' || !prepared.text.startsWith('ok ')) throw new Error(`${c.name}: ${JSON.stringify(prepared)}`);
-  const ran = await interpreter.runTests(
-    c.tests.map((t) => JSON.stringify(t)),
-    TIMEOUT_MS,
-    TIMEOUT_MS,
-  );
-  if (ran.kind !== 'ok') throw new Error(`${c.name}: ${JSON.stringify(ran)}`);
-  const costs = interpreter.meterCosts();
-  if (costs === null) throw new Error('the interpreter is not metered');
-  return { load: String(costs.load), tests: costs.tests.map(String) };
+const job = (c: Case, measure: boolean, repetitions = 1): CandidateJob => ({
+  language: 'python',
+  code: c.code,
+  functionName: 'f',
+  arity: 0,
+  tests: c.tests.map((t) => JSON.stringify(t)),
+  limits: { memoryMb: 256, timeoutMs: TIMEOUT_MS, seed: 7 },
+  ...(measure ? { measure: { repetitions } } : {}),
+});
+
+/** A measured run's figures of one candidate: the load's and each test's cost and memory. */
+async function figures(engine: PythonEngine, c: Case): Promise<{ load: string; tests: string[]; memory: string[] }> {
+  const outcome = await engine.run(job(c, true));
+  if (outcome.kind !== 'ran') throw new Error(`${c.name}: ${JSON.stringify(outcome)}`);
+  const tests = outcome.tests.map((t) => (t.kind === 'returned' && t.measure !== undefined ? t.measure : null));
+  return {
+    load: String(outcome.load?.cost ?? '-'),
+    tests: tests.map((m) => String(m?.cost ?? '-')),
+    memory: tests.map((m) => String(m?.memory ?? '-')),
+  };
 }
 
 async function countPart(): Promise<void> {
-  const start = await startPython({ memoryMb: 256, cacheDir, meter: mode });
-  const interpreter = start.interpreter;
-  const table: Record<string, { load: string; n: string; n4: string; ratio: string; repeats: boolean }> = {};
+  const engine = await PythonEngine.create({ memoryMb: 256, cacheDir });
+  const table: Record<string, { load: string; n: string; n4: string; ratio: string; memory: string[]; repeats: boolean }> = {};
   for (const c of CASES) {
     const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await counts(interpreter, c));
-    const first = runs[0] as { load: string; tests: string[] };
+    for (let i = 0; i < 3; i++) runs.push(await figures(engine, c));
+    const first = runs[0] as { load: string; tests: string[]; memory: string[] };
     const repeats = runs.every((r) => JSON.stringify(r) === JSON.stringify(first));
     const [n = '0', n4 = '0'] = first.tests;
-    table[c.name] = { load: first.load, n, n4, ratio: (Number(n4) / Number(n)).toFixed(2), repeats };
+    table[c.name] = { load: first.load, n, n4, ratio: (Number(n4) / Number(n)).toFixed(2), memory: first.memory, repeats };
   }
-  interpreter.dispose();
+  engine.dispose();
   const digest = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 16);
-  console.log(JSON.stringify({ mode, snapshotOrigin: start.snapshotOrigin, digest, counts: table }, null, 1));
+  console.log(JSON.stringify({ mode, digest, counts: table }, null, 1));
 }
 
 const SPEED: Case[] = [
@@ -124,45 +130,69 @@ const SPEED: Case[] = [
   },
 ];
 
-/** Wall time of one candidate's reset, load and tests, in ms. */
-async function timeCandidate(interpreter: Interpreter, c: Case): Promise<number> {
+/**
+ * MBPP-like small candidates: a one-line to five-line function of a few
+ * integers, strings or short lists, three tests each. Different code per
+ * candidate, as in a run over a model's answers.
+ */
+function smallCandidates(count: number): Case[] {
+  const bodies = [
+    (k: number) => `def f(a, b):\n    return a * ${k} + b\n`,
+    (k: number) => `def f(s):\n    return s[::-1] + '${k}'\n`,
+    (k: number) => `def f(xs):\n    return [x * ${k} for x in xs if x % 2 == 0]\n`,
+    (k: number) => `def f(n):\n    total = 0\n    for i in range(n):\n        total += i * ${k}\n    return total\n`,
+    (k: number) => `import math\n\ndef f(a, b):\n    return math.gcd(a + ${k}, b)\n`,
+  ];
+  const tests = [
+    [
+      [3, 4],
+      [10, 20],
+      [7, 0],
+    ],
+    [['hello'], ['abc'], ['']],
+    [[[1, 2, 3, 4]], [range(20)], [[]]],
+    [[10], [50], [0]],
+    [
+      [12, 18],
+      [7, 5],
+      [100, 75],
+    ],
+  ];
+  return Array.from({ length: count }, (_, i) => ({ name: `small ${i}`, code: bodies[i % bodies.length]!(i), tests: tests[i % tests.length]! }));
+}
+
+/** Wall time of running `cases` one after another on `engine`, in ms. */
+async function timeRun(engine: PythonEngine, cases: readonly Case[], measure: boolean, repetitions: number): Promise<number> {
   const t0 = performance.now();
-  await interpreter.reset(TIMEOUT_MS);
-  await interpreter.prepare(c.code, 'f', 7, 256, TIMEOUT_MS);
-  const ran = await interpreter.runTests(
-    c.tests.map((t) => JSON.stringify(t)),
-    TIMEOUT_MS,
-    TIMEOUT_MS,
-  );
-  if (ran.kind !== 'ok') throw new Error(`${c.name}: ${JSON.stringify(ran)}`);
+  for (const c of cases) {
+    const outcome = await engine.run(job(c, measure, repetitions));
+    if (outcome.kind !== 'ran' || outcome.tests.some((t) => t.kind !== 'returned')) throw new Error(`${c.name}: ${JSON.stringify(outcome)}`);
+  }
   return performance.now() - t0;
 }
 
+/** A measured run against a normal one of the same candidates, on one engine (both lanes warm), alternated. */
 async function speedPart(): Promise<void> {
-  const plain = await startPython({ memoryMb: 256, cacheDir });
-  const metered = await startPython({ memoryMb: 256, cacheDir, meter: mode });
-  const rounds = Number(option('--rounds', '5'));
-  const rows: Record<string, { plainMs: string; meteredMs: string; factor: string }> = {};
-  // Warm-up first (V8 tiers up the code the cases use), then alternated
-  // rounds with the minimum kept: the machine is shared.
-  for (const c of SPEED) {
-    await timeCandidate(plain.interpreter, c);
-    await timeCandidate(metered.interpreter, c);
-  }
-  for (const c of SPEED) {
+  const engine = await PythonEngine.create({ memoryMb: 256, cacheDir });
+  const rounds = Number(option('--rounds', '3'));
+  const repetitions = Number(option('--repetitions', '1'));
+  const groups: [string, Case[]][] = [['200 small x 3 tests', smallCandidates(200)], ...SPEED.map((c): [string, Case[]] => [c.name, [c]])];
+  const rows: Record<string, { normalMs: string; measuredMs: string; factor: string }> = {};
+  for (const [name, cases] of groups) {
+    await timeRun(engine, cases, false, repetitions);
+    await timeRun(engine, cases, true, repetitions);
     const a: number[] = [];
     const b: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      a.push(await timeCandidate(plain.interpreter, c));
-      b.push(await timeCandidate(metered.interpreter, c));
+      a.push(await timeRun(engine, cases, false, repetitions));
+      b.push(await timeRun(engine, cases, true, repetitions));
     }
     const pa = Math.min(...a);
     const pb = Math.min(...b);
-    rows[c.name] = { plainMs: pa.toFixed(2), meteredMs: pb.toFixed(2), factor: (pb / pa).toFixed(2) };
+    rows[name] = { normalMs: pa.toFixed(1), measuredMs: pb.toFixed(1), factor: (pb / pa).toFixed(2) };
   }
-  plain.interpreter.dispose();
-  metered.interpreter.dispose();
-  console.log(JSON.stringify({ mode, speed: rows }, null, 1));
+  engine.dispose();
+  console.log(JSON.stringify({ repetitions, speed: rows }, null, 1));
 }
 
 async function snapshotPart(): Promise<void> {
@@ -181,30 +211,6 @@ async function snapshotPart(): Promise<void> {
   );
 }
 
-/** What a candidate can do about the counter: the routes to JavaScript, and the counter's own name. */
-async function reachPart(): Promise<void> {
-  const start = await startPython({ memoryMb: 256, cacheDir, meter: mode });
-  const probe = [
-    'def f():',
-    '    out = []',
-    "    for name in ('js', 'pyodide_js', 'pyodide', 'pyodide.ffi', '_pyodide_core', 'ctypes.util'):",
-    '        try:',
-    '            __import__(name)',
-    "            out.append(name + ': imported')",
-    '        except BaseException as e:',
-    "            out.append(name + ': ' + type(e).__name__)",
-    '    import sys',
-    "    out.append('evalrun_meter in any module: ' + str(any('evalrun_meter' in dir(m) for m in list(sys.modules.values()) if m is not None)))",
-    '    return out',
-  ].join('\n');
-  const i = start.interpreter;
-  await i.prepare(probe, 'f', 7, 256, TIMEOUT_MS);
-  const ran = await i.runTests(['[]'], TIMEOUT_MS, TIMEOUT_MS);
-  console.log(JSON.stringify({ reach: ran, costs: String(i.meterCosts()?.tests) }));
-  i.dispose();
-}
-
 if (want('counts')) await countPart();
-if (want('reach')) await reachPart();
 if (want('speed')) await speedPart();
 if (parts.includes('snapshot')) await snapshotPart();

@@ -102,8 +102,9 @@
   // of built-in modules get a first byte that no module name (UTF-8) can
   // hold, so no spec matches them again. The table is in the interpreter's
   // memory, so the change is part of the state every candidate starts from;
-  // the modules already imported (signal's) keep working.
-  const UNCREATABLE = ['_pyodide_core', '_ctypes', '_signal'];
+  // the modules already imported (signal's, tracemalloc's functions the
+  // harness holds) keep working.
+  const UNCREATABLE = ['_pyodide_core', '_ctypes', '_signal', '_tracemalloc'];
   const INITTAB_ENTRY_BYTES = 8; // struct _inittab on wasm32: a name pointer and an init function
 
   function forgetBuiltins(Module) {
@@ -138,6 +139,8 @@
       endTest: harnessGlobals.get('end_test'),
       // Called from here, not from the harness, so that no harness frame is under the candidate's.
       call: harnessGlobals.get('call_candidate'),
+      traceStart: harnessGlobals.get('trace_start'),
+      tracePeak: harnessGlobals.get('trace_peak'),
     };
     const lockdown = harnessGlobals.get('lockdown');
     // Python may no longer import the JS bridge modules; see harness.py.
@@ -150,19 +153,27 @@
 
     const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
     let progress = [];
-    // Metered interpreters only: the work counted in the candidate's code
-    // (the call of its module code, then each test's call), as differences
-    // of the counter read right around `py.call()`, so the harness's own
-    // work (reading arguments, encoding results) is not in them.
-    let loadCost = '';
-    let testCosts = [];
-    function counted(fn) {
-      const before = shell.meterCount();
-      fn();
-      const after = shell.meterCount();
-      return before === null ? '' : StringCtor(after - before);
-    }
     let dead = '';
+    // A measured run's state right after the candidate's code loaded
+    // (`capture`), which every measured test starts from; null otherwise.
+    let loaded = null;
+
+    // The candidate's call in one pass of a measured run (docs/METERING.md):
+    // 'counted' reads the metered interpreter's counter right around it, so
+    // the harness's own work (reading arguments, encoding results) is left
+    // out; 'traced' runs it under tracemalloc for its peak. The figure as
+    // text, '-' when there is none.
+    function measuredCall(pass) {
+      if (pass === 'traced') {
+        py.traceStart();
+        py.call();
+        return StringCtor(py.tracePeak());
+      }
+      const before = shell.meterCount();
+      py.call();
+      const after = shell.meterCount();
+      return before === null ? '-' : StringCtor(after - before);
+    }
 
     // A JS exception out of a Python call means the interpreter itself
     // failed (fatal error, stack exhaustion in wasm, trap, a refused call
@@ -178,16 +189,23 @@
 
     const api = {
       // Executes the candidate's module code; returns "ok <entry>", "load-error <msg>" or "m"/"c" + message.
-      prepare(code, functionName, seed, memoryMb) {
+      // In a measured run's pass ('counted' or 'traced') the answer other
+      // than "c"/"M" starts with the figure and a space; a counted load
+      // that succeeded is the state every measured test starts from.
+      prepare(code, functionName, seed, memoryMb, pass) {
         if (dead !== '') return 'c' + dead;
+        loaded = null;
         const allowance = memoryMb * 1024 * 1024;
         shell.setMemoryCap(MathMin(config.memoryCapBytes, HEAP_NOW() + allowance));
-        loadCost = '';
         try {
           const begun = StringCtor(py.beginLoad(code, functionName, seed));
-          if (begun !== '') return begun;
-          loadCost = counted(() => py.call());
-          return StringCtor(py.endLoad());
+          if (begun !== '') return pass === '' ? begun : '- ' + begun;
+          let figure = '';
+          if (pass === '') py.call();
+          else figure = measuredCall(pass) + ' ';
+          const ended = StringCtor(py.endLoad());
+          if (pass === 'counted' && ended.startsWith('ok ')) loaded = capture();
+          return figure + ended;
         } catch (e) {
           const kind = pythonFailure(e);
           return kind + dead;
@@ -196,7 +214,6 @@
       // Runs tests in order until all are done or `budgetMs` has passed.
       runTests(tests, budgetMs) {
         progress = [];
-        testCosts = [];
         if (dead !== '') return frame('c', 0, dead);
         const start = now();
         for (let i = 0; i < tests.length; i++) {
@@ -204,12 +221,10 @@
           let out;
           try {
             out = StringCtor(py.beginTest(tests[i]));
-            let cost = '-';
             if (out === '') {
-              cost = counted(() => py.call());
+              py.call();
               out = StringCtor(py.endTest());
             }
-            ReflectApply(ArrayPush, testCosts, [cost]);
           } catch (e) {
             const kind = pythonFailure(e);
             ReflectApply(ArrayPush, progress, [frame(kind, now() - t0, dead)]);
@@ -223,21 +238,35 @@
       progress() {
         return ReflectApply(ArrayJoin, progress, ['']);
       },
+      // One pass of one measured test, from the state `restoreLoaded` put
+      // back: "<figure> <outcome>" (the outcome as end_test answers it), or
+      // "c"/"M" + message when the interpreter failed.
+      measureTest(test, pass) {
+        if (dead !== '') return 'c' + dead;
+        try {
+          const begun = StringCtor(py.beginTest(test));
+          if (begun !== '') return '- ' + begun;
+          const figure = measuredCall(pass);
+          return figure + ' ' + StringCtor(py.endTest());
+        } catch (e) {
+          const kind = pythonFailure(e);
+          return kind + dead;
+        }
+      },
+      // Puts back the state right after the candidate's code loaded in a
+      // counted pass: "clean", else why not (then the test runs unmeasured).
+      restoreLoaded() {
+        if (loaded === null) return 'no measured load';
+        return restoreTo(loaded);
+      },
       // Puts the interpreter back exactly as it was after boot (see below);
       // "clean" when it did, else why it could not and must be replaced.
       reset() {
-        return restore();
+        loaded = null;
+        return restoreTo(booted);
       },
       memoryBytes() {
         return HEAP_NOW();
-      },
-      // "<load cost> <test cost>,<test cost>..." of the last prepare and
-      // runTests calls ('-' for a test whose arguments could not be read,
-      // '-' for the load when the module code did not run),
-      // or '' when the interpreter is not metered.
-      meterCosts() {
-        if (shell.meterCount() === null) return '';
-        return (loadCost === '' ? '-' : loadCost) + ' ' + ReflectApply(ArrayJoin, testCosts, [',']);
       },
     };
     // Tests only (booted with `diagnostics`, which grading never sets): a
@@ -256,27 +285,35 @@
     // generator). `restore` writes all of it back before the next
     // candidate; the imports' wrappers in boot.js name what it cannot write
     // back, and then the interpreter is replaced instead.
+    //
+    // A measured run takes the same record once more, right after the
+    // candidate's code loaded, and writes it back before every test.
     const fileSystem = pyodide.FS;
     const stackPointer = Module.___stack_pointer;
     const baseSize = Module.HEAPU8.length;
-    const baseRuns = memoryRuns(Module.HEAPU8);
-    const baseData = copyDataRuns(Module.HEAPU8, baseRuns);
-    const baseStackPointer = stackPointer.value;
-    const baseRandom = shell.randomState();
-    const baseFiles = captureFiles(fileSystem);
+    const booted = capture();
 
-    function restore() {
+    function capture() {
+      const heap = Module.HEAPU8;
+      const runs = memoryRuns(heap);
+      const data = copyDataRuns(heap, runs);
+      return { size: heap.length, runs, data, stackPointer: stackPointer.value, random: shell.randomState(), files: captureFiles(fileSystem) };
+    }
+
+    function restoreTo(state) {
       if (dead !== '') return 'the interpreter failed: ' + dead;
       const touched = shell.stateTouched();
       if (touched !== '') return 'the candidate called ' + touched + ', which keeps state outside the interpreter memory';
       const heap = Module.HEAPU8;
       const size = heap.length;
       if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
+      const baseRuns = state.runs;
+      const baseData = state.data;
       // Every byte goes back: runs that held data at boot are copied; in the
       // zero runs (the unused stack, free heap) every page is checked and
       // the ones written since are cleared (boot.js, "pages never written").
-      // Memory past the boot size was grown by earlier candidates: zero, as
-      // when first grown (the allocator relies on that).
+      // Memory past the recorded size was grown since: zero, as when first
+      // grown (the allocator relies on that).
       for (let i = 0; i < baseRuns.length; i += 3) {
         const start = baseRuns[i];
         const end = baseRuns[i + 1];
@@ -284,10 +321,10 @@
         if (at >= 0) heap.set(ReflectApply(TypedArraySubarray, baseData, [at, at + end - start]), start);
         else shell.clearWrittenPages(heap, start, end);
       }
-      if (size > baseSize) shell.clearWrittenPages(heap, baseSize, size);
-      stackPointer.value = baseStackPointer;
-      restoreFiles(fileSystem, baseFiles);
-      shell.setRandomState(baseRandom);
+      if (size > state.size) shell.clearWrittenPages(heap, state.size, size);
+      stackPointer.value = state.stackPointer;
+      restoreFiles(fileSystem, state.files);
+      shell.setRandomState(state.random);
       shell.clearMemoryCapHit();
       progress = [];
       return 'clean';
