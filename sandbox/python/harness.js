@@ -157,6 +157,10 @@
     // A measured run's state right after the candidate's code loaded
     // (`capture`), which every measured test starts from; null otherwise.
     let loaded = null;
+    // The buffer of the last such state, kept for the next candidate's:
+    // allocating tens of MB afresh for every measured candidate cost more
+    // than the copy into it.
+    let spare = null;
 
     // The candidate's call in one pass of a measured run (docs/METERING.md):
     // 'counted' reads the metered interpreter's counter right around it, so
@@ -204,7 +208,10 @@
           if (pass === '') py.call();
           else figure = measuredCall(pass) + ' ';
           const ended = StringCtor(py.endLoad());
-          if (pass === 'counted' && ended.startsWith('ok ')) loaded = capture();
+          if (pass === 'counted' && ended.startsWith('ok ')) {
+            loaded = capture(spare);
+            spare = loaded.data;
+          }
           return figure + ended;
         } catch (e) {
           const kind = pythonFailure(e);
@@ -291,12 +298,13 @@
     const fileSystem = pyodide.FS;
     const stackPointer = Module.___stack_pointer;
     const baseSize = Module.HEAPU8.length;
-    const booted = capture();
+    const booted = capture(null);
 
-    function capture() {
+    // `reuse`: a buffer to copy into when it is large enough.
+    function capture(reuse) {
       const heap = Module.HEAPU8;
       const runs = memoryRuns(heap);
-      const data = copyDataRuns(heap, runs);
+      const data = copyDataRuns(heap, runs, reuse);
       return { size: heap.length, runs, data, stackPointer: stackPointer.value, random: shell.randomState(), files: captureFiles(fileSystem) };
     }
 
@@ -350,12 +358,12 @@
   }
 
   // Copies the runs that hold data, one after another, into a buffer of
-  // their own, and turns each run's third field into where its bytes start
+  // their own (`reuse` when it is large enough), and turns each run's third field into where its bytes start
   // in that buffer (-1 for a zero run). Zero runs take no room.
-  function copyDataRuns(bytes, runs) {
+  function copyDataRuns(bytes, runs, reuse) {
     let total = 0;
     for (let i = 0; i < runs.length; i += 3) if (runs[i + 2] === 1) total += runs[i + 1] - runs[i];
-    const data = new Uint8ArrayCtor(total);
+    const data = reuse !== null && reuse.length >= total ? reuse : new Uint8ArrayCtor(total);
     let at = 0;
     for (let i = 0; i < runs.length; i += 3) {
       if (runs[i + 2] !== 1) {
