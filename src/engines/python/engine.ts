@@ -171,7 +171,9 @@ export class PythonEngine {
   /** Restores the interpreters now if a candidate used them (a worker calls this while it waits). */
   async warm(): Promise<void> {
     await this.plain.warm();
-    if (this.metered !== null) await (await this.metered).warm();
+    // A metered lane that failed to start is started again by the next measured job, which reports why.
+    const metered = this.metered === null ? null : await this.metered.catch(() => null);
+    if (metered !== null) await metered.warm();
   }
 
   /** Size of the current interpreter's WebAssembly memory, in bytes (0 when there is none). */
