@@ -20,12 +20,13 @@
 // JavaScript half, handed `shell` below) and of the boot library (built by
 // `npm run build` from sandbox/python/boot-lib/: the SHA-256 of the dlopen
 // gate, the parser of the linker's function wrappers, the imports' kinds and
-// the WebAssembly function of non-zero.wat); the host joins them into one
+// the WebAssembly function of non-zero.wat) and of memory-state.js (handed
+// to harness.js); the host joins them into one
 // script. It evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
 // which the host calls once. Everything the host later calls is a function
 // of the object that boot stores in `__evalrunApi` (the host takes references
 // and deletes the global at once).
-(function (prelude, makeHarness, makeBootLib) {
+(function (prelude, makeHarness, makeBootLib, makeMemoryState) {
   'use strict';
 
   const lib = makeBootLib();
@@ -492,7 +493,7 @@
       sealed = true;
     },
   };
-  const harness = makeHarness(prelude, shell);
+  const harness = makeHarness(prelude, shell, makeMemoryState);
 
   G.__evalrunBoot = function boot(config) {
     delete G.__evalrunBoot;
