@@ -32,6 +32,10 @@
   //     u = unserializable (message)         m = out of memory (message)
   //     M = out of memory where the code could not catch it; the sandbox is lost
   //     c = the sandbox itself failed during the test (message); it is lost
+  //     R = returned, in a measured run: payload
+  //         <cost>,<memory>,<wall ms;...>,<cpu ms;...>,<wire JSON>
+  //         (the test's TestMeasure of src/sandbox-host/protocol.ts, one
+  //         time per repetition; src/engines/frames.ts, `measuredFrame`)
   //
   // A whole answer may instead be E<message>: there is no entry point to call.
 
