@@ -1,4 +1,4 @@
-import type { TestOutcome } from '../sandbox-host/protocol.js';
+import type { TestMeasure, TestOutcome } from '../sandbox-host/protocol.js';
 
 /**
  * The results of a call into a sandbox, as every language's in-isolate code
@@ -56,6 +56,12 @@ export function parseFrames(text: string, describeCrash: (payload: string) => st
       case 'r':
         tests.push({ kind: 'returned', json: payload, durationMs });
         break;
+      case 'R': {
+        const measured = parseMeasured(payload);
+        if (measured === null) return MALFORMED;
+        tests.push({ kind: 'returned', json: measured.json, durationMs, measure: measured.measure });
+        break;
+      }
       case 't':
         tests.push({ kind: 'threw', message: payload, durationMs });
         break;
@@ -79,3 +85,37 @@ export function parseFrames(text: string, describeCrash: (payload: string) => st
 }
 
 const MALFORMED: ParsedFrames = { kind: 'malformed' };
+
+/** An `R` frame's payload: `<cost>,<memory>,<wall ms>,<cpu ms>,<wire JSON>`, the times joined by `;`. */
+function parseMeasured(payload: string): { measure: TestMeasure; json: string } | null {
+  const commas: number[] = [];
+  for (let at = -1; commas.length < 4;) {
+    at = payload.indexOf(',', at + 1);
+    if (at < 0) return null;
+    commas.push(at);
+  }
+  const [c0, c1, c2, c3] = commas as [number, number, number, number];
+  const cost = Number(payload.slice(0, c0));
+  const memory = Number(payload.slice(c0 + 1, c1));
+  const wallMs = numberList(payload.slice(c1 + 1, c2));
+  const cpuMs = numberList(payload.slice(c2 + 1, c3));
+  if (!isCount(cost) || !isCount(memory) || wallMs === null || cpuMs === null) return null;
+  return { measure: { cost, memory, wallMs, cpuMs }, json: payload.slice(c3 + 1) };
+}
+
+function isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
+function numberList(text: string): number[] | null {
+  if (text === '') return [];
+  const list = text.split(';').map(Number);
+  return list.every((n) => Number.isFinite(n) && n >= 0) ? list : null;
+}
+
+/** The frames of one test that returned in a measured run, with its times (the host's; the sandbox leaves them out). */
+export function measuredFrames(entryPoint: string, durationMs: number, json: string, measure: TestMeasure): string {
+  const payload = `${measure.cost},${measure.memory},${measure.wallMs.join(';')},${measure.cpuMs.join(';')},${json}`;
+  const header = entryPoint === '' ? '' : `P${entryPoint.length},${entryPoint}`;
+  return `${header}R${durationMs > 0 ? durationMs : 0},${payload.length},${payload}`;
+}

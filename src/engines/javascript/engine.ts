@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ivm from 'isolated-vm';
-import { packageRoot } from '../../package-root.js';
 import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import { runBatches, MEMORY_MESSAGE } from '../batch-driver.js';
 import type { CallResult, Engine, LoadResult, Session } from '../engine.js';
-import { withPrelude } from '../prelude.js';
-
-const HARNESS_SOURCE = withPrelude(readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8'));
+import { instrument, type Instrumented } from './instrument.js';
+import { Isolates } from './isolates.js';
+import { runMeasured } from './measured-session.js';
 
 /** Fixed "now" inside the sandbox, so candidates that read the clock are reproducible. */
 const SANDBOX_EPOCH_MS = Date.UTC(2024, 0, 1);
@@ -31,21 +28,12 @@ const CANDIDATES_PER_ISOLATE = 50;
 /** What `run` answers when the candidate returned a thenable: the rest comes through `settle`. */
 const ASYNC_MARK = 'A';
 
-type Install = ivm.Reference<(seed: number, epoch: number) => unknown>;
-
 /** The harness's functions in one context, with the candidate's code loaded there. */
 interface Loaded {
   context: ivm.Context;
   run: ivm.Reference<(name: string, names: string, tests: string) => string>;
   progress: ivm.Reference<() => string>;
   settle: ivm.Reference<() => string | Promise<string>>;
-}
-
-/** A context nobody has used yet, with the harness evaluated in it but not installed. */
-interface Spare {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
-  install: Install;
 }
 
 /**
@@ -72,6 +60,7 @@ export class JsEngine implements Engine {
   }
 
   run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
+    if (job.measure !== undefined) return runMeasured(new JsSession(this.isolates, true), job, job.measure.repetitions, stop);
     return runBatches(new JsSession(this.isolates), job, stop);
   }
 
@@ -80,78 +69,33 @@ export class JsEngine implements Engine {
   }
 }
 
-/** The current isolate, its compiled harness, and the context prepared for the next candidate. */
-class Isolates {
-  isolate: ivm.Isolate | null = null;
-  private harness: ivm.Script | null = null;
-  private memoryMb = 0;
-  /** Candidates this isolate has served. */
-  served = 0;
-  private spare: Spare | null = null;
-
-  warm(memoryMb: number): void {
-    const { isolate, harness } = this.ensureIsolate(memoryMb);
-    if (this.spare !== null && this.spare.isolate === isolate) return;
-    this.dropSpare();
-    this.spare = { isolate, ...this.freshContext(isolate, harness) };
-  }
-
-  ensureIsolate(memoryMb: number): { isolate: ivm.Isolate; harness: ivm.Script } {
-    if (this.isolate === null || this.isolate.isDisposed || this.memoryMb !== memoryMb || this.harness === null) {
-      this.discard();
-      this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-      this.harness = this.isolate.compileScriptSync(HARNESS_SOURCE, { filename: 'evalrun-harness.js' });
-      this.memoryMb = memoryMb;
-      this.served = 0;
-    }
-    return { isolate: this.isolate, harness: this.harness };
-  }
-
-  discard(): void {
-    this.dropSpare();
-    if (this.isolate !== null && !this.isolate.isDisposed) this.isolate.dispose();
-    this.isolate = null;
-    this.harness = null;
-  }
-
-  private dropSpare(): void {
-    const spare = this.spare;
-    this.spare = null;
-    if (spare === null || spare.isolate.isDisposed) return;
-    spare.install.release();
-    spare.context.release();
-  }
-
-  /** The compiled harness is evaluated in every new context, so it captures its intrinsics before any candidate runs there. */
-  private freshContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
-    const context = isolate.createContextSync();
-    const install = harness.runSync(context, { reference: true }) as Install;
-    return { context, install };
-  }
-
-  /** The prepared context when it belongs to this isolate, else a new one. */
-  takeContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
-    const spare = this.spare;
-    if (spare !== null && spare.isolate === isolate && !isolate.isDisposed) {
-      this.spare = null;
-      return spare;
-    }
-    this.dropSpare();
-    return this.freshContext(isolate, harness);
-  }
-}
-
 /**
  * One candidate's run: a fresh context per load. Any limit or failure
  * taints the isolate, which is then discarded once the candidate is done
  * (or at once, when the driver says so).
  */
-class JsSession implements Session {
+export class JsSession implements Session {
   readonly survivesTimeout = true;
   private loaded: Loaded | null = null;
   private tainted = false;
+  /** Contexts this session loaded the code into (a measured run loads it for every test). */
+  private loads = 0;
+  /** A measured run's code with the meter's counters in it (instrument.ts), made at the first load. */
+  private instrumented: Instrumented | null = null;
+  /** A measured run: the meter's figures for the last load that finished, `<cost>,<memory>`. */
+  lastLoadFigures = '';
 
-  constructor(private readonly isolates: Isolates) {}
+  /** `metered`: a measured run (the meter in every context, the code instrumented). */
+  constructor(
+    private readonly isolates: Isolates,
+    private readonly metered = false,
+  ) {}
+
+  /** CPU time the current isolate has used, in ms (for a measured run's times). */
+  isolateCpuMs(): number {
+    const isolate = this.isolates.isolate;
+    return isolate === null || isolate.isDisposed ? 0 : Number(isolate.cpuTime) / 1e6;
+  }
 
   /** Loads at once; the promise only carries the result (or the error) as the Session interface asks. */
   load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
@@ -172,27 +116,38 @@ class JsSession implements Session {
   }
 
   private loadOnce(job: CandidateJob, wallMs: number): LoadResult {
+    let code = job.code;
+    if (this.metered) {
+      this.instrumented ??= instrument(job.code);
+      if (!this.instrumented.ok) return { kind: 'load-error', message: this.instrumented.error };
+      code = this.instrumented.code;
+    }
     const { isolate, harness } = this.isolates.ensureIsolate(job.limits.memoryMb);
-    const { context, install } = this.isolates.takeContext(isolate, harness);
+    const { context, install } = this.metered ? this.isolates.meteredContext(isolate) : this.isolates.takeContext(isolate, harness);
+    this.loads++;
     const api = install.applySync(undefined, [job.limits.seed, SANDBOX_EPOCH_MS], {
       result: { reference: true },
     }) as ivm.Reference<unknown[]>;
     const run = api.getSync(0, { reference: true }) as Loaded['run'];
     const progress = api.getSync(1, { reference: true }) as Loaded['progress'];
     const settle = api.getSync(2, { reference: true }) as Loaded['settle'];
+    const take = this.metered ? (api.getSync(3, { reference: true }) as ivm.Reference<() => string>) : null;
     install.release();
     api.release();
 
     let script: ivm.Script;
     try {
-      script = isolate.compileScriptSync(job.code, { filename: 'candidate.js' });
+      script = isolate.compileScriptSync(code, { filename: 'candidate.js' });
     } catch (e) {
+      take?.release();
       context.release();
       return { kind: 'load-error', message: `does not compile: ${errorText(e)}` };
     }
     const cpu = cpuClock(job.limits.timeoutMs);
     try {
+      take?.applySync(undefined, []);
       script.runSync(context, { timeout: wallMs });
+      if (take !== null) this.lastLoadFigures = String(take.applySync(undefined, [], { timeout: wallMs }));
     } catch (e) {
       const memory: LoadResult = { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
       if (isolate.isDisposed) return memory;
@@ -204,6 +159,7 @@ class JsSession implements Session {
       return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
     } finally {
       script.release();
+      if (!isolate.isDisposed) take?.release();
     }
     this.loaded = { context, run, progress, settle };
     return { kind: 'loaded', entryPoint: '', cpuMs: cpu() };
@@ -276,7 +232,8 @@ class JsSession implements Session {
 
   end(): void {
     this.release();
-    this.isolates.served++;
+    // A measured run leaves a dead context per test in the isolate's heap, as a candidate does.
+    this.isolates.served += this.metered ? Math.max(1, this.loads) : 1;
     if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
   }
 

@@ -1,0 +1,117 @@
+/**
+ * JavaScript's measured runs (CandidateJob.measure, docs/METERING-JS.md),
+ * through the engine as a worker runs it: the count is deterministic, sees
+ * built-ins' work, grows with the input, starts each test from the state
+ * after loading, and cannot be lowered by the candidate.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { JsEngine } from '../../src/engines/javascript/engine.js';
+import type { CandidateJob, CandidateOutcome, TestMeasure, TestOutcome } from '../../src/sandbox-host/protocol.js';
+
+const engine = new JsEngine();
+afterAll(() => engine.dispose());
+
+function job(code: string, tests: unknown[][], options: { repetitions?: number; timeoutMs?: number } = {}): CandidateJob {
+  return {
+    language: 'javascript',
+    code,
+    functionName: 'f',
+    arity: 1,
+    tests: tests.map((args) => JSON.stringify(args)),
+    limits: { memoryMb: 128, timeoutMs: options.timeoutMs ?? 5000, seed: 7 },
+    ...(options.repetitions === 0 ? {} : { measure: { repetitions: options.repetitions ?? 2 } }),
+  };
+}
+
+async function ran(code: string, tests: unknown[][], options: { repetitions?: number; timeoutMs?: number } = {}) {
+  const outcome: CandidateOutcome = await engine.run(job(code, tests, options));
+  if (outcome.kind !== 'ran') throw new Error(`did not run: ${outcome.message}`);
+  return outcome;
+}
+
+function measureOf(test: TestOutcome | undefined): TestMeasure {
+  if (test?.kind !== 'returned' || test.measure === undefined) throw new Error(`no measure: ${JSON.stringify(test)}`);
+  return test.measure;
+}
+
+/** Cost of the one test of `code` on `args`. */
+async function cost(code: string, args: unknown[]): Promise<number> {
+  return measureOf((await ran(code, [args])).tests[0]).cost;
+}
+
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => (i * 7919) % n);
+
+describe('the count', () => {
+  it('is the same on every run and every repetition, with a time per repetition', async () => {
+    const code = 'function f(a) { let s = 0; for (const x of a) s += x; return [...a].sort((x, y) => x - y)[0] + s; }';
+    const one = await ran(code, [[range(500)], [range(50)]], { repetitions: 3 });
+    const two = await ran(code, [[range(500)], [range(50)]], { repetitions: 3 });
+    for (const [i, test] of one.tests.entries()) {
+      const m = measureOf(test);
+      expect(m.cost).toBeGreaterThan(0);
+      expect(m.cost).toBe(measureOf(two.tests[i]).cost);
+      expect(m.memory).toBe(measureOf(two.tests[i]).memory);
+      expect(m.wallMs).toHaveLength(3);
+      expect(m.cpuMs).toHaveLength(3);
+    }
+  });
+
+  it('ranks includes in a loop above Set.has', async () => {
+    const data = range(2000);
+    const list = await cost('function f(a) { let n = 0; for (let i = 0; i < 2000; i++) if (a.includes(i)) n++; return n; }', [data]);
+    const set = await cost('function f(a) { const s = new Set(a); let n = 0; for (let i = 0; i < 2000; i++) if (s.has(i)) n++; return n; }', [data]);
+    expect(list).toBeGreaterThan(10 * set);
+  });
+
+  it('ranks sort above Math.min', async () => {
+    const data = range(5000);
+    const sorted = await cost('function f(a) { return a.slice().sort((x, y) => x - y)[0]; }', [data]);
+    const min = await cost('function f(a) { return Math.min(...a); }', [data]);
+    expect(sorted).toBeGreaterThan(5 * min);
+    const plainSort = await cost('function f(a) { return a.sort()[0]; }', [data]);
+    expect(plainSort).toBeGreaterThan(5 * min);
+  });
+
+  it('grows with the input: n against 4n', async () => {
+    const code = 'function f(a) { const seen = new Map(); for (const x of a) seen.set(x, (seen.get(x) ?? 0) + 1); return seen.size; }';
+    const small = await cost(code, [range(1000)]);
+    const large = await cost(code, [range(4000)]);
+    expect(large).toBeGreaterThan(3.5 * small);
+    expect(large).toBeLessThan(4.5 * small);
+  });
+
+  it('counts built-ins that scan strings and regular expressions', async () => {
+    const short = 'a'.repeat(1000) + 'b';
+    const long = 'a'.repeat(4000) + 'b';
+    for (const code of [
+      'function f(s) { return s.indexOf("b"); }',
+      'function f(s) { return /b/.test(s); }',
+      'function f(s) { return s.split("").length; }',
+      'function f(s) { return JSON.stringify(s).length; }',
+    ]) {
+      expect(await cost(code, [long])).toBeGreaterThan(3 * (await cost(code, [short])));
+    }
+  });
+});
+
+describe('state between tests', () => {
+  it('gives a memoizing candidate the same cost on its second test as on its first', async () => {
+    const code = `
+      const cache = new Map();
+      function fib(n) { if (n < 2) return n; if (cache.has(n)) return cache.get(n); const v = fib(n - 1) + fib(n - 2); cache.set(n, v); return v; }
+      function f(n) { return fib(n); }`;
+    const outcome = await ran(code, [[60], [60]]);
+    expect(measureOf(outcome.tests[0]).cost).toBe(measureOf(outcome.tests[1]).cost);
+    expect(measureOf(outcome.tests[0]).memory).toBe(measureOf(outcome.tests[1]).memory);
+  });
+
+  it('counts module-level work in load, not in the tests', async () => {
+    const lazy = await ran('function f(n) { return n; }', [[1]]);
+    const eager = await ran('const table = []; for (let i = 0; i < 10000; i++) table.push(i * i);\nfunction f(n) { return table[n]; }', [[3]]);
+    expect(eager.load?.cost).toBeGreaterThan(10000);
+    expect(eager.load!.cost).toBeGreaterThan(100 * lazy.load!.cost);
+    expect(eager.load!.memory).toBeGreaterThan(8 * 10000);
+    expect(eager.load!.wallMs.length).toBeGreaterThan(0);
+    expect(measureOf(eager.tests[0]).cost).toBeLessThan(100);
+  });
+});
