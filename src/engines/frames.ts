@@ -109,8 +109,9 @@ function isCount(n: number): boolean {
 
 function numberList(text: string): number[] | null {
   if (text === '') return [];
-  const list = text.split(';').map(Number);
-  return list.every((n) => Number.isFinite(n) && n >= 0) ? list : null;
+  const items = text.split(';');
+  const list = items.map(Number);
+  return items.every((item, i) => item !== '' && Number.isFinite(list[i]) && list[i]! >= 0) ? list : null;
 }
 
 /** The frames of one test that returned in a measured run, with its times (the host's; the sandbox leaves them out). */
