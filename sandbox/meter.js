@@ -36,6 +36,10 @@
   const TypedArrayLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
   const TypedArrayByteLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'byteLength').get;
   const ArrayBufferByteLength = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const TypedArrayTag = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+  const SetPrototype = Set.prototype;
+  const MapPrototype = Map.prototype;
+  const ArrayBufferPrototype = ArrayBuffer.prototype;
   const SetSize = ObjectGetOwnPropertyDescriptor(Set.prototype, 'size').get;
   const MapSize = ObjectGetOwnPropertyDescriptor(Map.prototype, 'size').get;
   const SetHas = Set.prototype.has;
@@ -64,6 +68,10 @@
   }
 
   // ---- sizes, read without running the candidate's code where it can be helped
+  //
+  // Brand checks that throw (a getter called on the wrong kind of object)
+  // are only tried where the prototype already says what the object is: an
+  // exception costs far more than the method it would be charged for.
 
   function brand(getter, value) {
     try {
@@ -77,24 +85,29 @@
     return typeof n === 'number' && n > 0 ? (n < 4294967296 ? n : 4294967296) : 0;
   }
 
+  /** Whether `value` (an object) is a typed array: the tag getter answers undefined, without throwing, for anything else. */
+  function isTypedArray(value) {
+    return ReflectApply(TypedArrayTag, value, []) !== undefined;
+  }
+
   /** The number of items `value` holds, or -1 when it is none of the built-in collections. */
   function itemsOf(value) {
     if (typeof value === 'string') return value.length;
     if (value === null || typeof value !== 'object') return -1;
     if (ArrayIsArray(value)) return count(value.length);
-    let n = brand(TypedArrayLength, value);
-    if (n >= 0) return n;
-    n = brand(SetSize, value);
-    if (n >= 0) return n;
-    return brand(MapSize, value);
+    if (isTypedArray(value)) return ReflectApply(TypedArrayLength, value, []);
+    const proto = ReflectGetPrototypeOf(value);
+    if (proto === SetPrototype) return brand(SetSize, value);
+    if (proto === MapPrototype) return brand(MapSize, value);
+    return -1;
   }
 
   /** The length the receiver of an array or string method has (array-likes included). */
   function lengthOf(value) {
     if (typeof value === 'string') return value.length;
     if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return 0;
-    const n = brand(TypedArrayLength, value);
-    if (n >= 0) return n;
+    if (ArrayIsArray(value)) return count(value.length);
+    if (typeof value === 'object' && isTypedArray(value)) return ReflectApply(TypedArrayLength, value, []);
     try {
       return count(value.length);
     } catch {
@@ -104,11 +117,10 @@
 
   /** Bytes of a new array or string a built-in returned (nothing for its receiver, changed in place). */
   function resultBytes(self, result) {
-    if (result === self) return 0;
     if (typeof result === 'string') return HEADER + result.length;
+    if (result === self || result === null || typeof result !== 'object') return 0;
     if (ArrayIsArray(result)) return HEADER + SLOT * count(result.length);
-    const n = brand(TypedArrayByteLength, result);
-    return n >= 0 ? HEADER + n : 0;
+    return isTypedArray(result) ? HEADER + ReflectApply(TypedArrayByteLength, result, []) : 0;
   }
 
   function log2Ceil(n) {
@@ -149,8 +161,11 @@
       bytes += HEADER + SLOT * n;
       return value;
     }
-    let n = brand(TypedArrayByteLength, value);
-    if (n < 0) n = brand(ArrayBufferByteLength, value);
+    let n = -1;
+    if (value !== null && typeof value === 'object') {
+      if (isTypedArray(value)) n = ReflectApply(TypedArrayByteLength, value, []);
+      else if (ReflectGetPrototypeOf(value) === ArrayBufferPrototype) n = brand(ArrayBufferByteLength, value);
+    }
     if (n >= 0) {
       cost += n >>> 3;
       bytes += HEADER + n;

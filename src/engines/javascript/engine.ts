@@ -84,6 +84,8 @@ export class JsSession implements Session {
   private instrumented: Instrumented | null = null;
   /** A measured run: the meter's figures for the last load that finished, `<cost>,<memory>`. */
   lastLoadFigures = '';
+  /** A measured run's compiled code, for the next load in the same isolate. */
+  private compiled: { isolate: ivm.Isolate; script: ivm.Script } | null = null;
 
   /** `metered`: a measured run (the meter in every context, the code instrumented). */
   constructor(
@@ -137,7 +139,7 @@ export class JsSession implements Session {
 
     let script: ivm.Script;
     try {
-      script = isolate.compileScriptSync(code, { filename: 'candidate.js' });
+      script = this.compiled?.isolate === isolate ? this.compiled.script : isolate.compileScriptSync(code, { filename: 'candidate.js' });
     } catch (e) {
       take?.release();
       context.release();
@@ -158,7 +160,9 @@ export class JsSession implements Session {
       if (isAllocationFailure(e)) return memory;
       return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
     } finally {
-      script.release();
+      // A measured run loads the same code for every test: it is compiled once per isolate.
+      if (this.metered && !isolate.isDisposed) this.compiled = { isolate, script };
+      else script.release();
       if (!isolate.isDisposed) take?.release();
     }
     this.loaded = { context, run, progress, settle };
@@ -232,6 +236,9 @@ export class JsSession implements Session {
 
   end(): void {
     this.release();
+    const compiled = this.compiled;
+    this.compiled = null;
+    if (compiled !== null && !compiled.isolate.isDisposed) compiled.script.release();
     // A measured run leaves a dead context per test in the isolate's heap, as a candidate does.
     this.isolates.served += this.metered ? Math.max(1, this.loads) : 1;
     if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
