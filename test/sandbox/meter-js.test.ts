@@ -94,6 +94,23 @@ describe('the count', () => {
   });
 });
 
+describe('the memory figure', () => {
+  it('grows with what the test allocates, and is the same on every run', async () => {
+    const code = 'function f(a) { const doubled = a.map((x) => x * 2); const pairs = doubled.map((x) => [x, x + 1]); return pairs.length; }';
+    const figure = async (n: number) => measureOf((await ran(code, [[range(n)]])).tests[0]).memory;
+    const small = await figure(1000);
+    const large = await figure(4000);
+    expect(large).toBeGreaterThan(3.5 * small);
+    expect(await figure(1000)).toBe(small);
+  });
+
+  it('counts new entries of a Map, not updates of one', async () => {
+    const fresh = measureOf((await ran('function f(n) { const m = new Map(); for (let i = 0; i < n; i++) m.set(i, i); return m.size; }', [[1000]])).tests[0]);
+    const same = measureOf((await ran('function f(n) { const m = new Map(); for (let i = 0; i < n; i++) m.set(0, i); return m.size; }', [[1000]])).tests[0]);
+    expect(fresh.memory).toBeGreaterThan(same.memory + 1000 * 16);
+  });
+});
+
 describe('state between tests', () => {
   it('gives a memoizing candidate the same cost on its second test as on its first', async () => {
     const code = `
