@@ -82,8 +82,8 @@ export class JsSession implements Session {
   private loads = 0;
   /** A measured run's code with the meter's counters in it (instrument.ts), made at the first load. */
   private instrumented: Instrumented | null = null;
-  /** A measured run: the meter's figures for the last load that finished, `<cost>,<memory>`. */
-  lastLoadFigures = '';
+  /** A measured run: the figures of the last load that finished (its times: the candidate's top-level code alone). */
+  lastLoad: { cost: number; memory: number; wallMs: number; cpuMs: number } | null = null;
   /** A measured run's compiled code, for the next load in the same isolate. */
   private compiled: { isolate: ivm.Isolate; script: ivm.Script } | null = null;
 
@@ -148,8 +148,17 @@ export class JsSession implements Session {
     const cpu = cpuClock(job.limits.timeoutMs);
     try {
       take?.applySync(undefined, []);
+      const wallStart = performance.now();
+      const cpuStart = isolate.cpuTime;
       script.runSync(context, { timeout: wallMs });
-      if (take !== null) this.lastLoadFigures = String(take.applySync(undefined, [], { timeout: wallMs }));
+      if (take !== null) {
+        const wall = performance.now() - wallStart;
+        const cpu = Number(isolate.cpuTime - cpuStart) / 1e6;
+        const [cost, memory] = String(take.applySync(undefined, [], { timeout: wallMs }))
+          .split(',')
+          .map(Number);
+        this.lastLoad = { cost: cost ?? 0, memory: memory ?? 0, wallMs: wall, cpuMs: cpu };
+      }
     } catch (e) {
       const memory: LoadResult = { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
       if (isolate.isDisposed) return memory;

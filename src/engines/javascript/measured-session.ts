@@ -28,8 +28,8 @@ import { measuredFrames, parseFrames } from '../frames.js';
 export interface MeterableSession extends Session {
   /** CPU time the current isolate has used, in ms. */
   isolateCpuMs(): number;
-  /** The meter's figures for the last load that finished, `<cost>,<memory>`. */
-  readonly lastLoadFigures: string;
+  /** The figures of the last load that finished. */
+  readonly lastLoad: { cost: number; memory: number; wallMs: number; cpuMs: number } | null;
 }
 
 export async function runMeasured(inner: MeterableSession, job: CandidateJob, repetitions: number, stop?: StopAfter): Promise<CandidateOutcome> {
@@ -56,21 +56,14 @@ class MeasuredSession implements Session {
   }
 
   private async timedLoad(job: CandidateJob, wallMs: number): Promise<LoadResult> {
-    const wallStart = performance.now();
-    const cpuStart = this.inner.isolateCpuMs();
     const result = await this.inner.load(job, wallMs);
-    if (result.kind !== 'loaded') return result;
+    const figures = this.inner.lastLoad;
+    if (result.kind !== 'loaded' || figures === null) return result;
     this.fresh = true;
-    const wall = performance.now() - wallStart;
-    // A load may start a new isolate, whose clock starts at zero.
-    const cpu = Math.max(0, this.inner.isolateCpuMs() - cpuStart);
-    if (this.loadMeasure === null) {
-      const [cost, memory] = this.inner.lastLoadFigures.split(',').map(Number);
-      this.loadMeasure = { cost: cost ?? 0, memory: memory ?? 0, wallMs: [], cpuMs: [] };
-    }
+    this.loadMeasure ??= { cost: figures.cost, memory: figures.memory, wallMs: [], cpuMs: [] };
     if (this.loadMeasure.wallMs.length < this.repetitions) {
-      this.loadMeasure.wallMs.push(round(wall));
-      this.loadMeasure.cpuMs.push(round(cpu));
+      this.loadMeasure.wallMs.push(round(figures.wallMs));
+      this.loadMeasure.cpuMs.push(round(figures.cpuMs));
     }
     return result;
   }
