@@ -2,7 +2,6 @@ import ivm from 'isolated-vm';
 import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import { runBatches, MEMORY_MESSAGE } from '../batch-driver.js';
 import type { CallResult, Engine, LoadResult, Session } from '../engine.js';
-import { instrument, type Instrumented } from './instrument.js';
 import { Isolates } from './isolates.js';
 import { runMeasured } from './measured-session.js';
 
@@ -60,7 +59,7 @@ export class JsEngine implements Engine {
   }
 
   run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
-    if (job.measure !== undefined) return runMeasured(new JsSession(this.isolates, true), job, job.measure.repetitions, stop);
+    if (job.measure !== undefined) return runMeasured((code) => new JsSession(this.isolates, code), job, job.measure.repetitions, stop);
     return runBatches(new JsSession(this.isolates), job, stop);
   }
 
@@ -80,18 +79,21 @@ export class JsSession implements Session {
   private tainted = false;
   /** Contexts this session loaded the code into (a measured run loads it for every test). */
   private loads = 0;
-  /** A measured run's code with the meter's counters in it (instrument.ts), made at the first load. */
-  private instrumented: Instrumented | null = null;
   /** A measured run: the figures of the last load that finished (its times: the candidate's top-level code alone). */
   lastLoad: { cost: number; memory: number; wallMs: number; cpuMs: number } | null = null;
   /** A measured run's compiled code, for the next load in the same isolate. */
   private compiled: { isolate: ivm.Isolate; script: ivm.Script } | null = null;
 
-  /** `metered`: a measured run (the meter in every context, the code instrumented). */
+  /** Whether this is a measured run: the meter in every context, and `meteredCode` loaded instead of the job's. */
+  private readonly metered: boolean;
+
+  /** `meteredCode`: in a measured run, the candidate's code with the meter's counters in it (instrument.ts). */
   constructor(
     private readonly isolates: Isolates,
-    private readonly metered = false,
-  ) {}
+    private readonly meteredCode: string | null = null,
+  ) {
+    this.metered = meteredCode !== null;
+  }
 
   /** CPU time the current isolate has used, in ms (for a measured run's times). */
   isolateCpuMs(): number {
@@ -118,12 +120,7 @@ export class JsSession implements Session {
   }
 
   private loadOnce(job: CandidateJob, wallMs: number): LoadResult {
-    let code = job.code;
-    if (this.metered) {
-      this.instrumented ??= instrument(job.code);
-      if (!this.instrumented.ok) return { kind: 'load-error', message: this.instrumented.error };
-      code = this.instrumented.code;
-    }
+    const code = this.meteredCode ?? job.code;
     const { isolate, harness } = this.isolates.ensureIsolate(job.limits.memoryMb);
     const { context, install } = this.metered ? this.isolates.meteredContext(isolate) : this.isolates.takeContext(isolate, harness);
     this.loads++;

@@ -32,8 +32,24 @@ export interface MeterableSession extends Session {
   readonly lastLoad: { cost: number; memory: number; wallMs: number; cpuMs: number } | null;
 }
 
-export async function runMeasured(inner: MeterableSession, job: CandidateJob, repetitions: number, stop?: StopAfter): Promise<CandidateOutcome> {
-  const session = new MeasuredSession(inner, Math.max(1, Math.floor(repetitions)));
+/**
+ * Runs `job` measured. `session` makes the engine's session for the
+ * instrumented code. The instrumenter (and acorn) is loaded on the first
+ * measured run: a worker that never measures never evaluates it.
+ */
+export async function runMeasured(
+  session: (instrumentedCode: string) => MeterableSession,
+  job: CandidateJob,
+  repetitions: number,
+  stop?: StopAfter,
+): Promise<CandidateOutcome> {
+  const { instrument } = await import('./instrument.js');
+  const instrumented = instrument(job.code);
+  if (!instrumented.ok) return { kind: 'load-error', message: instrumented.error };
+  return runInstrumented(new MeasuredSession(session(instrumented.code), Math.max(1, Math.floor(repetitions))), job, stop);
+}
+
+async function runInstrumented(session: MeasuredSession, job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
   const outcome = await runBatches(session, job, stop);
   if (outcome.kind !== 'ran' || session.loadMeasure === null) return outcome;
   return { ...outcome, load: session.loadMeasure };
