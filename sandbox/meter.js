@@ -29,6 +29,7 @@
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ObjectFreeze = Object.freeze;
   const ArrayIsArray = Array.isArray;
+  const StringCtor = String;
   const MathClz32 = Math.clz32;
   const SymbolIterator = Symbol.iterator;
   const EvalErrorCtor = EvalError;
@@ -198,16 +199,20 @@
   };
   const secondArgSize = (self, args) => (args.length > 1 && (ArrayIsArray(args[1]) || typeof args[1] === 'object') ? lengthOf(args[1]) : 0);
 
-  function wrap(holder, key, charge) {
+  // `toString`: a String method's receiver is made a string first, as the
+  // method itself would (an object's own toString, called once), so that it
+  // is charged the length of the string it goes over.
+  function wrap(holder, key, charge, toString) {
     const desc = ObjectGetOwnPropertyDescriptor(holder, key);
     if (desc === undefined || typeof desc.value !== 'function') return;
     const original = desc.value;
     const wrapped = {
       [key](...args) {
-        const result = ReflectApply(original, this, args);
+        const self = toString && this !== null && (typeof this === 'object' || typeof this === 'function') ? StringCtor(this) : this;
+        const result = ReflectApply(original, self, args);
         try {
-          cost += charge(this, args, result);
-          bytes += resultBytes(this, result);
+          cost += charge(self, args, result);
+          bytes += resultBytes(self, result);
         } catch {
           // A receiver whose size cannot be read is charged nothing more: its reads already ran counted code.
         }
@@ -218,8 +223,8 @@
     ObjectDefineProperty(holder, key, { value: wrapped, writable: desc.writable, enumerable: desc.enumerable, configurable: desc.configurable });
   }
 
-  function wrapAll(holder, keys, charge) {
-    for (let i = 0; i < keys.length; i++) wrap(holder, keys[i], charge);
+  function wrapAll(holder, keys, charge, toString) {
+    for (let i = 0; i < keys.length; i++) wrap(holder, keys[i], charge, toString === true);
   }
 
   const SCANS = ['includes', 'indexOf', 'lastIndexOf', 'find', 'findIndex', 'findLast', 'findLastIndex', 'some', 'every', 'forEach'];
@@ -246,12 +251,12 @@
 
   function wrapStrings() {
     const SP = String.prototype;
-    wrapAll(SP, ['includes', 'indexOf', 'lastIndexOf', 'trim', 'trimStart', 'trimEnd', 'trimLeft', 'trimRight', 'normalize'], scan);
-    wrapAll(SP, ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase'], scan);
-    wrapAll(SP, ['split', 'replace', 'replaceAll'], copy);
-    wrapAll(SP, ['slice', 'substring', 'substr', 'repeat', 'padStart', 'padEnd', 'concat'], resultSize);
-    wrapAll(SP, ['startsWith', 'endsWith'], firstArgSize);
-    wrap(SP, 'localeCompare', shorterOfTwo);
+    wrapAll(SP, ['includes', 'indexOf', 'lastIndexOf', 'trim', 'trimStart', 'trimEnd', 'trimLeft', 'trimRight', 'normalize'], scan, true);
+    wrapAll(SP, ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase'], scan, true);
+    wrapAll(SP, ['split', 'replace', 'replaceAll'], copy, true);
+    wrapAll(SP, ['slice', 'substring', 'substr', 'repeat', 'padStart', 'padEnd', 'concat'], resultSize, true);
+    wrapAll(SP, ['startsWith', 'endsWith'], firstArgSize, true);
+    wrap(SP, 'localeCompare', shorterOfTwo, true);
     wrapExec(RegExp.prototype);
   }
 

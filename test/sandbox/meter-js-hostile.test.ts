@@ -113,6 +113,17 @@ describe('the meter is out of reach', () => {
     }
   });
 
+  it('a String method called on an object is charged the string it goes over', async () => {
+    const text = 'a'.repeat(20000) + 'b';
+    const plain = await returned('function f(s) { let n = 0; for (let i = 0; i < 20; i++) n += s.indexOf("b"); return n; }', [text]);
+    const boxed = await returned(
+      'function f(s) { const o = { toString: () => s }; let n = 0; for (let i = 0; i < 20; i++) n += String.prototype.indexOf.call(o, "b"); return n; }',
+      [text],
+    );
+    expect(boxed.json).toBe(plain.json);
+    expect(boxed.cost).toBeGreaterThanOrEqual(plain.cost);
+  });
+
   it('work hidden in a getter of the returned value is counted', async () => {
     const direct = await returned('function f() { let s = 0; for (let i = 0; i < 10000; i++) s += i; return { x: s }; }', []);
     const hidden = await returned('function f() { return { get x() { let s = 0; for (let i = 0; i < 10000; i++) s += i; return s; } }; }', []);
