@@ -46,7 +46,7 @@ export async function runMeasured(
   const { instrument } = await import('./instrument.js');
   const instrumented = instrument(job.code);
   if (!instrumented.ok) return { kind: 'load-error', message: instrumented.error };
-  return runInstrumented(new MeasuredSession(session(instrumented.code), Math.max(1, Math.floor(repetitions))), job, stop);
+  return runInstrumented(new MeasuredSession(session(instrumented.code), Number.isFinite(repetitions) ? Math.max(1, Math.floor(repetitions)) : 1), job, stop);
 }
 
 async function runInstrumented(session: MeasuredSession, job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
