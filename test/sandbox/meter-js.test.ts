@@ -114,6 +114,27 @@ describe('prepared code', () => {
   });
 });
 
+describe('instrumented code', () => {
+  it("keeps a 'use strict' directive in force, and sloppy code sloppy", async () => {
+    const probe = 'function f() { return (function () { return this === undefined; })(); }';
+    const strict = await ran(`'use strict'\n${probe}`, [[]]);
+    const sloppy = await ran(probe, [[]]);
+    expect(strict.tests[0]).toMatchObject({ kind: 'returned', json: 'true' });
+    expect(sloppy.tests[0]).toMatchObject({ kind: 'returned', json: 'false' });
+  });
+
+  it('behaves as the code does in a normal run', async () => {
+    const code = `
+      class Grid { static of(n) { return new Grid(n); } constructor(n) { this.cells = Array.from({ length: n }, (_, i) => [i, ...[i * 2]]); } }
+      const f = (n, ...rest) => { const g = Grid.of(n); let s = 0; outer: for (const [a, b] of g.cells) { switch (a % 3) { case 0: s += b; break; default: if (a > 5) continue outer; else s -= 1; } } try { s += JSON.parse('{"k":' + s + '}').k; } catch (e) { s = -1; } finally { s++; } return [s, rest.length, \`\${s}\`.padStart(6, '*')]; };`;
+    const args = [[10], [50, 1, 2]];
+    const measured = await ran(code, args);
+    const normal = await ran(code, args, { repetitions: 0 });
+    expect(normal.tests.map((t) => t.kind)).toEqual(['returned', 'returned']);
+    expect(measured.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind))).toEqual(normal.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind)));
+  });
+});
+
 describe('the memory figure', () => {
   it('grows with what the test allocates, and is the same on every run', async () => {
     const code = 'function f(a) { const doubled = a.map((x) => x * 2); const pairs = doubled.map((x) => [x, x + 1]); return pairs.length; }';
@@ -122,6 +143,13 @@ describe('the memory figure', () => {
     const large = await figure(4000);
     expect(large).toBeGreaterThan(3.5 * small);
     expect(await figure(1000)).toBe(small);
+  });
+
+  it('counts arrays made by Array(n) and new Array(n) alike', async () => {
+    const called = measureOf((await ran('function f(n) { return Array(n).fill(0).length; }', [[4000]])).tests[0]);
+    const made = measureOf((await ran('function f(n) { return new Array(n).fill(0).length; }', [[4000]])).tests[0]);
+    expect(called.memory).toBeGreaterThan(8 * 4000);
+    expect(called.memory).toBe(made.memory);
   });
 
   it('counts new entries of a Map, not updates of one', async () => {

@@ -13,9 +13,9 @@
  *   of metering to one call per block entry while still weighing a long
  *   block above a short one.
  * - A spread (`...x`) becomes `...__evalrun_s(x)`, which charges the number
- *   of items spread; `new C(...)` becomes `__evalrun_n(new C(...))`, which
- *   charges what the new object holds (an array's slots, a typed array's
- *   bytes).
+ *   of items spread; `new C(...)` (and `Array(n)`) becomes
+ *   `__evalrun_n(new C(...))`, which charges what the new object holds (an
+ *   array's slots, a typed array's bytes).
  * - The three names live in the context as `const` bindings made before
  *   the candidate's code (sandbox/meter.js): a candidate that names anything
  *   `__evalrun_…` could shadow them, so such code is refused, and so is
@@ -217,6 +217,10 @@ class Walker {
         break;
       case 'NewExpression':
         this.wrap(node, `${RESERVED_PREFIX}n(`, ')');
+        break;
+      case 'CallExpression':
+        // `Array(n)` makes an array as `new Array(n)` does.
+        if ((node.callee as AnyNode).type === 'Identifier' && (node.callee as AnyNode).name === 'Array') this.wrap(node, `${RESERVED_PREFIX}n(`, ')');
         break;
     }
     this.children(node, block);
