@@ -33,6 +33,7 @@
   const MathClz32 = Math.clz32;
   const SymbolIterator = Symbol.iterator;
   const EvalErrorCtor = EvalError;
+  const TypeErrorCtor = TypeError;
   const TypedArrayPrototype = ReflectGetPrototypeOf(Uint8Array).prototype;
   const TypedArrayLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
   const TypedArrayByteLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'byteLength').get;
@@ -141,13 +142,19 @@
     if (value === null || value === undefined) return value;
     const next = value[SymbolIterator];
     if (typeof next !== 'function') return value;
+    // As a spread does: the iterator's `next` is read once, and each step must be an object.
     const iterator = ReflectApply(next, value, []);
+    if (iterator === null || (typeof iterator !== 'object' && typeof iterator !== 'function'))
+      throw new TypeErrorCtor('Result of the Symbol.iterator method is not an object');
+    const step = iterator.next;
     const items = [];
     let i = 0;
     for (;;) {
-      const step = iterator.next();
-      if (step.done) break;
-      ObjectDefineProperty(items, i++, { value: step.value, writable: true, enumerable: true, configurable: true });
+      const result = ReflectApply(step, iterator, []);
+      if (result === null || (typeof result !== 'object' && typeof result !== 'function'))
+        throw new TypeErrorCtor('Iterator result ' + StringCtor(result) + ' is not an object');
+      if (result.done) break;
+      ObjectDefineProperty(items, i++, { value: result.value, writable: true, enumerable: true, configurable: true });
     }
     cost += i;
     bytes += SLOT * i;

@@ -86,6 +86,14 @@ describe('the count', () => {
     expect(large).toBeLessThan(4.5 * small);
   });
 
+  it('counts the items of a spread iterator', async () => {
+    const code = 'function f(a) { const m = new Map(a.map((x, i) => [i, x])); return [Math.max(...m.values()), [...m.keys()].length]; }';
+    const small = await ran(code, [[range(1000)]]);
+    const large = await ran(code, [[range(4000)]]);
+    expect(large.tests[0]).toMatchObject({ kind: 'returned', json: '[3999,4000]' });
+    expect(measureOf(large.tests[0]).cost).toBeGreaterThan(3.5 * measureOf(small.tests[0]).cost);
+  });
+
   it('counts built-ins that scan strings and regular expressions', async () => {
     const short = 'a'.repeat(1000) + 'b';
     const long = 'a'.repeat(4000) + 'b';
