@@ -126,6 +126,13 @@ function isCount(n: number): boolean {
 
 function readTimes(text: string): number[] | null {
   if (text === '') return [];
-  const times = text.split(';').map(Number);
-  return times.every((t) => Number.isFinite(t) && t >= 0) ? times : null;
+  const items = text.split(';');
+  const times = items.map(Number);
+  return items.every((item, i) => item !== '' && Number.isFinite(times[i]) && times[i]! >= 0) ? times : null;
+}
+
+/** The frames of one test that returned in a measured run, behind the entry point's header when there is one. */
+export function measuredFrames(entryPoint: string, durationMs: number, json: string, measure: TestMeasure): string {
+  const header = entryPoint === '' ? '' : `P${entryPoint.length},${entryPoint}`;
+  return `${header}${measuredFrame(durationMs, json, measure)}`;
 }
