@@ -32,17 +32,12 @@
   //     u = unserializable (message)         m = out of memory (message)
   //     M = out of memory where the code could not catch it; the sandbox is lost
   //     c = the sandbox itself failed during the test (message); it is lost
-<<<<<<< HEAD
-  //     R = returned, in a measured run: payload
-  //         <cost>,<memory>,<wall ms;...>,<cpu ms;...>,<wire JSON>
-  //         (the test's TestMeasure of src/sandbox-host/protocol.ts, one
-  //         time per repetition; src/engines/frames.ts, `measuredFrame`)
-=======
   //     R = returned, in a measured run; payload:
   //         <cost>,<memory>,<wall ms>,<cpu ms>,<wire JSON>
-  //         where the times are lists of numbers joined by ';' (one per
-  //         repetition; the sandbox leaves them empty, the host fills them in)
->>>>>>> meter-js
+  //         the test's TestMeasure (src/sandbox-host/protocol.ts), the times
+  //         lists of numbers joined by ';', one per repetition (a sandbox that
+  //         cannot time itself leaves them empty and the host fills them in;
+  //         src/engines/frames.ts reads and writes the frame)
   //
   // A whole answer may instead be E<message>: there is no entry point to call.
 
