@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { createGrader, evaluate } from '../../src/index.js';
 import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
 import { runCli } from './run-cli.js';
+import { post, SERVE_PROBLEMS, startServer } from './serve-helpers.js';
 
 const SUM = {
   identifier: 'sum_to',
@@ -222,6 +223,32 @@ describe('the library', () => {
       await expect(grader.grade('sum_to', [{ code: 'x' }], { grade: ['speed'] })).rejects.toThrow(/options\.grade unknown grader "speed"/);
     } finally {
       await grader.close();
+    }
+  });
+});
+
+describe('evalrun serve', () => {
+  it('takes grade and repetitions in a request’s options, and refuses an unknown grader', async () => {
+    const server = await startServer(['--problems', SERVE_PROBLEMS, '--concurrency', '1', '--warm', 'javascript']);
+    try {
+      const url = `${server.url}/v1/grade`;
+      const candidates = [{ id: 'a', code: 'function add(a, b) { return a + b; }' }];
+      const plain = await post(url, { problem_id: 'add', candidates });
+      expect(plain.status).toBe(200);
+      expect('efficiency' in plain.body.results[0]!).toBe(false);
+      const graded = await post(url, { problem_id: 'add', candidates, options: { grade: ['performance', 'memory'], repetitions: 2 } });
+      expect(graded.status).toBe(200);
+      const result = graded.body.results[0] as unknown as Record<string, unknown>;
+      expect(Object.keys(result)).toEqual(expect.arrayContaining(['measure', 'measure_error', 'efficiency']));
+      // The figures and scores come before the tests, as in the scorecard's records.
+      expect(Object.keys(result).indexOf('efficiency')).toBeLessThan(Object.keys(result).indexOf('tests'));
+      if (result.measure === null) expect(result.efficiency).toMatchObject({ reason: 'not measured: the engine did not measure' });
+      else expect(result.efficiency).toMatchObject({ reason: null, performance: expect.any(Number) as number });
+      const refused = await post(url, { problem_id: 'add', candidates, options: { grade: 'speed' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain('options.grade unknown grader "speed"');
+    } finally {
+      await server.stop();
     }
   });
 });
