@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
-import { DEFAULT_REPETITIONS, GraderNameError, GRADERS, parseGraders, type Grader } from '../grading/graders.js';
+import { DEFAULT_REPETITIONS, GraderNameError, GRADERS, measures, parseGraders, type Grader } from '../grading/graders.js';
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
@@ -181,6 +181,10 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
   } else if (!printSchema && (args.problems === undefined || args.problems === '')) {
     throw new UsageError('missing required option --problems DIR');
   }
+  const graders = gradersFlag(args.grade ?? []);
+  if (resume === null && !measures(graders) && argv.some((a) => a === '--repetitions' || a.startsWith('--repetitions='))) {
+    throw new UsageError('--repetitions applies with --grade performance or memory');
+  }
   const grading = args.solutions !== undefined;
   if (args['min-pass-rate'] !== undefined && !grading && resume === null) {
     throw new UsageError('--min-pass-rate applies when grading submissions (--solutions)');
@@ -209,7 +213,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     strictTypes: args['strict-types'] === true,
     pythonPackages: (args['python-packages'] ?? []).map((dir) => packagesFolder(dir)),
     stopOnFirstFailure: args['stop-on-first-failure'] === true,
-    graders: gradersFlag(args.grade ?? []),
+    graders,
     repetitions: positiveInteger('repetitions', args.repetitions),
   };
 }
