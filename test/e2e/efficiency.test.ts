@@ -37,13 +37,13 @@ function folders(): { root: string; problems: string; solutions: string } {
   const solutions = join(root, 'solutions');
   mkdirSync(problems);
   writeFileSync(join(problems, 'sum_to.json'), JSON.stringify(SUM));
-  for (const [model, code] of [
+  for (const [model, code] of <Array<[string, string]>>[
     ['fast', 'function sumTo(n) { return (n * (n + 1)) / 2; }'],
     ['slow', 'function sumTo(n) { let s = 0; for (let i = 1; i <= n; i++) s += i; return s; }'],
     ['wrong', 'function sumTo(n) { return n; }'],
   ]) {
     mkdirSync(join(solutions, model), { recursive: true });
-    writeFileSync(join(solutions, model, 'sum_to.js'), code!);
+    writeFileSync(join(solutions, model, 'sum_to.js'), code);
   }
   return { root, problems, solutions };
 }
