@@ -1,4 +1,5 @@
 import { decode, Flow, newDecoded, type Decoded } from './instructions.js';
+import { quietBody, type QuietFunction } from './quiet.js';
 import { encodeName, encodeS64, encodeU32, HEADER, Reader, readSections, SECTION, sectionRank, WasmFormatError, type Section } from './wasm-binary.js';
 
 /**
@@ -39,6 +40,10 @@ export interface MeterOptions {
    * not already large enough. Each must exist, so a rename fails loudly.
    */
   exclude?: readonly string[];
+  /** Functions left without counters, by index (imported functions first). */
+  silent?: readonly number[];
+  /** Functions whose work, and that of the calls they make, is not counted (quiet.ts). */
+  quiet?: readonly QuietFunction[];
 }
 
 export interface MeterStats {
@@ -89,6 +94,13 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
     }
     excluded.add(entry.index - importedFunctions);
   }
+  const definedIndex = (index: number): number => {
+    if (index < importedFunctions) throw new WasmFormatError(`function ${index} is imported, not defined in the module`, 0);
+    return index - importedFunctions;
+  };
+  for (const index of options.silent ?? []) excluded.add(definedIndex(index));
+  const quiet = new Map<number, QuietFunction>();
+  for (const q of options.quiet ?? []) quiet.set(definedIndex(q.index), q);
   const codeSection = find(SECTION.code);
   const params = functionParamCounts(input, find(SECTION.type), find(SECTION.function));
   checkMemory32(input, find(SECTION.import), find(SECTION.memory));
@@ -122,7 +134,7 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
     } else if (section === exportSection) {
       out.section(SECTION.export, appendToVector(input, section, newExport));
     } else if (section === codeSection) {
-      writeCodeSection(input, section, params, excluded, globalIndex, mode, stats, out);
+      writeCodeSection(input, section, params, { excluded, quiet }, globalIndex, mode, stats, out);
     } else {
       out.section(section.id, input.subarray(section.start, section.end));
     }
@@ -265,7 +277,7 @@ function writeCodeSection(
   bytes: Uint8Array,
   section: Section,
   params: readonly number[],
-  excluded: ReadonlySet<number>,
+  special: { excluded: ReadonlySet<number>; quiet: ReadonlyMap<number, QuietFunction> },
   globalIndex: number,
   mode: MeterMode,
   stats: MeterStats,
@@ -296,11 +308,19 @@ function writeCodeSection(
       locals.valueType();
     }
     const exprStart = locals.pos;
+    const quiet = special.quiet.get(i);
+    if (quiet !== undefined) {
+      const rewritten = quietBody(bytes, start, end, declared, globalIndex, quiet);
+      body.bytes(encodeU32(rewritten.length));
+      body.bytes(rewritten);
+      stats.functions++;
+      continue;
+    }
     sites.length = 0;
     weights.length = 0;
     bulk.length = 0;
     planFunction(new Reader(bytes, exprStart, end), mode, decoded, sites, weights, bulk, stats);
-    if (excluded.has(i)) {
+    if (special.excluded.has(i)) {
       sites.length = 0;
       weights.length = 0;
       bulk.length = 0;

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { loadPyodideFiles, type PyodideFiles } from '../pyodide-files.js';
 import { meterModule, type MeterMode } from './meter.js';
+import { tracemallocHooks } from './tracemalloc.js';
 
 /**
  * Pyodide's files with its WebAssembly metered (meter.ts). The metered
@@ -17,7 +18,7 @@ import { meterModule, type MeterMode } from './meter.js';
  */
 
 /** Bumped whenever meter.ts changes what it writes, so old cached modules are not used. */
-const METER_VERSION = 2;
+const METER_VERSION = 3;
 
 /**
  * Functions of Pyodide left unmetered. `sbrk` asks JavaScript to grow the
@@ -46,6 +47,7 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   const files = loadPyodideFiles();
   const require = createRequire(import.meta.url);
   const source = readFileSync(join(dirname(require.resolve('pyodide/package.json')), 'pyodide.asm.wasm'));
+  const hooks = tracemallocHooks(createHash('sha256').update(source).digest('hex'));
   const key = createHash('sha256')
     .update(`meter ${METER_VERSION} ${mode} ${PYODIDE_UNMETERED.join(',')}\n`)
     .update(source)
@@ -57,7 +59,7 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   let meterMs = 0;
   if (bytes === null) {
     const start = performance.now();
-    bytes = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED }).bytes;
+    bytes = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED, quiet: hooks.quiet, silent: hooks.silent }).bytes;
     meterMs = performance.now() - start;
     origin = 'made';
     writeCached(path, bytes);
