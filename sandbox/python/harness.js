@@ -260,7 +260,7 @@
         }
       },
       // Puts back the state right after the candidate's code loaded in a
-      // counted pass: "clean", else why not (then the test runs unmeasured).
+      // measured pass: "clean", else why not (then the test runs unmeasured).
       restoreLoaded() {
         if (loaded === null) return 'no measured load';
         return restoreTo(loaded);

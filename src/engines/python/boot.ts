@@ -231,7 +231,7 @@ export class Interpreter {
   /**
    * Runs the candidate's module code and resolves its entry point. In a
    * measured run's `pass` the answer starts with the pass's figure (see
-   * `splitFigure`), and a counted load that succeeded is kept as the state
+   * `splitFigure`), and a measured load that succeeded is kept as the state
    * `restoreLoaded` puts back.
    */
   prepare(code: string, functionName: string, seed: number, memoryMb: number, timeoutMs: number, pass: MeasurePass | '' = ''): Promise<CallResult> {
@@ -243,7 +243,7 @@ export class Interpreter {
     return this.call(this.refs.measureTest, [test, pass], timeoutMs);
   }
 
-  /** Puts back the state right after the last counted load: "clean", else why it cannot. */
+  /** Puts back the state right after the last measured load: "clean", else why it cannot. */
   restoreLoaded(timeoutMs: number): Promise<CallResult> {
     return this.call(this.refs.restoreLoaded, [], timeoutMs);
   }
