@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { loadPyodideFiles, type PyodideFiles } from '../pyodide-files.js';
-import { meterModule, type MeterMode } from './meter.js';
+import { meterModule } from './meter.js';
+import type { MeterMode } from './plan.js';
 import { tracemallocHooks } from './tracemalloc.js';
 
 /**
@@ -17,7 +18,7 @@ import { tracemallocHooks } from './tracemalloc.js';
  * builds boot to the same memory (docs/METERING.md says how that was checked).
  */
 
-/** Bumped whenever meter.ts changes what it writes, so old cached modules are not used. */
+/** Bumped whenever the rewriter (meter.ts, plan.ts, emit.ts) changes what it writes, so old cached modules are not used. */
 const METER_VERSION = 3;
 
 /**
