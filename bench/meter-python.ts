@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { makeSnapshot } from '../src/engines/python/boot.js';
 import { PythonEngine } from '../src/engines/python/engine.js';
 import type { CandidateJob } from '../src/sandbox-host/protocol.js';
-import type { MeterMode } from '../src/engines/python/meter/meter.js';
+import type { MeterMode } from '../src/engines/python/meter/plan.js';
 import { loadMeteredPyodideFiles } from '../src/engines/python/meter/metered-files.js';
 import { loadPyodideFiles } from '../src/engines/python/pyodide-files.js';
 

@@ -145,6 +145,11 @@
   // this file and harness.js (through `shell.meterCount`) read it.
   const METER_EXPORT = 'evalrun_meter';
   let meterCounter = null;
+  // tracemalloc registers a reference tracer that the interpreter calls on
+  // every object it creates and frees; the call sites are counted code, so
+  // a metered pass under tracemalloc unsets it (it only dates objects'
+  // blocks, which no figure uses) to count what an untraced pass counts.
+  let setRefTracer = null;
   // Function tables only grow when libraries load; this bound is generous.
   const TABLE_CAP = 1 << 20;
 
@@ -179,7 +184,10 @@
       if (module === pyodideWasm) {
         pyodideMemory = instance.exports.memory;
         const counter = instance.exports[METER_EXPORT];
-        if (counter instanceof WasmGlobal) meterCounter = counter;
+        if (counter instanceof WasmGlobal) {
+          meterCounter = counter;
+          setRefTracer = instance.exports.PyRefTracer_SetTracer;
+        }
       }
       return PromiseResolve({ module, instance });
     } catch (e) {
@@ -481,6 +489,12 @@
     clearWrittenPages,
     /** The metered interpreter's work count so far (a BigInt), or null when it is not metered. */
     meterCount: () => (meterCounter === null ? null : ReflectApply(GlobalValue, meterCounter, [])),
+    /** Unsets the interpreter's reference tracer (metered interpreters only); false when there is none to unset. */
+    dropRefTracer() {
+      if (setRefTracer === null) return false;
+      setRefTracer(0, 0);
+      return true;
+    },
     stateTouched: () => stateTouched,
     bridgeRefused: () => bridgeRefused,
     randomState: () => randomState,

@@ -163,18 +163,19 @@
     // The candidate's call in one pass of a measured run (docs/METERING.md):
     // 'counted' reads the metered interpreter's counter right around it, so
     // the harness's own work (reading arguments, encoding results) is left
-    // out; 'traced' runs it under tracemalloc for its peak. The figure as
-    // text, '-' when there is none.
+    // out; 'both' does that under tracemalloc, whose hooks the metered
+    // module leaves uncounted (src/engines/python/meter/tracemalloc.ts), and
+    // answers "<count>/<peak>". The figure as text, '-' when there is none.
     function measuredCall(pass) {
-      if (pass === 'traced') {
+      if (pass === 'both') {
         py.traceStart();
-        py.call();
-        return StringCtor(py.tracePeak());
+        shell.dropRefTracer();
       }
       const before = shell.meterCount();
       py.call();
       const after = shell.meterCount();
-      return before === null ? '-' : StringCtor(after - before);
+      const count = before === null ? '-' : StringCtor(after - before);
+      return pass === 'both' ? count + '/' + StringCtor(py.tracePeak()) : count;
     }
 
     // A JS exception out of a Python call means the interpreter itself
@@ -191,8 +192,8 @@
 
     const api = {
       // Executes the candidate's module code; returns "ok <entry>", "load-error <msg>" or "m"/"c" + message.
-      // In a measured run's pass ('counted' or 'traced') the answer other
-      // than "c"/"M" starts with the figure and a space; a counted load
+      // In a measured run's pass ('counted' or 'both') the answer other
+      // than "c"/"M" starts with the figure and a space; a measured load
       // that succeeded is the state every measured test starts from.
       prepare(code, functionName, seed, memoryMb, pass) {
         if (dead !== '') return 'c' + dead;
@@ -206,7 +207,7 @@
           if (pass === '') py.call();
           else figure = measuredCall(pass) + ' ';
           const ended = StringCtor(py.endLoad());
-          if (pass === 'counted' && ended.startsWith('ok ')) {
+          if (pass !== '' && ended.startsWith('ok ')) {
             loaded = capture(spare);
             spare = loaded.data;
           }
@@ -259,7 +260,7 @@
         }
       },
       // Puts back the state right after the candidate's code loaded in a
-      // counted pass: "clean", else why not (then the test runs unmeasured).
+      // measured pass: "clean", else why not (then the test runs unmeasured).
       restoreLoaded() {
         if (loaded === null) return 'no measured load';
         return restoreTo(loaded);

@@ -81,6 +81,76 @@ describe('a measured run', () => {
     expect(first[0]!.cost).toBeGreaterThan(first[1]!.cost);
   });
 
+  it('counts and traces allocation-heavy tests the same on every pass', async () => {
+    // Every pass of a test is counted under tracemalloc, whose own work is
+    // left uncounted; a test carries a measure only when every pass counted
+    // and peaked the same, so each must come back measured. The candidates
+    // allocate, grow, shrink and free blocks of every size class
+    // (pymalloc's small ones, the raw allocator's large ones, reallocations
+    // in place and moved).
+    const code = py`
+      class Node:
+          def __init__(self, value, rest):
+              self.value = value
+              self.rest = rest
+
+      def f(kind, n):
+          if kind == 'append':
+              out = []
+              for i in range(n):
+                  out.append(i * i)
+              return len(out)
+          if kind == 'dict':
+              d = {}
+              for i in range(n):
+                  d[str(i)] = [i] * (i % 7)
+              return len(d)
+          if kind == 'text':
+              s = ''
+              for i in range(n):
+                  s += chr(65 + i % 26)
+              return len(s.lower().split('a'))
+          if kind == 'big':
+              blocks = [bytes(1000 + i) for i in range(n // 10)]
+              del blocks[::2]
+              return sum(len(b) for b in blocks)
+          if kind == 'sort':
+              return sorted(range(n), key=lambda x: (x * 7919) % n)[:3]
+          if kind == 'nodes':
+              head = None
+              for i in range(n):
+                  head = Node(i, head)
+              total = 0
+              while head is not None:
+                  total += head.value
+                  head = head.rest
+              return total
+          if kind == 'sets':
+              a = set(range(n))
+              b = {x * 2 for x in range(n)}
+              return len(a & b) + len(a | b)
+          if kind == 'raise':
+              caught = 0
+              for i in range(n // 10):
+                  try:
+                      raise KeyError(i)
+                  except KeyError:
+                      caught += 1
+              return caught
+          return None
+    `;
+    const kinds = ['append', 'dict', 'text', 'big', 'sort', 'nodes', 'sets', 'raise'];
+    const tests = kinds.flatMap((kind) => [
+      [kind, 300],
+      [kind, 5_000],
+    ]);
+    const figures = await measures(code, tests, 3);
+    expect(figures).toHaveLength(tests.length);
+    for (const m of figures) expect(m.wallMs).toHaveLength(3);
+    const big = figures[kinds.indexOf('big') * 2 + 1];
+    expect(big?.memory).toBeGreaterThan(200 * 1000);
+  });
+
   it('ranks `x in a_list` in a loop above `x in a_set`', async () => {
     const [list = 0] = await costs(IN_LIST, [membership(300)]);
     const [set = 0] = await costs(IN_SET, [membership(300)]);

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import wabt from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { meterModule, type MeterMode } from '../../src/engines/python/meter/meter.js';
+import { meterModule } from '../../src/engines/python/meter/meter.js';
+import type { MeterMode } from '../../src/engines/python/meter/plan.js';
 import { WasmFormatError } from '../../src/engines/python/meter/wasm-binary.js';
 
 interface WasmGlobal {

@@ -41,10 +41,11 @@ export interface BootOptions {
 
 /**
  * One pass of a measured run (docs/METERING.md): `counted` reads the
- * metered interpreter's work counter around the candidate's call, `traced`
- * runs the call under tracemalloc for its peak.
+ * metered interpreter's work counter around the candidate's call, `both`
+ * also runs the call under tracemalloc for its peak (the metered module
+ * leaves tracemalloc's own work uncounted, so both count the same).
  */
-export type MeasurePass = 'counted' | 'traced';
+export type MeasurePass = 'counted' | 'both';
 
 /** How long a boot may take before it is abandoned. */
 const BOOT_TIMEOUT_MS = 60_000;
@@ -230,7 +231,7 @@ export class Interpreter {
   /**
    * Runs the candidate's module code and resolves its entry point. In a
    * measured run's `pass` the answer starts with the pass's figure (see
-   * `splitFigure`), and a counted load that succeeded is kept as the state
+   * `splitFigure`), and a measured load that succeeded is kept as the state
    * `restoreLoaded` puts back.
    */
   prepare(code: string, functionName: string, seed: number, memoryMb: number, timeoutMs: number, pass: MeasurePass | '' = ''): Promise<CallResult> {
@@ -242,7 +243,7 @@ export class Interpreter {
     return this.call(this.refs.measureTest, [test, pass], timeoutMs);
   }
 
-  /** Puts back the state right after the last counted load: "clean", else why it cannot. */
+  /** Puts back the state right after the last measured load: "clean", else why it cannot. */
   restoreLoaded(timeoutMs: number): Promise<CallResult> {
     return this.call(this.refs.restoreLoaded, [], timeoutMs);
   }
@@ -376,13 +377,14 @@ async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: n
 }
 
 /**
- * A measured pass's answer split into its figure (null for '-': the call
- * did not run, or the interpreter is not metered) and the rest; null when
- * the answer carries no figure (the interpreter failed: "c"/"M" + message).
+ * A measured pass's answer split into its count (null for '-': the call
+ * did not run, or the interpreter is not metered), its peak (a `both`
+ * pass's, else null) and the rest; null when the answer carries no figure
+ * (the interpreter failed: "c"/"M" + message).
  */
-export function splitFigure(text: string): { figure: number | null; rest: string } | null {
-  const match = /^(-|[0-9]+) /.exec(text);
+export function splitFigure(text: string): { figure: number | null; peak: number | null; rest: string } | null {
+  const match = /^(-|[0-9]+)(?:\/(-|[0-9]+))? /.exec(text);
   if (match === null) return null;
-  const figure = match[1] === '-' ? null : Number(match[1]);
-  return { figure, rest: text.slice(match[0].length) };
+  const number = (figure: string | undefined): number | null => (figure === undefined || figure === '-' ? null : Number(figure));
+  return { figure: number(match[1]), peak: number(match[2]), rest: text.slice(match[0].length) };
 }

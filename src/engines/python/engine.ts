@@ -7,7 +7,7 @@ import { Lane } from './lane.js';
 import { measuredLoad, measuredTests, newMeasuredState, type MeasuredState } from './measured.js';
 import { readPythonPackages } from './packages.js';
 import { loadMeteredPyodideFiles } from './meter/metered-files.js';
-import type { MeterMode } from './meter/meter.js';
+import type { MeterMode } from './meter/plan.js';
 import { describeCrash, readPrepare } from './prepare-result.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';

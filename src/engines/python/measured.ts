@@ -1,12 +1,14 @@
 /**
  * A measured run of the Python engine (CandidateJob.measure,
  * docs/METERING.md), on a lane of metered interpreters. The loading of the
- * code runs twice, from the booted state: under tracemalloc for its memory,
- * then counted, and the state right after the counted load is kept. Every
- * pass of every test starts from that state, written back before it:
- * `repetitions` counted passes (the cost, and the times), then one traced
- * pass (the memory). tracemalloc is not on while counting, so its own
- * bookkeeping is no part of a cost.
+ * code runs once from the booted state, counted and under tracemalloc in
+ * the same pass, and the state right after it is kept. Every pass of every
+ * test starts from that state, written back before it, and is counted and
+ * traced too: `repetitions` passes, the first giving the verdict, all
+ * giving the same figures. The metered module leaves tracemalloc's own
+ * instructions uncounted (meter/tracemalloc.ts): a count is the
+ * candidate's work, done with tracemalloc's records beside its blocks in
+ * the allocator's heap.
  */
 import type { CandidateJob, TestMeasure } from '../../sandbox-host/protocol.js';
 import type { CallResult, LoadResult } from '../engine.js';
@@ -16,9 +18,10 @@ import { RESET_TIMEOUT_MS, type Lane } from './lane.js';
 import { readPrepare } from './prepare-result.js';
 
 /**
- * The wall-clock limit of a traced pass, as a multiple of the test's: the
- * test already ended within its limit in the counted pass, and tracemalloc
- * slows allocating code down.
+ * The wall-clock limit of a traced pass, as a multiple of the test's:
+ * tracemalloc slows allocating code down. A first pass that answers past
+ * the test's own limit is run again untraced for the verdict, so that a
+ * measured run fails no test a normal run passes, nor the other way round.
  */
 const TRACED_STRETCH = 2;
 
@@ -26,44 +29,52 @@ const TRACED_STRETCH = 2;
 export interface MeasuredState {
   /** Frames of the tests finished in the current call (read after a timeout). */
   frames: string[];
-  /** Nothing ran since the counted load: the first test needs no restore. */
+  /** Nothing ran since the load: the first test needs no restore. */
   pristine: boolean;
+  /** The state after loading is a traced load's: the tests can be measured. */
+  traced: boolean;
 }
 
 export function newMeasuredState(): MeasuredState {
-  return { frames: [], pristine: false };
+  return { frames: [], pristine: false, traced: false };
 }
 
-/** Loads the code: traced, then counted; the outcome carries the load's measure when both passes agree. */
+/** Loads the code, counted and traced; the outcome carries the load's measure when the pass answered within the limit. */
 export async function measuredLoad(lane: Lane, state: MeasuredState, job: CandidateJob, wallMs: number): Promise<LoadResult> {
   state.pristine = false;
+  state.traced = false;
   const { code, functionName, limits } = job;
-  let interpreter = await lane.fresh();
-  const traced = await interpreter.prepare(code, functionName, limits.seed, limits.memoryMb, wallMs * TRACED_STRETCH, 'traced');
-  const tracedSplit = traced.kind === 'ok' ? splitFigure(traced.text) : null;
-  // The same code fails to load the same way counted: no need to run it again.
-  if (traced.kind === 'ok' && tracedSplit?.rest.startsWith('load-error ') === true) return readPrepare({ ...traced, text: tracedSplit.rest });
-  if (traced.kind !== 'ok') lane.discard();
-  interpreter = await lane.fresh();
-  const start = performance.now();
-  const counted = await interpreter.prepare(code, functionName, limits.seed, limits.memoryMb, wallMs, 'counted');
-  const wall = performance.now() - start;
-  if (counted.kind !== 'ok') return readPrepare(counted);
-  const split = splitFigure(counted.text);
-  const result = readPrepare(split === null ? counted : { ...counted, text: split.rest });
-  if (result.kind !== 'loaded') return result;
-  state.pristine = true;
-  const memory = tracedSplit !== null && tracedSplit.rest === split?.rest ? tracedSplit.figure : null;
-  if (split?.figure != null && memory !== null) {
-    return { ...result, measure: { cost: split.figure, memory, wallMs: [wall], cpuMs: [counted.cpuMs] } };
+  const load = async (pass: MeasurePass, timeoutMs: number): Promise<{ result: InterpreterResult; wall: number }> => {
+    const interpreter = await lane.fresh();
+    const start = performance.now();
+    const result = await interpreter.prepare(code, functionName, limits.seed, limits.memoryMb, timeoutMs, pass);
+    return { result, wall: performance.now() - start };
+  };
+  const traced = await load('both', wallMs * TRACED_STRETCH);
+  if (traced.result.kind === 'ok' && traced.wall <= wallMs) {
+    const split = splitFigure(traced.result.text);
+    const result = readPrepare(split === null ? traced.result : { ...traced.result, text: split.rest });
+    if (result.kind !== 'loaded') return result;
+    state.pristine = true;
+    state.traced = true;
+    if (split?.figure == null || split.peak === null) return result;
+    return { ...result, measure: { cost: split.figure, memory: split.peak, wallMs: [traced.wall], cpuMs: [traced.result.cpuMs] } };
   }
+  // Past the limit under tracemalloc: the verdict is an untraced load's,
+  // and its tests, from a state no traced load left, are not measured.
+  if (traced.result.kind !== 'ok') lane.discard();
+  const counted = await load('counted', wallMs);
+  if (counted.result.kind !== 'ok') return readPrepare(counted.result);
+  const split = splitFigure(counted.result.text);
+  const result = readPrepare(split === null ? counted.result : { ...counted.result, text: split.rest });
+  if (result.kind === 'loaded') state.pristine = true;
   return result;
 }
 
 /** One pass of one test, from the state after loading. */
 type Pass =
   /** The call answered: its figure (null when none), its outcome as end_test writes it, and its times. */
-  | { kind: 'ran'; figure: number | null; out: string; wallMs: number; cpuMs: number; sleptMs: number }
+  | { kind: 'ran'; figure: number | null; peak: number | null; out: string; wallMs: number; cpuMs: number; sleptMs: number }
   /** The interpreter failed during the call: the frame kind (`c` or `M`) and message. */
   | { kind: 'lost'; out: string; wallMs: number }
   /** The call did not answer (timeout, out of isolate memory, crash). */
@@ -88,14 +99,18 @@ async function runPass(
   if (result.kind !== 'ok') return { exact, pass: { kind: 'failed', result } };
   const split = splitFigure(result.text);
   if (split === null) return { exact, pass: { kind: 'lost', out: result.text, wallMs: wall } };
-  return { exact, pass: { kind: 'ran', figure: split.figure, out: split.rest, wallMs: wall, cpuMs: result.cpuMs, sleptMs: result.sleptMs ?? 0 } };
+  return {
+    exact,
+    pass: { kind: 'ran', figure: split.figure, peak: split.peak, out: split.rest, wallMs: wall, cpuMs: result.cpuMs, sleptMs: result.sleptMs ?? 0 },
+  };
 }
 
 /**
  * Runs `tests` measured, one after another, each from the state after
- * loading. A test's outcome is its first counted pass's, as in a run that
- * is not measured; it carries a measure only when every pass started from
- * an exact restore and answered the same, with the same count.
+ * loading. A test's outcome is its first pass's, as in a run that is not
+ * measured (an untraced pass's when the traced one took longer than the
+ * test's limit); it carries a measure only when every pass started from an
+ * exact restore and answered the same, with the same count.
  */
 export async function measuredTests(lane: Lane, state: MeasuredState, job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
   const repetitions = Math.max(1, Math.floor(job.measure?.repetitions ?? 1));
@@ -113,7 +128,9 @@ export async function measuredTests(lane: Lane, state: MeasuredState, job: Candi
   for (const test of tests) {
     const interpreter = lane.interpreter;
     if (interpreter === null) return { kind: 'crashed', message: 'the interpreter was already disposed' };
-    const first = await runPass(interpreter, state, test, 'counted', wallMs);
+    const traced = await runPass(interpreter, state, test, 'both', wallMs * TRACED_STRETCH);
+    let first = traced;
+    if (traced.pass.kind === 'ran' && traced.pass.wallMs > wallMs) first = await runPass(interpreter, state, test, 'counted', wallMs);
     const pass = first.pass;
     if (pass.kind === 'failed') return failedCall(pass.result, cpuMs, sleptMs);
     if (pass.kind === 'lost') {
@@ -123,27 +140,22 @@ export async function measuredTests(lane: Lane, state: MeasuredState, job: Candi
     cpuMs += pass.cpuMs;
     sleptMs += pass.sleptMs;
     const plain = frame(pass.out[0] ?? 't', pass.wallMs, pass.out.slice(1));
-    if (!pass.out.startsWith('r') || pass.figure === null || !first.exact) {
+    const figures = traced.pass;
+    if (figures.kind !== 'ran' || !pass.out.startsWith('r') || figures.figure === null || figures.peak === null) {
       state.frames.push(plain);
       continue;
     }
-    const measure: TestMeasure = { cost: pass.figure, memory: 0, wallMs: [pass.wallMs], cpuMs: [pass.cpuMs] };
-    let agreed = true;
-    for (let r = 1; r <= repetitions && agreed; r++) {
-      const traced = r === repetitions;
-      const again = await runPass(interpreter, state, test, traced ? 'traced' : 'counted', traced ? wallMs * TRACED_STRETCH : wallMs);
+    const measure: TestMeasure = { cost: figures.figure, memory: figures.peak, wallMs: [figures.wallMs], cpuMs: [figures.cpuMs] };
+    let agreed = state.traced && traced.exact && first.exact && figures.out === pass.out;
+    for (let r = 1; r < repetitions && agreed; r++) {
+      const again = await runPass(interpreter, state, test, 'both', wallMs * TRACED_STRETCH);
       if (again.pass.kind !== 'ran') {
         state.frames.push(plain);
         return again.pass.kind === 'failed' && again.pass.result.kind === 'crashed' ? again.pass.result : abandon();
       }
-      agreed = again.exact && again.pass.out === pass.out && again.pass.figure !== null;
-      if (!agreed) break;
-      if (traced) measure.memory = again.pass.figure ?? 0;
-      else {
-        agreed = again.pass.figure === pass.figure;
-        measure.wallMs.push(again.pass.wallMs);
-        measure.cpuMs.push(again.pass.cpuMs);
-      }
+      agreed = again.exact && again.pass.out === pass.out && again.pass.figure === figures.figure && again.pass.peak === figures.peak;
+      measure.wallMs.push(again.pass.wallMs);
+      measure.cpuMs.push(again.pass.cpuMs);
     }
     state.frames.push(agreed ? measuredFrame(pass.wallMs, pass.out.slice(1), measure) : plain);
   }

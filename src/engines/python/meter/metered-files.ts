@@ -3,7 +3,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { loadPyodideFiles, type PyodideFiles } from '../pyodide-files.js';
-import { meterModule, type MeterMode } from './meter.js';
+import { meterModule } from './meter.js';
+import type { MeterMode } from './plan.js';
+import { tracemallocHooks } from './tracemalloc.js';
 
 /**
  * Pyodide's files with its WebAssembly metered (meter.ts). The metered
@@ -16,8 +18,8 @@ import { meterModule, type MeterMode } from './meter.js';
  * builds boot to the same memory (docs/METERING.md says how that was checked).
  */
 
-/** Bumped whenever meter.ts changes what it writes, so old cached modules are not used. */
-const METER_VERSION = 2;
+/** Bumped whenever the rewriter (meter.ts, plan.ts, emit.ts) changes what it writes, so old cached modules are not used. */
+const METER_VERSION = 3;
 
 /**
  * Functions of Pyodide left unmetered. `sbrk` asks JavaScript to grow the
@@ -46,6 +48,7 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   const files = loadPyodideFiles();
   const require = createRequire(import.meta.url);
   const source = readFileSync(join(dirname(require.resolve('pyodide/package.json')), 'pyodide.asm.wasm'));
+  const hooks = tracemallocHooks(createHash('sha256').update(source).digest('hex'));
   const key = createHash('sha256')
     .update(`meter ${METER_VERSION} ${mode} ${PYODIDE_UNMETERED.join(',')}\n`)
     .update(source)
@@ -57,7 +60,7 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   let meterMs = 0;
   if (bytes === null) {
     const start = performance.now();
-    bytes = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED }).bytes;
+    bytes = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED, quiet: hooks.quiet, silent: hooks.silent }).bytes;
     meterMs = performance.now() - start;
     origin = 'made';
     writeCached(path, bytes);
