@@ -47,7 +47,9 @@ export function ceilingForTests(tests: number, limits: SandboxLimits, measure?: 
  * How many test limits one test of a measured run may take: the Python
  * engine's passes run under tracemalloc with twice the limit each, and a
  * first pass past the limit is run again untraced for the verdict
- * (src/engines/python/measured.ts); 1 for a run that is not measured.
+ * (src/engines/python/measured.ts); the JavaScript engine runs each
+ * repetition in a context of its own, the code loaded again, which this
+ * bound covers too. 1 for a run that is not measured.
  */
 export function passesOf(measure: Measure): number {
   if (measure === undefined) return 1;
