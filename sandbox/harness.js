@@ -11,9 +11,11 @@
 // - No expected output ever enters this context: the harness only reports
 //   what the candidate returned; the host compares.
 //
-// This file is a function of the prelude's object (sandbox/prelude.js); the
-// host joins the two into one script, which evaluates to `install(seed,
-// epochMs)`, which returns [run, progress, settle]. Results are one framed
+// This file is a function of the prelude's object (sandbox/prelude.js) and,
+// in a measured run, of the meter's (sandbox/meter.js); the host joins them
+// into one script, which evaluates to `install(seed, epochMs)`, which returns
+// [run, progress, settle], and in a measured run the meter's `take` as well
+// (the figures so far, and a fresh start). Results are one framed
 // string (the prelude's `frame`) so that nothing but one string crosses back
 // to the host.
 //
@@ -21,8 +23,10 @@
 // values that is the whole run, without the thread hop of an asynchronous
 // call. When a candidate returns a thenable, `run` answers "A" and the rest
 // of the run continues as a promise that the host awaits through `settle`.
-(function (prelude) {
+(function (prelude, meter) {
   'use strict';
+
+  const measured = meter !== undefined;
 
   const G = globalThis;
   const now = prelude.now;
@@ -362,10 +366,13 @@
 
   // ---- results, framed (see the prelude) -------------------------------------
 
+  // In a measured run the meter's figures are taken after the value is
+  // encoded: a getter on it runs the candidate's code, which counts.
   function outcomeOf(value, started) {
     const duration = now() - started;
     try {
-      return frame('r', duration, encode(value, new SetCtor(), 0));
+      const json = encode(value, new SetCtor(), 0);
+      return measured ? prelude.measuredFrame(duration, meter.take(), json) : frame('r', duration, json);
     } catch (e) {
       if (e instanceof Unserializable) return frame('u', duration, e.message);
       if (isMemoryError(e)) return frame('m', duration, describeThrown(e));
@@ -455,6 +462,7 @@
   // ---- install -------------------------------------------------------------
 
   return function install(seed, epochMs) {
+    if (measured) meter.install();
     const random = makeRandom(seed);
     ObjectDefineProperty(Math, 'random', { value: random, writable: true, configurable: true });
     installFixedClock(epochMs);
@@ -504,6 +512,7 @@
       for (let i = 0; i < n; i++) {
         const started = now();
         let value;
+        if (measured) meter.take();
         try {
           value = ReflectApply(fn, receiver, tests[i]);
         } catch (e) {
@@ -536,6 +545,7 @@
         if (runGeneration !== generation) return '';
         if (i > from) {
           started = now();
+          if (measured) meter.take();
           try {
             pending = ReflectApply(fn, receiver, tests[i]);
           } catch (e) {
@@ -567,6 +577,6 @@
       return header + done;
     }
 
-    return [run, progress, settle];
+    return measured ? [run, progress, settle, meter.take] : [run, progress, settle];
   };
 });

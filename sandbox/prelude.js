@@ -32,12 +32,23 @@
   //     u = unserializable (message)         m = out of memory (message)
   //     M = out of memory where the code could not catch it; the sandbox is lost
   //     c = the sandbox itself failed during the test (message); it is lost
+  //     R = returned, in a measured run; payload:
+  //         <cost>,<memory>,<wall ms>,<cpu ms>,<wire JSON>
+  //         the test's TestMeasure (src/sandbox-host/protocol.ts), the times
+  //         lists of numbers joined by ';', one per repetition (a sandbox that
+  //         cannot time itself leaves them empty and the host fills them in;
+  //         src/engines/frames.ts reads and writes the frame)
   //
   // A whole answer may instead be E<message>: there is no entry point to call.
 
   function frame(kind, durationMs, payload) {
     // A clock that stepped back must not make the frame unreadable.
     return kind + (durationMs > 0 ? durationMs : 0) + ',' + payload.length + ',' + payload;
+  }
+
+  // `figures`: `<cost>,<memory>` as the meter counted them.
+  function measuredFrame(durationMs, figures, json) {
+    return frame('R', durationMs, figures + ',,,' + json);
   }
 
   function header(entryPoint) {
@@ -61,5 +72,5 @@
     return (t ^ (t >>> 14)) >>> 0;
   }
 
-  return ObjectFreeze({ now, frame, header, randomStep, randomBits });
+  return ObjectFreeze({ now, frame, measuredFrame, header, randomStep, randomBits });
 })();

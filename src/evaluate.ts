@@ -8,6 +8,7 @@ import { newRunFiles } from './runner/run-files.js';
 import { runEvaluation } from './runner/run.js';
 import type { RunOptions } from './runner/run-options.js';
 import { languageNames } from './engines/find-language.js';
+import { DEFAULT_REPETITIONS, GraderNameError, parseGraders, type Grader } from './grading/graders.js';
 import type { Language } from './engines/languages.js';
 
 /** What `evaluate` grades and how: the CLI's flags, as an object. Only `problems` is required. */
@@ -38,6 +39,14 @@ export interface EvaluateOptions {
   pythonPackages?: readonly string[];
   /** Stop each candidate at its first test that does not pass; the rest are `skipped` and count in `total` (`--stop-on-first-failure`). */
   stopOnFirstFailure?: boolean;
+  /**
+   * Graders (`--grade`): `correctness` (always graded), `performance`, `memory`; a list or one
+   * comma-separated text. Performance and memory score each candidate that passes every test
+   * against the problem's optimal solution (the scorecard's `efficiency`).
+   */
+  grade?: string | readonly string[];
+  /** Runs of each test in a measured run, for its times (`--repetitions`). */
+  repetitions?: number;
   /** Grade only part `index` (1-based) of `count` (`--shard I/N`). */
   shard?: { index: number; count: number } | null;
   /** Where the JSON scorecard is written (`--out`); the run log goes beside it. Default `results/<run>.json`. */
@@ -95,7 +104,18 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
     pythonPackages: (options.pythonPackages ?? []).map(packagesFolder),
     stopOnFirstFailure: options.stopOnFirstFailure ?? false,
     shard: shardOf(options.shard ?? null),
+    graders: gradersOf(options.grade),
+    repetitions: positive('repetitions', options.repetitions ?? DEFAULT_REPETITIONS),
   };
+}
+
+function gradersOf(grade: EvaluateOptions['grade']): Grader[] {
+  try {
+    return parseGraders(grade ?? []);
+  } catch (e) {
+    if (e instanceof GraderNameError) throw new TypeError(`evaluate: \`grade\`: ${e.message}`, { cause: e });
+    throw e;
+  }
 }
 
 function packagesFolder(dir: string): string {

@@ -13,6 +13,7 @@ export {
   GradeRefused,
   GraderClosed,
   QueueFull,
+  type CallEfficiency,
   type CandidateInput,
   type GradeCall,
   type GradeCallOptions,
@@ -24,5 +25,18 @@ export type { FloatTolerance, GraderObserver, GraderOptions, GradingOptions } fr
 export { loadProblemFile, loadProblems, ProblemDirectoryError, type LoadOptions } from './problems/load.js';
 export type { InvalidProblemFile, LoadedProblems, PreparedProblem, PreparedSuite, PreparedTest } from './problems/prepared.js';
 export type { Problem } from './problems/schema.js';
-export type { CandidateResult, CandidateStatus, ProblemReport, Scorecard, ScorecardHead, Summary, TestResult, TestStatus } from './report/scorecard.js';
+export type {
+  CandidateMeasure,
+  CandidateResult,
+  CandidateStatus,
+  ProblemReport,
+  Scorecard,
+  ScorecardHead,
+  Summary,
+  TestMeasureRecord,
+  TestResult,
+  TestStatus,
+} from './report/scorecard.js';
+export type { CandidateEfficiency, EfficiencyReport, ModelEfficiency, ScoreMean, TagEfficiency } from './report/efficiency.js';
+export { GRADERS, type EfficiencyGrader, type Grader as GraderName } from './grading/graders.js';
 export { VERSION } from './version.js';

@@ -20,12 +20,13 @@
 // JavaScript half, handed `shell` below) and of the boot library (built by
 // `npm run build` from sandbox/python/boot-lib/: the SHA-256 of the dlopen
 // gate, the parser of the linker's function wrappers, the imports' kinds and
-// the WebAssembly function of non-zero.wat); the host joins them into one
+// the WebAssembly function of non-zero.wat) and of memory-state.js (handed
+// to harness.js); the host joins them into one
 // script. It evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
 // which the host calls once. Everything the host later calls is a function
 // of the object that boot stores in `__evalrunApi` (the host takes references
 // and deletes the global at once).
-(function (prelude, makeHarness, makeBootLib) {
+(function (prelude, makeHarness, makeBootLib, makeMemoryState) {
   'use strict';
 
   const lib = makeBootLib();
@@ -136,7 +137,19 @@
   const TableGrow = W.Table.prototype.grow;
   const TableLength = ObjectGetOwnPropertyDescriptor(W.Table.prototype, 'length').get;
   const ArrayBufferByteLength = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const GlobalValue = ObjectGetOwnPropertyDescriptor(W.Global.prototype, 'value').get;
   const WASM_PAGE = 65536;
+  // A metered interpreter (src/engines/python/meter/meter.ts) exports its
+  // work counter, a mutable i64 global, under this name. It lives outside
+  // the linear memory, so nothing Python can address reaches it, and only
+  // this file and harness.js (through `shell.meterCount`) read it.
+  const METER_EXPORT = 'evalrun_meter';
+  let meterCounter = null;
+  // tracemalloc registers a reference tracer that the interpreter calls on
+  // every object it creates and frees; the call sites are counted code, so
+  // a metered pass under tracemalloc unsets it (it only dates objects'
+  // blocks, which no figure uses) to count what an untraced pass counts.
+  let setRefTracer = null;
   // Function tables only grow when libraries load; this bound is generous.
   const TABLE_CAP = 1 << 20;
 
@@ -168,7 +181,14 @@
       const module = toModule(source);
       if (module === pyodideWasm && imports && imports.env) watchImports(imports.env);
       const instance = new WasmInstance(module, imports);
-      if (module === pyodideWasm) pyodideMemory = instance.exports.memory;
+      if (module === pyodideWasm) {
+        pyodideMemory = instance.exports.memory;
+        const counter = instance.exports[METER_EXPORT];
+        if (counter instanceof WasmGlobal) {
+          meterCounter = counter;
+          setRefTracer = instance.exports.PyRefTracer_SetTracer;
+        }
+      }
       return PromiseResolve({ module, instance });
     } catch (e) {
       return PromiseReject(e);
@@ -467,6 +487,14 @@
     },
     nonZero,
     clearWrittenPages,
+    /** The metered interpreter's work count so far (a BigInt), or null when it is not metered. */
+    meterCount: () => (meterCounter === null ? null : ReflectApply(GlobalValue, meterCounter, [])),
+    /** Unsets the interpreter's reference tracer (metered interpreters only); false when there is none to unset. */
+    dropRefTracer() {
+      if (setRefTracer === null) return false;
+      setRefTracer(0, 0);
+      return true;
+    },
     stateTouched: () => stateTouched,
     bridgeRefused: () => bridgeRefused,
     randomState: () => randomState,
@@ -479,7 +507,7 @@
       sealed = true;
     },
   };
-  const harness = makeHarness(prelude, shell);
+  const harness = makeHarness(prelude, shell, makeMemoryState);
 
   G.__evalrunBoot = function boot(config) {
     delete G.__evalrunBoot;

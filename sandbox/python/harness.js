@@ -9,24 +9,22 @@
 // for the interpreter's imports and WebAssembly (the memory cap, the state
 // and bridge marks, the random generator, sealing). boot.js calls it once,
 // before Pyodide loads, so everything bound here is still pristine.
-(function (prelude, shell) {
+// `makeMemoryState` is memory-state.js: the record `restore` writes back.
+(function (prelude, shell, makeMemoryState) {
   'use strict';
+
+  const { memoryRuns, copyDataRuns, digestBytes, captureFiles, restoreFiles } = makeMemoryState(shell);
 
   const now = prelude.now;
   const frame = prelude.frame;
   const ReflectApply = Reflect.apply;
-  const ObjectKeys = Object.keys;
   const StringCtor = String;
   const StringSlice = String.prototype.slice;
   const MathMin = Math.min;
-  const MathImul = Math.imul;
-  const Uint8ArrayCtor = Uint8Array;
-  const Int32ArrayCtor = Int32Array;
   const ArrayPush = Array.prototype.push;
   const ArrayJoin = Array.prototype.join;
   const TypedArraySubarray = Uint8Array.prototype.subarray;
   const ArrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-  const WASM_PAGE = 65536;
 
   // --python-packages: the files the host handed in, written read-only into
   // the in-memory file system, and put on the import path by packages.py.
@@ -102,8 +100,9 @@
   // of built-in modules get a first byte that no module name (UTF-8) can
   // hold, so no spec matches them again. The table is in the interpreter's
   // memory, so the change is part of the state every candidate starts from;
-  // the modules already imported (signal's) keep working.
-  const UNCREATABLE = ['_pyodide_core', '_ctypes', '_signal'];
+  // the modules already imported (signal's, tracemalloc's functions the
+  // harness holds) keep working.
+  const UNCREATABLE = ['_pyodide_core', '_ctypes', '_signal', '_tracemalloc'];
   const INITTAB_ENTRY_BYTES = 8; // struct _inittab on wasm32: a name pointer and an init function
 
   function forgetBuiltins(Module) {
@@ -138,6 +137,8 @@
       endTest: harnessGlobals.get('end_test'),
       // Called from here, not from the harness, so that no harness frame is under the candidate's.
       call: harnessGlobals.get('call_candidate'),
+      traceStart: harnessGlobals.get('trace_start'),
+      tracePeak: harnessGlobals.get('trace_peak'),
     };
     const lockdown = harnessGlobals.get('lockdown');
     // Python may no longer import the JS bridge modules; see harness.py.
@@ -151,6 +152,31 @@
     const HEAP_NOW = () => ReflectApply(ArrayBufferByteLength, Module.HEAP8.buffer, []);
     let progress = [];
     let dead = '';
+    // A measured run's state right after the candidate's code loaded
+    // (`capture`), which every measured test starts from; null otherwise.
+    let loaded = null;
+    // The buffer of the last such state, kept for the next candidate's:
+    // allocating tens of MB afresh for every measured candidate cost more
+    // than the copy into it.
+    let spare = null;
+
+    // The candidate's call in one pass of a measured run (docs/METERING.md):
+    // 'counted' reads the metered interpreter's counter right around it, so
+    // the harness's own work (reading arguments, encoding results) is left
+    // out; 'both' does that under tracemalloc, whose hooks the metered
+    // module leaves uncounted (src/engines/python/meter/tracemalloc.ts), and
+    // answers "<count>/<peak>". The figure as text, '-' when there is none.
+    function measuredCall(pass) {
+      if (pass === 'both') {
+        py.traceStart();
+        shell.dropRefTracer();
+      }
+      const before = shell.meterCount();
+      py.call();
+      const after = shell.meterCount();
+      const count = before === null ? '-' : StringCtor(after - before);
+      return pass === 'both' ? count + '/' + StringCtor(py.tracePeak()) : count;
+    }
 
     // A JS exception out of a Python call means the interpreter itself
     // failed (fatal error, stack exhaustion in wasm, trap, a refused call
@@ -166,15 +192,26 @@
 
     const api = {
       // Executes the candidate's module code; returns "ok <entry>", "load-error <msg>" or "m"/"c" + message.
-      prepare(code, functionName, seed, memoryMb) {
+      // In a measured run's pass ('counted' or 'both') the answer other
+      // than "c"/"M" starts with the figure and a space; a measured load
+      // that succeeded is the state every measured test starts from.
+      prepare(code, functionName, seed, memoryMb, pass) {
         if (dead !== '') return 'c' + dead;
+        loaded = null;
         const allowance = memoryMb * 1024 * 1024;
         shell.setMemoryCap(MathMin(config.memoryCapBytes, HEAP_NOW() + allowance));
         try {
           const begun = StringCtor(py.beginLoad(code, functionName, seed));
-          if (begun !== '') return begun;
-          py.call();
-          return StringCtor(py.endLoad());
+          if (begun !== '') return pass === '' ? begun : '- ' + begun;
+          let figure = '';
+          if (pass === '') py.call();
+          else figure = measuredCall(pass) + ' ';
+          const ended = StringCtor(py.endLoad());
+          if (pass !== '' && ended.startsWith('ok ')) {
+            loaded = capture(spare);
+            spare = loaded.data;
+          }
+          return figure + ended;
         } catch (e) {
           const kind = pythonFailure(e);
           return kind + dead;
@@ -207,10 +244,32 @@
       progress() {
         return ReflectApply(ArrayJoin, progress, ['']);
       },
+      // One pass of one measured test, from the state `restoreLoaded` put
+      // back: "<figure> <outcome>" (the outcome as end_test answers it), or
+      // "c"/"M" + message when the interpreter failed.
+      measureTest(test, pass) {
+        if (dead !== '') return 'c' + dead;
+        try {
+          const begun = StringCtor(py.beginTest(test));
+          if (begun !== '') return '- ' + begun;
+          const figure = measuredCall(pass);
+          return figure + ' ' + StringCtor(py.endTest());
+        } catch (e) {
+          const kind = pythonFailure(e);
+          return kind + dead;
+        }
+      },
+      // Puts back the state right after the candidate's code loaded in a
+      // measured pass: "clean", else why not (then the test runs unmeasured).
+      restoreLoaded() {
+        if (loaded === null) return 'no measured load';
+        return restoreTo(loaded);
+      },
       // Puts the interpreter back exactly as it was after boot (see below);
       // "clean" when it did, else why it could not and must be replaced.
       reset() {
-        return restore();
+        loaded = null;
+        return restoreTo(booted);
       },
       memoryBytes() {
         return HEAP_NOW();
@@ -232,27 +291,36 @@
     // generator). `restore` writes all of it back before the next
     // candidate; the imports' wrappers in boot.js name what it cannot write
     // back, and then the interpreter is replaced instead.
+    //
+    // A measured run takes the same record once more, right after the
+    // candidate's code loaded, and writes it back before every test.
     const fileSystem = pyodide.FS;
     const stackPointer = Module.___stack_pointer;
     const baseSize = Module.HEAPU8.length;
-    const baseRuns = memoryRuns(Module.HEAPU8);
-    const baseData = copyDataRuns(Module.HEAPU8, baseRuns);
-    const baseStackPointer = stackPointer.value;
-    const baseRandom = shell.randomState();
-    const baseFiles = captureFiles(fileSystem);
+    const booted = capture(null);
 
-    function restore() {
+    // `reuse`: a buffer to copy into when it is large enough.
+    function capture(reuse) {
+      const heap = Module.HEAPU8;
+      const runs = memoryRuns(heap);
+      const data = copyDataRuns(heap, runs, reuse);
+      return { size: heap.length, runs, data, stackPointer: stackPointer.value, random: shell.randomState(), files: captureFiles(fileSystem) };
+    }
+
+    function restoreTo(state) {
       if (dead !== '') return 'the interpreter failed: ' + dead;
       const touched = shell.stateTouched();
       if (touched !== '') return 'the candidate called ' + touched + ', which keeps state outside the interpreter memory';
       const heap = Module.HEAPU8;
       const size = heap.length;
       if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
+      const baseRuns = state.runs;
+      const baseData = state.data;
       // Every byte goes back: runs that held data at boot are copied; in the
       // zero runs (the unused stack, free heap) every page is checked and
       // the ones written since are cleared (boot.js, "pages never written").
-      // Memory past the boot size was grown by earlier candidates: zero, as
-      // when first grown (the allocator relies on that).
+      // Memory past the recorded size was grown since: zero, as when first
+      // grown (the allocator relies on that).
       for (let i = 0; i < baseRuns.length; i += 3) {
         const start = baseRuns[i];
         const end = baseRuns[i + 1];
@@ -260,10 +328,10 @@
         if (at >= 0) heap.set(ReflectApply(TypedArraySubarray, baseData, [at, at + end - start]), start);
         else shell.clearWrittenPages(heap, start, end);
       }
-      if (size > baseSize) shell.clearWrittenPages(heap, baseSize, size);
-      stackPointer.value = baseStackPointer;
-      restoreFiles(fileSystem, baseFiles);
-      shell.setRandomState(baseRandom);
+      if (size > state.size) shell.clearWrittenPages(heap, state.size, size);
+      stackPointer.value = state.stackPointer;
+      restoreFiles(fileSystem, state.files);
+      shell.setRandomState(state.random);
       shell.clearMemoryCapHit();
       progress = [];
       return 'clean';
@@ -271,99 +339,6 @@
 
     shell.seal(fileSystem);
     return api;
-  }
-
-  // The memory (a whole number of WebAssembly pages) as runs of pages,
-  // [start, end, 1 if any byte is not zero else 0] flattened, neighbours of
-  // the same kind merged.
-  function memoryRuns(bytes) {
-    const runs = [];
-    for (let page = 0; page < bytes.length; page += WASM_PAGE) {
-      const end = page + WASM_PAGE;
-      const data = shell.nonZero(page, end) ? 1 : 0;
-      const n = runs.length;
-      if (n > 0 && runs[n - 1] === data && runs[n - 2] === page) runs[n - 2] = end;
-      else ReflectApply(ArrayPush, runs, [page, end, data]);
-    }
-    return runs;
-  }
-
-  // Copies the runs that hold data, one after another, into a buffer of
-  // their own, and turns each run's third field into where its bytes start
-  // in that buffer (-1 for a zero run). Zero runs take no room.
-  function copyDataRuns(bytes, runs) {
-    let total = 0;
-    for (let i = 0; i < runs.length; i += 3) if (runs[i + 2] === 1) total += runs[i + 1] - runs[i];
-    const data = new Uint8ArrayCtor(total);
-    let at = 0;
-    for (let i = 0; i < runs.length; i += 3) {
-      if (runs[i + 2] !== 1) {
-        runs[i + 2] = -1;
-        continue;
-      }
-      data.set(ReflectApply(TypedArraySubarray, bytes, [runs[i], runs[i + 1]]), at);
-      runs[i + 2] = at;
-      at += runs[i + 1] - runs[i];
-    }
-    return data;
-  }
-
-  // A digest of where the memory holds which non-zero 32-bit words: memory
-  // grown and cleared again leaves it as it was, as it should. Enough to
-  // tell two memories apart in a test.
-  function digestBytes(bytes) {
-    const words = new Int32ArrayCtor(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-    let a = 0;
-    let b = 0;
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i];
-      if (w === 0) continue;
-      a = (a + MathImul(w ^ MathImul(i, 0x9e3779b1), 0x85ebca6b)) | 0;
-      b = (b + MathImul(w + MathImul(i, 0x27d4eb2f), 0xc2b2ae35)) | 0;
-    }
-    return (a >>> 0).toString(16) + (b >>> 0).toString(16);
-  }
-
-  function copyProps(from) {
-    const out = {};
-    for (const key of ObjectKeys(from)) out[key] = from[key];
-    return out;
-  }
-
-  function putProps(into, saved) {
-    for (const key of ObjectKeys(into)) if (!(key in saved)) delete into[key];
-    for (const key of ObjectKeys(saved)) into[key] = saved[key];
-  }
-
-  function captureFiles(FS) {
-    const streams = FS.streams.slice();
-    return {
-      streams,
-      props: streams.map((s) => (s ? { own: copyProps(s), shared: s.shared ? copyProps(s.shared) : null } : null)),
-      nameTable: FS.nameTable.slice(),
-      currentPath: FS.currentPath,
-      nextInode: FS.nextInode,
-    };
-  }
-
-  // Streams a candidate opened are dropped (only reads were allowed), the
-  // ones open at boot get back their position and flags, and the name cache
-  // its buckets.
-  function restoreFiles(FS, base) {
-    const live = FS.streams;
-    live.length = base.streams.length;
-    for (let fd = 0; fd < base.streams.length; fd++) {
-      const stream = base.streams[fd];
-      live[fd] = stream;
-      const saved = base.props[fd];
-      if (!stream || saved === null) continue;
-      putProps(stream, saved.own);
-      if (saved.shared !== null) putProps(stream.shared, saved.shared);
-    }
-    const table = FS.nameTable;
-    for (let i = 0; i < base.nameTable.length; i++) if (table[i] !== base.nameTable[i]) table[i] = base.nameTable[i];
-    FS.currentPath = base.currentPath;
-    FS.nextInode = base.nextInode;
   }
 
   return { defineHarness, install };

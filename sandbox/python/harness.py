@@ -11,6 +11,8 @@
 #   end_test()                      -> "r<json>" | "t<msg>" | "u<msg>" | "m<msg>"
 #   call_candidate()                between a begin that returned "" and its end:
 #                                   runs the candidate's code (see "The call")
+#   trace_start() / trace_peak()    around call_candidate in a measured run's
+#                                   memory pass: the peak of traced allocations
 #
 # There is no clean-up step: before every candidate harness.js writes back the
 # interpreter's whole memory as it was after lockdown(), so nothing a
@@ -35,6 +37,7 @@ import random as _random
 import sys as _sys
 import types as _types
 import typing as _typing
+import _tracemalloc
 from json.encoder import encode_basestring_ascii as _quote
 
 # Modules that candidates commonly import: loaded now, so that importing
@@ -209,7 +212,10 @@ _RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200
 # Read through object.__getattr__ events: the ways from an object to a frame.
 _DENIED_ATTRIBUTES = frozenset(('tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_back'))
 # Top-level names of the modules that lead to JavaScript, and ctypes.
-_SEALED_MODULES = frozenset(('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes'))
+# tracemalloc measures a measured run's memory: a candidate that could stop
+# it or reset its peak would lower its own figure.
+_SEALED_MODULES = frozenset(('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes',
+                             'tracemalloc', '_tracemalloc'))
 
 
 def _frame_allowed(frame):
@@ -720,6 +726,33 @@ class _AllDigits:
 _all_digits = _AllDigits()
 
 
+_test_args = [None]
+
+# Bound now: after lockdown no candidate can import _tracemalloc (sealed, and
+# harness.js makes the built-in module uncreatable), so only these reach it.
+_trace_start = _tracemalloc.start
+_trace_stop = _tracemalloc.stop
+_traced_memory = _tracemalloc.get_traced_memory
+_is_tracing = _tracemalloc.is_tracing
+del _tracemalloc
+
+
+def trace_start():
+    """Traces allocations from here on (the reference framework's memory figure)."""
+    _trace_start(1)
+
+
+def trace_peak():
+    """The peak of what was allocated since trace_start and not freed, in bytes, as text ('-' when tracing was off).
+
+    Text, as every answer to harness.js: a number would cross through the sealed bridge."""
+    if not _is_tracing():
+        return '-'
+    peak = _traced_memory()[1]
+    _trace_stop()
+    return _str(peak)
+
+
 def begin_test(args_text):
     """'' when the call is in the slot for call_candidate, else the test's outcome."""
     target = _candidate['call']
@@ -733,12 +766,18 @@ def begin_test(args_text):
     if _type(args) is not _list:
         return 'tharness: the arguments are not an array'
     _load_slot(target, args)
+    # Held until end_test, so that freeing the arguments happens there and
+    # not when the candidate's frame exits: a metered interpreter counts
+    # the call alone (harness.js), and freeing a large argument costs as
+    # much as a linear pass over it.
+    _test_args[0] = args
     return ''
 
 
 def end_test():
     """After call_candidate ran the test: "r<json>", "t<msg>", "u<msg>" or "m<msg>"."""
     result, exc = _take_slot()
+    _test_args[0] = None
     if exc is not None:
         if _issubclass(_type(exc), _MemoryError):
             del exc

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
+import { DEFAULT_REPETITIONS, GraderNameError, GRADERS, measures, parseGraders, type Grader } from '../grading/graders.js';
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
@@ -39,6 +40,10 @@ export interface CliOptions {
   pythonPackages: string[];
   /** Stop each candidate at its first test that does not pass; the rest are skipped. */
   stopOnFirstFailure: boolean;
+  /** `--grade`: the graders, correctness first (correctness alone by default). */
+  graders: Grader[];
+  /** `--repetitions`: how often a measured run repeats each test for its times. */
+  repetitions: number;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
@@ -59,6 +64,8 @@ const FIXED_BY_RESUME = [
   'strict-types',
   'python-packages',
   'stop-on-first-failure',
+  'grade',
+  'repetitions',
 ];
 
 const USAGE = `Usage:
@@ -141,6 +148,16 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       default: false,
       describe: 'Stop each candidate at its first test that does not pass; the tests after it are listed as skipped (and count in the total)',
     })
+    .option('grade', {
+      type: 'string',
+      array: true,
+      describe: `Graders, comma-separated: ${GRADERS.join(', ')} (correctness is always graded; performance and memory score passing candidates against the optimal solution)`,
+    })
+    .option('repetitions', {
+      type: 'number',
+      default: DEFAULT_REPETITIONS,
+      describe: 'With --grade performance or memory: runs of each test in the measured run, for its wall and CPU times',
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .option('reporter', {
       type: 'string',
@@ -163,6 +180,10 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     if (given !== undefined) throw new UsageError(`--resume takes --${given} from the run log; do not give it again`);
   } else if (!printSchema && (args.problems === undefined || args.problems === '')) {
     throw new UsageError('missing required option --problems DIR');
+  }
+  const graders = gradersFlag(args.grade ?? []);
+  if (resume === null && !measures(graders) && argv.some((a) => a === '--repetitions' || a.startsWith('--repetitions='))) {
+    throw new UsageError('--repetitions applies with --grade performance or memory');
   }
   const grading = args.solutions !== undefined;
   if (args['min-pass-rate'] !== undefined && !grading && resume === null) {
@@ -192,7 +213,18 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     strictTypes: args['strict-types'] === true,
     pythonPackages: (args['python-packages'] ?? []).map((dir) => packagesFolder(dir)),
     stopOnFirstFailure: args['stop-on-first-failure'] === true,
+    graders,
+    repetitions: positiveInteger('repetitions', args.repetitions),
   };
+}
+
+function gradersFlag(texts: readonly string[]): Grader[] {
+  try {
+    return parseGraders(texts);
+  } catch (e) {
+    if (e instanceof GraderNameError) throw new UsageError(`--grade: ${e.message}`);
+    throw e;
+  }
 }
 
 function shardFlag(text: string): ShardSpec {

@@ -186,6 +186,8 @@ function runOptions(cli: CliOptions): RunOptions {
     strictTypes: cli.strictTypes,
     pythonPackages: cli.pythonPackages,
     stopOnFirstFailure: cli.stopOnFirstFailure,
+    graders: cli.graders,
+    repetitions: cli.repetitions,
   };
 }
 

@@ -16,7 +16,7 @@
  *   so the rest are replayed one per call in fresh sandboxes.
  * - Anything that ends the candidate early fills the tests left.
  */
-import type { CandidateJob, CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter, TestMeasure, TestOutcome } from '../sandbox-host/protocol.js';
 import type { Session } from './engine.js';
 import { parseFrames } from './frames.js';
 
@@ -77,6 +77,8 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
   const timedOut: TestOutcome = { kind: 'timeout', durationMs: timeoutMs };
   const outcomes: TestOutcome[] = [];
   let entryPoint = '';
+  /** A measured run's figures for the last load that ran to the end. */
+  let loadMeasure: TestMeasure | undefined;
   /** After a memory error in a batch: every later call runs one test. */
   let oneAtATime = false;
   /** The top-level code has run to the end once (so a later load is a reload). */
@@ -126,6 +128,7 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
     }
     loaded = true;
     if (load.entryPoint !== '') entryPoint = load.entryPoint;
+    if (load.measure !== undefined) loadMeasure = load.measure;
 
     let usable = true;
     while (usable && outcomes.length < n && !stopped(outcomes)) {
@@ -204,7 +207,7 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
 
   stopped(outcomes);
   session.end();
-  return { kind: 'ran', tests: outcomes, entryPoint };
+  return loadMeasure === undefined ? { kind: 'ran', tests: outcomes, entryPoint } : { kind: 'ran', tests: outcomes, entryPoint, load: loadMeasure };
 }
 
 /** Appends at most `max` of `tests` (no spread: 100k+ tests overflow the stack); how many it took. */

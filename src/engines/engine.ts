@@ -8,7 +8,7 @@
  * language knows (how to get a fresh sandbox with the code loaded, how to
  * run some tests in it, what it finished before an interrupt).
  */
-import type { CandidateJob, CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
+import type { CandidateJob, CandidateOutcome, StopAfter, TestMeasure, TestOutcome } from '../sandbox-host/protocol.js';
 
 export interface Engine {
   /**
@@ -36,6 +36,8 @@ export interface Engine {
 /**
  * How loading the candidate (its top-level code) into a fresh sandbox went.
  *
+ * `measure`: a measured run's figures for the load (CandidateOutcome.load).
+ *
  * `sleptMs`, here and in `CallResult`: how long the candidate's code slept
  * in the load or call (Python's `time.sleep`); absent for a language whose
  * candidates cannot sleep. The driver counts it like CPU time: a sleep is
@@ -44,7 +46,7 @@ export interface Engine {
  */
 export type LoadResult =
   /** `entryPoint`: what will be called, or '' when the language names it in each call's frames. `cpuMs`: CPU time of this process during the load. */
-  | { kind: 'loaded'; entryPoint: string; cpuMs: number; sleptMs?: number }
+  | { kind: 'loaded'; entryPoint: string; cpuMs: number; sleptMs?: number; measure?: TestMeasure }
   /** The code cannot run at all (syntax error, no entry point, top-level exception). */
   | { kind: 'load-error'; message: string }
   /** The top-level code ran out of wall-clock time; the sandbox is no longer usable. */

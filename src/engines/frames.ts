@@ -1,4 +1,4 @@
-import type { TestOutcome } from '../sandbox-host/protocol.js';
+import type { TestMeasure, TestOutcome } from '../sandbox-host/protocol.js';
 
 /**
  * The results of a call into a sandbox, as every language's in-isolate code
@@ -56,6 +56,12 @@ export function parseFrames(text: string, describeCrash: (payload: string) => st
       case 'r':
         tests.push({ kind: 'returned', json: payload, durationMs });
         break;
+      case 'R': {
+        const measured = readMeasured(payload);
+        if (measured === null) return MALFORMED;
+        tests.push({ kind: 'returned', json: measured.json, durationMs, measure: measured.measure });
+        break;
+      }
       case 't':
         tests.push({ kind: 'threw', message: payload, durationMs });
         break;
@@ -79,3 +85,54 @@ export function parseFrames(text: string, describeCrash: (payload: string) => st
 }
 
 const MALFORMED: ParsedFrames = { kind: 'malformed' };
+
+/** One test's frame, as sandbox/prelude.js's `frame` writes it. */
+export function frame(kind: string, durationMs: number, payload: string): string {
+  return `${kind}${durationMs > 0 ? durationMs : 0},${payload.length},${payload}`;
+}
+
+/**
+ * A returned test's frame in a measured run (sandbox/prelude.js describes
+ * the format): `R`, and a payload that puts the test's measure in front of
+ * its wire JSON.
+ */
+export function measuredFrame(durationMs: number, json: string, measure: TestMeasure): string {
+  const payload = `${measure.cost},${measure.memory},${measure.wallMs.join(';')},${measure.cpuMs.join(';')},${json}`;
+  return frame('R', durationMs, payload);
+}
+
+/** An `R` frame's payload; null when it is not one. */
+function readMeasured(payload: string): { json: string; measure: TestMeasure } | null {
+  const fields: string[] = [];
+  let pos = 0;
+  for (let i = 0; i < 4; i++) {
+    const comma = payload.indexOf(',', pos);
+    if (comma < 0) return null;
+    fields.push(payload.slice(pos, comma));
+    pos = comma + 1;
+  }
+  const [costText = '', memoryText = '', wallText = '', cpuText = ''] = fields;
+  const cost = Number(costText);
+  const memory = Number(memoryText);
+  const wallMs = readTimes(wallText);
+  const cpuMs = readTimes(cpuText);
+  if (!isCount(cost) || !isCount(memory) || wallMs === null || cpuMs === null) return null;
+  return { json: payload.slice(pos), measure: { cost, memory, wallMs, cpuMs } };
+}
+
+function isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
+function readTimes(text: string): number[] | null {
+  if (text === '') return [];
+  const items = text.split(';');
+  const times = items.map(Number);
+  return items.every((item, i) => item !== '' && Number.isFinite(times[i]) && times[i]! >= 0) ? times : null;
+}
+
+/** The frames of one test that returned in a measured run, behind the entry point's header when there is one. */
+export function measuredFrames(entryPoint: string, durationMs: number, json: string, measure: TestMeasure): string {
+  const header = entryPoint === '' ? '' : `P${entryPoint.length},${entryPoint}`;
+  return `${header}${measuredFrame(durationMs, json, measure)}`;
+}

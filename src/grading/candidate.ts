@@ -53,6 +53,12 @@ export interface Candidate {
   submission: Submission | null;
   /** Unwrap Markdown fences and drop prose around submitted code. */
   extract: boolean;
+  /**
+   * Set on a problem's optimal_solution graded beside submissions (the
+   * reference of --grade performance and memory): its correctness suite
+   * only, the submissions' tests, rather than a self-check's every suite.
+   */
+  correctnessOnly?: boolean;
 }
 
 /** Self-check: the optimal_solution of every problem that has one. */
@@ -70,6 +76,15 @@ export function selfCheckPlans(problems: readonly ProblemSummary[]): Candidate[]
       submission: null,
       extract: false,
     }));
+}
+
+/**
+ * The references of a grading run that scores efficiency: the
+ * optimal_solution of each problem that has submissions, graded on their
+ * tests (its correctness suite), as a candidate of model `optimal_solution`.
+ */
+export function referencePlans(problems: readonly ProblemSummary[]): Candidate[] {
+  return selfCheckPlans(problems).map((c) => ({ ...c, correctnessOnly: true }));
 }
 
 /**
@@ -120,7 +135,10 @@ export interface CandidateCode {
 
 export function codeOf(candidate: Candidate, problem: PreparedProblem): CandidateCode {
   const submission = candidate.submission;
-  if (submission === null) return selfCheckCode(problem);
+  if (submission === null) {
+    const code = selfCheckCode(problem);
+    return candidate.correctnessOnly === true ? { ...code, suites: [problem.correctness] } : code;
+  }
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
   const extracted = candidate.extract ? extractCode(submission.raw) : { code: submission.raw, fenceLanguage: null };
   return {

@@ -9,13 +9,14 @@ import type { PreparedProblem, PreparedSuite, PreparedTest } from '../problems/p
 import { boundCode } from '../values/bounded.js';
 import type { CandidateResult, CandidateStatus, TestResult } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
-import type { SandboxLimits } from '../sandbox-host/protocol.js';
+import type { SandboxLimits, TestMeasure } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import { detectLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
+import { candidateMeasure, measureRun, NOT_MEASURED, testMeasureRecord, type MeasureOutcome } from './measure.js';
 
 /** Runs grade jobs: the worker's engines. */
 export interface RunsJobs {
@@ -33,6 +34,12 @@ export interface GradeOptions {
   pythonPackages?: readonly string[];
   /** --stop-on-first-failure: the tests after a candidate's first test that does not pass are `skipped`, not run. */
   stopOnFirstFailure?: boolean;
+  /**
+   * --grade performance or memory: a candidate that passes every test is
+   * graded again as a measured job, each test `repetitions` times, and its
+   * results carry the figures (grading/measure.ts).
+   */
+  measure?: { repetitions: number };
 }
 
 /** The code as it will run, or why it cannot run. */
@@ -72,10 +79,12 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
+  // Asked to measure: a candidate that cannot pass every test is not measured, and says so.
+  const unmeasured: MeasureOutcome | undefined = options.measure === undefined ? undefined : { ok: false, error: NOT_MEASURED.notPassed };
   const runnable = await toRunnable(code, spec, options);
-  if (!runnable.ok) return unrunnableResults(spec, runnable, queued);
+  if (!runnable.ok) return unrunnableResults(spec, runnable, queued, unmeasured);
   if (tests.length === 0) {
-    return splitBySuite(spec, runnable.sourceLanguage, null, [], null, queued);
+    return splitBySuite(spec, runnable.sourceLanguage, null, [], null, queued, undefined, unmeasured);
   }
   const language = runnable.language;
   const returnType = spec.problem.returnType;
@@ -98,16 +107,20 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   const reply = await jobs.run(job);
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
-    return unrunnableResults(spec, failure, queued);
+    return unrunnableResults(spec, failure, queued, unmeasured);
   }
-  return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, queued, reply.durationMs);
+  let measured: MeasureOutcome | undefined = unmeasured;
+  if (options.measure !== undefined && reply.verdicts.length === tests.length && reply.verdicts.every((v) => v.status === 'pass')) {
+    measured = oneByOne === undefined ? await measureRun(jobs, job, options.measure.repetitions) : { ok: false, error: NOT_MEASURED.oneByOne };
+  }
+  return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, queued, reply.durationMs, measured);
 }
 
 /** Why a candidate could not run at all: every one of its tests gets this error. */
 type Unrunnable = Extract<Runnable, { ok: false }>;
 
 /** Results of a candidate none of whose tests could run, per suite, each test carrying the reason. */
-function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now()): CandidateResult[] {
+function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = performance.now(), measured?: MeasureOutcome): CandidateResult[] {
   const tests = spec.suites.flatMap((suite) => suite.tests);
   return splitBySuite(
     spec,
@@ -116,6 +129,8 @@ function unrunnableResults(spec: CandidateCode, failure: Unrunnable, started = p
     tests.map(() => null),
     failure,
     started,
+    undefined,
+    measured,
   );
 }
 
@@ -191,6 +206,7 @@ function splitBySuite(
   failure: Unrunnable | null,
   started: number,
   ranForMs?: number,
+  measured?: MeasureOutcome,
 ): CandidateResult[] {
   const duration = ranForMs ?? Math.round(performance.now() - started);
   const results: CandidateResult[] = [];
@@ -198,13 +214,15 @@ function splitBySuite(
   for (const suite of spec.suites) {
     const suiteName = suite.kind === 'correctness' ? 'correctness' : `sample:${suite.promptId ?? ''}`;
     const tests = suite.tests.map((test, i) => toTestResult(test, suiteName, verdicts[offset + i] ?? null, failure));
+    const figures = measured?.ok === true ? measured.tests.slice(offset, offset + suite.tests.length) : [];
+    figures.forEach((m, i) => (tests[i]!.measure = testMeasureRecord(m)));
     offset += suite.tests.length;
     const passed = tests.filter((t) => t.status === 'pass').length;
     const total = tests.length;
     // Suites other than the correctness suite are only reported when they have tests.
     if (suite.kind === 'sample' && total === 0) continue;
     const status: CandidateStatus = failure !== null ? failure.status : total === 0 ? 'no-tests' : passed === total ? 'passed' : 'failed';
-    results.push({
+    const result: CandidateResult = {
       problem_id: spec.problem.id,
       model_id: spec.modelId,
       prompt_id: suite.kind === 'sample' ? suite.promptId : spec.promptId,
@@ -221,9 +239,17 @@ function splitBySuite(
       score: total === 0 ? 0 : passed / total,
       duration_ms: duration,
       tests,
-    });
+    };
+    results.push(measured === undefined ? result : withMeasure(result, measured, figures));
   }
   return results;
+}
+
+/** The record with its measured totals (or why there are none) just before its tests, where a reader finds them. */
+function withMeasure(result: CandidateResult, measured: MeasureOutcome, figures: readonly TestMeasure[]): CandidateResult {
+  const { tests, ...head } = result;
+  if (!measured.ok) return { ...head, measure: null, measure_error: measured.error, tests };
+  return { ...head, measure: candidateMeasure(measured.load, figures), measure_error: null, tests };
 }
 
 function toTestResult(test: PreparedTest, suite: string, verdict: Verdict | null, failure: Unrunnable | null): TestResult {

@@ -2,12 +2,13 @@ import { formatValue, styleFor } from '../values/format.js';
 import { recordJson } from '../values/wire.js';
 import type { RowMetrics } from './aggregate.js';
 import { HTML_STYLE, pageScript } from './html-page.js';
-import type { PageDetails, PageRow } from './page/data.js';
+import { EFFICIENCY_COLUMNS, type PageDetails, type PageRow } from './page/data.js';
+import type { ScoreMean } from './efficiency.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateChange, Delta, RunDiff } from './run-diff.js';
 import type { CandidateResult } from './scorecard.js';
 import { summaryLine } from './table-reporter.js';
-import { passAtKLabel, percent, plural } from './text.js';
+import { meanLabel, passAtKLabel, percent, plural } from './text.js';
 
 export interface HtmlOptions {
   /** Shown as a comparison section: what changed since this run. */
@@ -74,6 +75,10 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
         head.tags.map((t) => [t.tag, t]),
       ),
     );
+  for (const g of head.efficiency?.graders ?? []) {
+    const rows = head.efficiency!.models.map((m): [string, ScoreMean] => [m.model_id, m[g] ?? { mean: null, scored: 0 }]);
+    write(scoreChart(`${g === 'performance' ? 'Performance' : 'Memory'} per model (mean score, candidates scored)`, `chart-${g}`, rows));
+  }
   write('</section>\n');
 
   if (head.pass_at_k.length > 0) write(passAtKSection(outcome));
@@ -93,6 +98,7 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
       ['problem', 'model', 'prompt', 'sample', 'language', 'status', 'passed', 'time']
         .map((c, i) => `<th data-col="${i}" tabindex="0" class="${i >= 6 ? 'num' : ''}">${c}</th>`)
         .join('') +
+      (head.efficiency?.graders ?? []).map((g) => `<th data-col="${EFFICIENCY_COLUMNS[g]}" tabindex="0" class="num">${g}</th>`).join('') +
       `</tr></thead><tbody></tbody></table>\n<div class="pager"><button id="prev">‹ previous</button><span id="page"></span><button id="next">next ›</button></div></section>\n`,
   );
   write('<noscript><p>The candidate table needs JavaScript; every result is also in the JSON scorecard.</p></noscript>\n');
@@ -112,6 +118,8 @@ export function renderHtml(outcome: RunOutcome, write: (text: string) => void, o
       r.duration_ms,
       r.error === null ? null : r.error.slice(0, 200),
     ];
+    const scored = head.efficiency?.candidates[i];
+    if (scored !== undefined) row.push(scored.performance ?? null, scored.memory ?? null, scored.reason);
     write(`${i === 0 ? '' : ','}${scriptJson(row)}`);
   });
   write(']</script>\n<script type="application/x-ndjson" id="details">\n');
@@ -124,7 +132,7 @@ function detailsOf(r: CandidateResult): PageDetails {
   // Python's values are written here as its repr writes them; the page renders JavaScript's as JSON.
   const repr = styleFor(r.language) === 'python';
   const shown = (value: unknown): unknown => (repr ? formatValue(value, Infinity, 'python') : value);
-  return {
+  const details: PageDetails = {
     source: r.source,
     entry: r.entry_point,
     error: r.error,
@@ -133,6 +141,15 @@ function detailsOf(r: CandidateResult): PageDetails {
     repr,
     tests: r.tests.map((t) => [t.suite, t.index, t.status, shown(t.input), shown(t.expected), shown(t.actual), t.error, t.duration_ms]),
   };
+  if (r.measure === undefined) return details;
+  const m = r.measure;
+  const measure =
+    m === null
+      ? `not measured: ${r.measure_error ?? 'no figures'}`
+      : `measured: cost ${m.cost} (loading ${m.load_cost}), memory ${m.memory} bytes (the sum of the tests' peaks; loading kept ${m.load_memory})`;
+  // Before the tests, as in the record.
+  const { tests, ...head } = details;
+  return { ...head, measure, tests };
 }
 
 /** JSON that can sit inside a script element: nothing in it can end the element or open a comment. */
@@ -166,6 +183,31 @@ function chart(title: string, id: string, rows: ReadonlyArray<readonly [string, 
         `<rect x="${BAR.label}" y="${y + 3}" width="${BAR.bar}" height="${BAR.height - 8}" rx="3" class="track"/>` +
         `<rect x="${BAR.label}" y="${y + 3}" width="${w}" height="${BAR.height - 8}" rx="3" fill="${color}"/>` +
         `<text x="${BAR.label + BAR.bar + 8}" y="${y + 16}" class="bar-value">${esc(`${percent(m.pass_rate)} · ${m.passed}/${m.tests}`)}</text></g>`
+      );
+    })
+    .join('');
+  return (
+    `<figure class="chart" id="${id}"><figcaption>${esc(title)}</figcaption>` +
+    `<svg role="img" aria-label="${esc(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">${bars}</svg></figure>`
+  );
+}
+
+/** A horizontal bar per row: its mean efficiency score (0 to 1), and how many candidates it is over. */
+function scoreChart(title: string, id: string, rows: ReadonlyArray<readonly [string, ScoreMean]>): string {
+  const width = BAR.label + BAR.bar + BAR.value;
+  const height = rows.length * BAR.height + 8;
+  const bars = rows
+    .map(([name, m], i) => {
+      const y = 4 + i * BAR.height;
+      const w = Math.round((m.mean ?? 0) * BAR.bar);
+      const shown = name.length > 22 ? `${name.slice(0, 21)}…` : name;
+      const color = m.mean === null ? '#8c959f' : m.mean >= 0.9 ? '#2da44e' : m.mean >= 0.5 ? '#d29922' : '#cf222e';
+      return (
+        `<g><title>${esc(`${name}: ${meanLabel(m)}, the mean over ${plural(m.scored, 'candidate')} scored`)}</title>` +
+        `<text x="${BAR.label - 8}" y="${y + 16}" text-anchor="end" class="bar-label">${esc(shown)}</text>` +
+        `<rect x="${BAR.label}" y="${y + 3}" width="${BAR.bar}" height="${BAR.height - 8}" rx="3" class="track"/>` +
+        `<rect x="${BAR.label}" y="${y + 3}" width="${w}" height="${BAR.height - 8}" rx="3" fill="${color}"/>` +
+        `<text x="${BAR.label + BAR.bar + 8}" y="${y + 16}" class="bar-value">${esc(meanLabel(m))}</text></g>`
       );
     })
     .join('');

@@ -2,7 +2,8 @@ import type { CandidateRow } from './rows.js';
 import { formatValue, styleFor, type ValueStyle } from '../values/format.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
-import { shorten } from './text.js';
+import type { EfficiencyReport } from './efficiency.js';
+import { scoreLabel, shorten } from './text.js';
 import { escapeXml } from './xml.js';
 
 /**
@@ -54,6 +55,7 @@ export function renderJunit(outcome: RunOutcome, write: (text: string) => void):
     if (s === undefined) break;
     if (!open) {
       write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
+      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end));
       open = true;
     }
     const several = s.end - s.first > 1;
@@ -90,6 +92,39 @@ function addCounts(counts: Counts, row: CandidateRow): void {
   counts.failures += row.counts.fail;
   counts.errors += row.counts.error + row.counts.timeout + row.counts.memory;
   counts.skipped += row.counts.skipped;
+}
+
+/**
+ * A suite's efficiency scores as properties, which CI systems show beside
+ * its tests: per candidate of the suite, each grader's score (`n/a` with
+ * the reason) and the measured figures. A suite of several candidates
+ * names each by its prompt and sample, or its place in the run.
+ */
+function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly CandidateRow[], first: number, end: number): string {
+  const lines: string[] = [];
+  for (let i = first; i < end; i++) {
+    const scored = efficiency.candidates[i];
+    const row = rows[i];
+    if (scored === undefined || row === undefined) continue;
+    const who = end - first > 1 ? ` [${rowLabel(row, i)}]` : '';
+    const property = (name: string, value: string): void => {
+      lines.push(`      <property name="${escapeXml(`evalrun.${name}${who}`, true)}" value="${escapeXml(value, true)}"/>\n`);
+    };
+    for (const g of efficiency.graders) property(g, scoreLabel(scored[g]));
+    if (scored.reason !== null) property('efficiency_na', scored.reason);
+    if (scored.cost !== null) property('cost', String(scored.cost));
+    if (scored.memory_bytes !== null) property('memory_bytes', String(scored.memory_bytes));
+    if (scored.optimal_cost !== null) property('optimal_cost', String(scored.optimal_cost));
+    if (scored.optimal_memory_bytes !== null) property('optimal_memory_bytes', String(scored.optimal_memory_bytes));
+  }
+  return lines.length === 0 ? '' : `    <properties>\n${lines.join('')}    </properties>\n`;
+}
+
+function rowLabel(row: CandidateRow, index: number): string {
+  const parts: string[] = [];
+  if (row.prompt_id !== null) parts.push(`prompt ${row.prompt_id}`);
+  if (row.sample_id !== null) parts.push(`sample ${row.sample_id}`);
+  return parts.length === 0 ? `candidate ${index}` : parts.join(', ');
 }
 
 function countAttributes(c: Counts): string {

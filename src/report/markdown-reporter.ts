@@ -2,7 +2,9 @@ import { formatValue, styleFor } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
-import { passAtKLabel, percent, shorten } from './text.js';
+import type { EfficiencyGrader } from '../grading/graders.js';
+import type { EfficiencyReport, ScoreMean } from './efficiency.js';
+import { meanLabel, passAtKLabel, percent, shorten } from './text.js';
 
 /** Failing tests listed in detail; the rest are counted. */
 const FAILURES_SHOWN = 20;
@@ -17,6 +19,7 @@ const FAILURES_SHOWN = 20;
 export function renderMarkdown(outcome: RunOutcome, write: (text: string) => void): void {
   const { head } = outcome;
   const out: string[] = [];
+  const efficiency = head.efficiency;
   const title = head.mode === 'grade' ? 'grading' : 'self-check';
   out.push(`## evalrun ${title}: ${percent(head.summary.pass_rate)} of tests passed${head.complete ? '' : ' (incomplete run)'}`, '');
   out.push(`**${cell(summaryLine(head))}**`, '');
@@ -27,6 +30,7 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
     ...metricsTable(
       'model',
       head.models.map((m) => [m.model_id, m]),
+      efficiency === undefined ? undefined : { graders: efficiency.graders, of: new Map(efficiency.models.map((m) => [m.model_id, m])) },
     ),
     '',
   );
@@ -48,9 +52,11 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
       ...metricsTable(
         'tag',
         head.tags.map((t) => [t.tag, t]),
+        efficiency === undefined ? undefined : { graders: efficiency.graders, of: new Map(efficiency.tags.map((t) => [t.tag, t])) },
       ),
       '',
     );
+  if (efficiency !== undefined) out.push(...efficiencySection(efficiency));
   if (head.pass_at_k.length > 0) out.push('### pass@k', '', ...passAtKTable(head.pass_at_k), '');
   out.push(...failures(outcome));
   const invalid = head.problems.filter((p) => !p.valid);
@@ -67,12 +73,42 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
   write(`${out.join('\n')}\n`);
 }
 
-function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMetrics]>): string[] {
+/** A roll-up's efficiency columns: the graders asked, and each group's means by its name. */
+interface GroupScores {
+  graders: readonly EfficiencyGrader[];
+  of: ReadonlyMap<string, Partial<Record<EfficiencyGrader, ScoreMean>>>;
+}
+
+function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMetrics]>, scores?: GroupScores): string[] {
+  const graders = scores?.graders ?? [];
+  const extra = (cells: readonly string[]): string => cells.map((c) => ` ${c} |`).join('');
   return [
-    `| ${label} | candidates | tests passed | problems solved | pass rate |`,
-    '| --- | ---: | ---: | ---: | ---: |',
-    ...rows.map(([name, m]) => `| ${code(name)} | ${m.candidates} | ${m.passed}/${m.tests} | ${m.problems_solved}/${m.problems} | ${percent(m.pass_rate)} |`),
+    `| ${label} | candidates | tests passed | problems solved | pass rate |${extra(graders)}`,
+    `| --- | ---: | ---: | ---: | ---: |${extra(graders.map(() => '---:'))}`,
+    ...rows.map(
+      ([name, m]) =>
+        `| ${code(name)} | ${m.candidates} | ${m.passed}/${m.tests} | ${m.problems_solved}/${m.problems} | ${percent(m.pass_rate)} |` +
+        extra(graders.map((g) => meanLabel(scores?.of.get(name)?.[g]) || 'n/a')),
+    ),
   ];
+}
+
+/** How the efficiency columns are computed, and why candidates were not scored. */
+function efficiencySection(efficiency: EfficiencyReport): string[] {
+  const reasons = new Map<string, number>();
+  for (const c of efficiency.candidates) if (c.reason !== null) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
+  const lines = [
+    '### Efficiency',
+    '',
+    `${cell(efficiency.graders.join(', '))}: the mean over the candidates scored (their count) of min(1, optimal / candidate), ` +
+      'each side totalled over the tests, against the optimal solution of the problem in the same language.',
+    '',
+  ];
+  if (reasons.size > 0) {
+    for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) lines.push(`- n/a: ${cell(reason)} (${n})`);
+    lines.push('');
+  }
+  return lines;
 }
 
 function passAtKTable(rows: readonly PassAtKRow[]): string[] {

@@ -3,7 +3,10 @@
  * small row kept in memory while the full results stay in the run log, and
  * the run's summary counts over those rows.
  */
+import type { RowEfficiency } from './efficiency.js';
 import type { CandidateResult, CandidateStatus, Summary } from './scorecard.js';
+
+export type { RowEfficiency } from './efficiency.js';
 
 export interface CandidateRow {
   problem_id: string;
@@ -21,6 +24,8 @@ export interface CandidateRow {
   counts: { fail: number; error: number; timeout: number; memory: number; skipped: number };
   /** False when the candidate never ran (load error, unsupported): its tests share one reason. */
   ran: boolean;
+  /** Only in a run that measures (--grade performance or memory): what the efficiency scores need (report/efficiency.ts). */
+  efficiency?: RowEfficiency;
 }
 
 export function candidateRow(result: CandidateResult): CandidateRow {
@@ -40,7 +45,17 @@ export function candidateRow(result: CandidateResult): CandidateRow {
     duration_ms: result.duration_ms,
     counts,
     ran: result.status === 'passed' || result.status === 'failed',
+    ...(result.measure === undefined ? {} : { efficiency: rowEfficiency(result) }),
   };
+}
+
+function rowEfficiency(result: CandidateResult): RowEfficiency {
+  const suite = result.tests[0]?.suite ?? 'correctness';
+  const reference = result.model_id === 'optimal_solution' && result.source.endsWith('#optimal_solution');
+  const m = result.measure ?? null;
+  return m === null
+    ? { suite, reference, cost: null, memory: null, error: result.measure_error ?? null }
+    : { suite, reference, cost: m.cost, memory: m.memory, error: null };
 }
 
 /** The scorecard's summary: counts over every candidate row. */

@@ -1,6 +1,7 @@
 import type { ShardCardRecord } from '../runner/shard-records.js';
 import type { Value } from '../values/type-node.js';
 import type { ModelRow, PassAtKRow, PromptRow, TagRow } from './aggregate.js';
+import type { EfficiencyReport } from './efficiency.js';
 
 /**
  * Every test ends with exactly one of these. `skipped`: not run, because an
@@ -19,6 +20,8 @@ export type TestResult = {
   input: Record<string, unknown>;
   expected: Value;
   duration_ms: number | null;
+  /** Only with --grade performance or memory, on a passing test of a measured candidate: its figures (TestMeasureRecord). */
+  measure?: TestMeasureRecord;
 } & (
   | { status: 'pass'; actual: Value; error: null }
   | { status: 'fail'; actual: Value; error: string }
@@ -57,7 +60,39 @@ export interface CandidateResult {
   /** passed / total, 0 when there are no tests. */
   score: number;
   duration_ms: number;
+  /**
+   * Only with --grade performance or memory: the candidate's measured totals
+   * against this suite, or null with `measure_error` saying why there are none.
+   */
+  measure?: CandidateMeasure | null;
+  measure_error?: string | null;
   tests: TestResult[];
+}
+
+/**
+ * A measured test (docs/REPORTS.md): `cost`, the work the engine counted
+ * (the same on every machine and run); `memory`, the peak of traced
+ * allocations in bytes above what was allocated when the test started;
+ * each repetition's wall and CPU times.
+ */
+export interface TestMeasureRecord {
+  cost: number;
+  memory: number;
+  wall_ms: number[];
+  cpu_ms: number[];
+}
+
+/**
+ * A measured candidate's totals against one suite: `cost` is `load_cost`
+ * plus every test's cost, so that work done when the code loads counts;
+ * `memory` is the sum of the tests' peaks (`load_memory`, what loading the
+ * code kept, is beside it and not in the sum).
+ */
+export interface CandidateMeasure {
+  cost: number;
+  memory: number;
+  load_cost: number;
+  load_memory: number;
 }
 
 export interface ProblemReport {
@@ -109,6 +144,8 @@ export interface ScorecardHead {
   prompts: PromptRow[];
   tags: TagRow[];
   pass_at_k: PassAtKRow[];
+  /** Only with --grade performance or memory: the efficiency scores (report/efficiency.ts). */
+  efficiency?: EfficiencyReport;
   problems: ProblemReport[];
   skipped_submissions: SkippedSubmissionReport[];
   /** Only in a sharded run's scorecard (`--shard`): which part it is (see runner/shard-plan.ts). */

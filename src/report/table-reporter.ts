@@ -5,7 +5,9 @@ import { formatValue, styleFor } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 import type { ScorecardHead } from './scorecard.js';
-import { formatDuration, passAtKLabel, percent, shorten } from './text.js';
+import type { CandidateEfficiency, EfficiencyReport, ScoreMean } from './efficiency.js';
+import type { EfficiencyGrader } from '../grading/graders.js';
+import { formatDuration, meanLabel, passAtKLabel, percent, scoreLabel, shorten } from './text.js';
 
 export interface TableReporterOptions {
   write: (text: string) => void;
@@ -49,7 +51,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
               head.tags.map((t) => [t.tag, t]),
             ),
           );
-        if (listed.rows.length > 0) out.push(candidateTable(listed.rows));
+        if (listed.rows.length > 0) out.push(candidateTable(listed.rows, scoresByRow(outcome)));
         if (listed.hidden > 0) out.push(`(${listed.hidden} passing candidates not listed; --details lists every one)`);
         const { shown, total } = outcome.failures;
         if (total > 0) out.push(failureTable(shown.slice(0, maxFailures), total));
@@ -70,14 +72,28 @@ function candidateRowsToList(rows: readonly CandidateRow[], details: boolean, ma
   return { rows: notPassed, hidden: rows.length - notPassed.length };
 }
 
-function candidateTable(rows: readonly CandidateRow[]): string {
+/** Each row's efficiency scores, found by row since the rows listed may be some of the run's; null when efficiency was not asked. */
+function scoresByRow(outcome: RunOutcome): { graders: EfficiencyGrader[]; of: Map<CandidateRow, CandidateEfficiency> } | null {
+  const efficiency = outcome.head.efficiency;
+  if (efficiency === undefined) return null;
+  const of = new Map<CandidateRow, CandidateEfficiency>();
+  outcome.rows.forEach((row, i) => {
+    const scored = efficiency.candidates[i];
+    if (scored !== undefined) of.set(row, scored);
+  });
+  return { graders: efficiency.graders, of };
+}
+
+function candidateTable(rows: readonly CandidateRow[], scores: ReturnType<typeof scoresByRow>): string {
   const samples = rows.some((r) => r.sample_id !== null);
+  const graders = scores?.graders ?? [];
   const table = new Table({
-    head: ['problem', 'model', 'prompt', ...(samples ? ['sample'] : []), 'passed', 'time', 'status'],
+    head: ['problem', 'model', 'prompt', ...(samples ? ['sample'] : []), 'passed', 'time', ...graders, 'status'],
     style: PLAIN,
-    colAligns: ['left', 'left', 'left', ...(samples ? ['left' as const] : []), 'right', 'right', 'left'],
+    colAligns: ['left', 'left', 'left', ...(samples ? ['left' as const] : []), 'right', 'right', ...graders.map(() => 'right' as const), 'left'],
   });
   for (const c of rows) {
+    const scored = scores?.of.get(c);
     table.push([
       c.problem_id,
       c.model_id,
@@ -85,6 +101,7 @@ function candidateTable(rows: readonly CandidateRow[]): string {
       ...(samples ? [c.sample_id ?? '-'] : []),
       `${c.passed}/${c.total}`,
       formatDuration(c.duration_ms),
+      ...graders.map((g) => scoreLabel(scored?.[g])),
       c.error === null ? c.status : `${c.status}: ${shorten(c.error, 60)}`,
     ]);
   }
@@ -114,10 +131,12 @@ function failureTable(failures: readonly FailureRow[], total: number): string {
 
 function rollUps(head: ScorecardHead): string[] {
   const out: string[] = [];
+  const efficiency = head.efficiency;
   out.push(
     metricsTable(
       'model',
       head.models.map((m) => [m.model_id, m]),
+      efficiency === undefined ? undefined : { graders: efficiency.graders, of: new Map(efficiency.models.map((m) => [m.model_id, m])) },
     ),
   );
   if (head.prompts.some((p) => p.prompt_id !== null)) {
@@ -133,23 +152,52 @@ function rollUps(head: ScorecardHead): string[] {
       metricsTable(
         'tag',
         head.tags.map((t) => [t.tag, t]),
+        efficiency === undefined ? undefined : { graders: efficiency.graders, of: new Map(efficiency.tags.map((t) => [t.tag, t])) },
       ),
     );
+  if (efficiency !== undefined) out.push(efficiencyNote(efficiency));
   const askedForK = JSON.stringify(head.options.pass_at_k) !== '[1]';
   if (askedForK || head.pass_at_k.some((row) => row.max_samples > 1)) out.push(passAtKTable(head.pass_at_k));
   return out;
 }
 
-function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMetrics]>): string {
+/** A roll-up's efficiency columns: the graders asked, and each group's means by its name. */
+interface GroupScores {
+  graders: readonly EfficiencyGrader[];
+  of: ReadonlyMap<string, Partial<Record<EfficiencyGrader, ScoreMean>>>;
+}
+
+function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMetrics]>, scores?: GroupScores): string {
+  const graders = scores?.graders ?? [];
   const table = new Table({
-    head: [label, 'candidates', 'tests passed', 'problems solved', 'pass rate'],
+    head: [label, 'candidates', 'tests passed', 'problems solved', 'pass rate', ...graders],
     style: PLAIN,
-    colAligns: ['left', 'right', 'right', 'right', 'right'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', ...graders.map(() => 'right' as const)],
   });
   for (const [name, m] of rows) {
-    table.push([name, String(m.candidates), `${m.passed}/${m.tests}`, `${m.problems_solved}/${m.problems}`, percent(m.pass_rate)]);
+    const group = scores?.of.get(name);
+    table.push([
+      name,
+      String(m.candidates),
+      `${m.passed}/${m.tests}`,
+      `${m.problems_solved}/${m.problems}`,
+      percent(m.pass_rate),
+      ...graders.map((g) => meanLabel(group?.[g]) || 'n/a'),
+    ]);
   }
   return table.toString();
+}
+
+/** What the efficiency columns mean, and how many candidates were not scored and why. */
+function efficiencyNote(efficiency: EfficiencyReport): string {
+  const reasons = new Map<string, number>();
+  for (const c of efficiency.candidates) if (c.reason !== null) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
+  const unscored = [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([reason, n]) => `${n} ${reason}`);
+  return (
+    `${efficiency.graders.join(', ')}: mean of min(1, optimal / candidate) over the candidates scored (their count), ` +
+    `against the optimal solution in the same language` +
+    (unscored.length === 0 ? '' : `; n/a: ${unscored.join('; ')}`)
+  );
 }
 
 function passAtKTable(rows: readonly PassAtKRow[]): string {

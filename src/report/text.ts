@@ -31,3 +31,13 @@ export function passAtKLabel(value: number | null): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** An efficiency score (0 to 1) with three decimals; `n/a` when there is none. */
+export function scoreLabel(score: number | null | undefined): string {
+  return typeof score === 'number' ? score.toFixed(3) : 'n/a';
+}
+
+/** A group's mean score and how many candidates it is over: `0.833 (12)`; `n/a (0)` when none was scored. */
+export function meanLabel(mean: { mean: number | null; scored: number } | undefined): string {
+  return mean === undefined ? '' : `${scoreLabel(mean.mean)} (${mean.scored})`;
+}

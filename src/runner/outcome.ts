@@ -1,4 +1,7 @@
 import { aggregateResults } from '../report/aggregate.js';
+import { scoreEfficiency } from '../report/efficiency.js';
+import { efficiencyGraders } from '../grading/graders.js';
+import { gradersFromRecord } from './run-options.js';
 import type { RunOutcome } from '../report/reporter.js';
 import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
@@ -26,6 +29,8 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
   const rows = store.rows();
   const aggregates = aggregateResults(rows, { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
   const invalid = parts.problems.filter((p) => !p.valid).length;
+  // Scored from the rows, which come from the records: the same after --resume, in `evalrun report` and in a merge.
+  const graders = efficiencyGraders(gradersFromRecord(parts.header.options).graders);
   const head: ScorecardHead = {
     evalrun_version: VERSION,
     mode: parts.header.mode,
@@ -36,6 +41,7 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     options: parts.header.options,
     summary: store.summary(parts.problems.length, invalid),
     ...aggregates,
+    ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(rows, graders, parts.tagsByProblem) }),
     problems: parts.problems,
     skipped_submissions: parts.skipped,
     ...(parts.shard === undefined || parts.shard === null ? {} : { shard: parts.shard }),

@@ -1,4 +1,5 @@
-import { candidateKey, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { candidateKey, referencePlans, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
 import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
@@ -117,6 +118,11 @@ export async function planCandidates(
     // Filtered out by --problem, --tag or --model: not run, and not an error.
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
     candidates.push(submissionPlan(problem, submission, options.extractCode));
+  }
+  if (measures(options.graders)) {
+    // Efficiency is scored against each problem's optimal solution, graded on the same route and tests; after the submissions, so theirs keep their places.
+    const submitted = new Set(candidates.map((c) => c.problemId));
+    candidates.push(...referencePlans(selected.filter((p) => submitted.has(p.id))));
   }
   return { candidates, skipped, walked: found.files };
 }

@@ -63,7 +63,7 @@ export class Route {
   ): Promise<void> {
     const options = call.batch ?? this.options.batch;
     const limits = options.grade.limits;
-    const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item, tests) => ceilingOf(item, limits, tests)) };
+    const full: ItemHandlers = { ...handlers, ceilingMs: handlers.ceilingMs ?? ((item, tests) => ceilingOf(item, limits, tests, options.grade.measure)) };
     const size = call.request === true ? requestBatchSize(items.length, this.options.pool.size) : batchSize(items.length, this.options.pool.size);
     const sent: Array<Promise<void>> = [];
     let failed: { error: unknown } | null = null;

@@ -2,6 +2,7 @@ import { allLanguages, equalityOf } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import type { Filters } from '../grading/filters.js';
 import type { GradeOptions } from '../grading/grade.js';
+import { DEFAULT_REPETITIONS, isGrader, measures, type Grader } from '../grading/graders.js';
 import type { Tolerance } from '../values/compare.js';
 import type { ShardSpec } from './shard.js';
 
@@ -28,6 +29,10 @@ export interface RunOptions {
   pythonPackages?: readonly string[];
   /** --stop-on-first-failure: a candidate's tests after its first that does not pass are skipped. */
   stopOnFirstFailure?: boolean;
+  /** --grade: the graders asked for (correctness first); absent or correctness alone: nothing is measured. */
+  graders?: readonly Grader[];
+  /** How often a measured run repeats each test for its times (default DEFAULT_REPETITIONS). */
+  repetitions?: number;
 }
 
 /** Where a run keeps its log, and how it can be stopped. */
@@ -58,6 +63,8 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     strict_types: options.strictTypes === true,
     python_packages: [...(options.pythonPackages ?? [])],
     ...(options.stopOnFirstFailure === true ? { stop_on_first_failure: true } : {}),
+    // Recorded only when efficiency is graded, so that other runs' options read as before.
+    ...(measures(options.graders) ? { grade: [...(options.graders ?? [])], repetitions: options.repetitions ?? DEFAULT_REPETITIONS } : {}),
     // How numbers were judged, per language (see docs/VALUES.md).
     equality: Object.fromEntries(allLanguages().map((l) => [l.name, equalityOf(l, options.strictTypes === true)])),
   };
@@ -81,7 +88,15 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     strictTypes: record.strict_types === true,
     pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
     stopOnFirstFailure: record.stop_on_first_failure === true,
+    ...gradersFromRecord(record),
   };
+}
+
+/** The recorded graders (absent before --grade existed: correctness alone). */
+export function gradersFromRecord(record: Record<string, unknown>): { graders: Grader[]; repetitions: number } {
+  const graders = Array.isArray(record.grade) ? record.grade.filter((g): g is Grader => typeof g === 'string' && isGrader(g)) : [];
+  const repetitions = typeof record.repetitions === 'number' ? record.repetitions : DEFAULT_REPETITIONS;
+  return { graders: graders.length === 0 ? ['correctness'] : graders, repetitions };
 }
 
 export function gradeOptionsOf(options: RunOptions): GradeOptions {
@@ -92,5 +107,6 @@ export function gradeOptionsOf(options: RunOptions): GradeOptions {
     strictTypes: options.strictTypes === true,
     pythonPackages: [...(options.pythonPackages ?? [])],
     stopOnFirstFailure: options.stopOnFirstFailure === true,
+    ...(measures(options.graders) ? { measure: { repetitions: options.repetitions ?? DEFAULT_REPETITIONS } } : {}),
   };
 }

@@ -16,13 +16,22 @@ import type { TestOutcome } from './protocol.js';
 export function judge(outcome: TestOutcome, expectedWire: string, type: TypeNode, tolerance: Tolerance, equality: Equality = 'javascript'): Verdict {
   switch (outcome.kind) {
     case 'returned': {
-      if (outcome.json === expectedWire) return { status: 'pass', durationMs: outcome.durationMs };
+      // A measured run's figures go with a pass only: a test that does not pass is not scored.
+      if (outcome.json === expectedWire) {
+        return outcome.measure === undefined
+          ? { status: 'pass', durationMs: outcome.durationMs }
+          : { status: 'pass', durationMs: outcome.durationMs, measure: outcome.measure };
+      }
       const decoded = decodeWire(outcome.json);
       if (!decoded.ok) return { status: 'error', message: decoded.error, durationMs: outcome.durationMs };
       // The supervisor wrote this text from a checked value.
       const expected = decodeTrustedWire(expectedWire, 'the expected value');
       const comparison = compareValues(expected, decoded.value, type, tolerance, equality);
-      if (comparison.equal) return { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs };
+      if (comparison.equal) {
+        return outcome.measure === undefined
+          ? { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs }
+          : { status: 'pass', actual: outcome.json, durationMs: outcome.durationMs, measure: outcome.measure };
+      }
       const where = comparison.path === '$' ? '' : ` at ${comparison.path}`;
       return {
         status: 'fail',

@@ -5,7 +5,7 @@ import { languageNames } from '../engines/find-language.js';
 import type { Candidate } from '../grading/candidate.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { normalizeLanguageName } from '../solutions/language.js';
-import { GradeRefused, type CandidateInput, type GradedCandidate } from './grade-call.js';
+import { GradeRefused, type CallEfficiency, type CandidateInput, type GradedCandidate } from './grade-call.js';
 import type { HeldProblem } from './problem-set.js';
 
 /** The model id of a call's candidates in their records (a call has no models). */
@@ -55,8 +55,8 @@ export function candidateOf(problem: HeldProblem, input: CheckedCandidate, index
   };
 }
 
-export function gradedOf(index: number, input: CheckedCandidate, record: CandidateResult): GradedCandidate {
-  return {
+export function gradedOf(index: number, input: CheckedCandidate, record: CandidateResult, efficiency?: CallEfficiency): GradedCandidate {
+  const graded: GradedCandidate = {
     index,
     id: input.id,
     problem_id: record.problem_id,
@@ -70,4 +70,8 @@ export function gradedOf(index: number, input: CheckedCandidate, record: Candida
     duration_ms: record.duration_ms,
     tests: record.tests,
   };
+  if (record.measure === undefined) return graded;
+  // Measured: the figures and scores before the tests, as in the scorecard's records.
+  const { tests, ...head } = graded;
+  return { ...head, measure: record.measure, measure_error: record.measure_error ?? null, ...(efficiency === undefined ? {} : { efficiency }), tests };
 }

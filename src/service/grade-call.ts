@@ -1,6 +1,7 @@
 // What a call hands the grader and gets back, and why it may be refused:
 // the contract a library caller and the HTTP routes share.
 
+import type { CandidateEfficiency } from '../report/efficiency.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import type { GradingOptions } from './grader-options.js';
 
@@ -26,12 +27,17 @@ export interface GradeCallOptions extends GradingOptions {
  */
 export type GradedCandidate = Pick<
   CandidateResult,
-  'problem_id' | 'language' | 'status' | 'error' | 'entry_point' | 'passed' | 'total' | 'score' | 'duration_ms' | 'tests'
+  'problem_id' | 'language' | 'status' | 'error' | 'entry_point' | 'passed' | 'total' | 'score' | 'duration_ms' | 'measure' | 'measure_error' | 'tests'
 > & {
   /** Its position in the call's candidates. */
   index: number;
   id: string | null;
+  /** Only with `grade` performance or memory: its scores against the problem's optimal solution, graded in the same call. */
+  efficiency?: CallEfficiency;
 };
+
+/** A candidate's efficiency scores in a call: the scorecard's per-candidate scores, without its place in a run. */
+export type CallEfficiency = Omit<CandidateEfficiency, 'index' | 'problem_id' | 'model_id'>;
 
 /** Why a call was refused before anything ran: what the service answers with a 4xx. */
 export type RefusalReason =

@@ -2,6 +2,7 @@
 // call is refused for exactly what would have failed the grader's start.
 
 import { DEFAULTS } from '../defaults.js';
+import { DEFAULT_REPETITIONS, GraderNameError, parseGraders, type Grader } from '../grading/graders.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { ProblemDocument, ProblemText } from './problem-set.js';
 
@@ -22,6 +23,14 @@ export interface GradingOptions {
   stopOnFirstFailure?: boolean;
   /** Unwrap Markdown fences and drop prose around the code, as for submissions (default true; `--no-extract`). */
   extractCode?: boolean;
+  /**
+   * Graders (`--grade`): `correctness` (always), `performance`, `memory`, as a list or one
+   * comma-separated text. With performance or memory, a candidate that passes every test is
+   * measured and scored against the problem's optimal solution, graded in the same call.
+   */
+  grade?: string | readonly string[];
+  /** Runs of each test in a measured run, for its times (`--repetitions`). */
+  repetitions?: number;
 }
 
 /** What `createGrader` loads and how it grades unless a call says otherwise. */
@@ -48,7 +57,7 @@ export interface GraderObserver {
 }
 
 export interface GraderSettings {
-  defaults: Required<GradingOptions> & { floatTolerance: { relative: number; absolute: number } };
+  defaults: Required<Omit<GradingOptions, 'grade'>> & { floatTolerance: { relative: number; absolute: number }; grade: Grader[] };
   concurrency: number;
   seed: number;
   maxQueue: number;
@@ -83,7 +92,22 @@ export function checkedGrading(options: GradingOptions, defaults: SettledGrading
     strictTypes: flag('strictTypes', defaults?.strictTypes ?? false),
     stopOnFirstFailure: flag('stopOnFirstFailure', defaults?.stopOnFirstFailure ?? false),
     extractCode: flag('extractCode', defaults?.extractCode ?? true),
+    grade: graders(options.grade, defaults?.grade, fail),
+    repetitions: positive(options.repetitions ?? defaults?.repetitions ?? DEFAULT_REPETITIONS, (why) => fail('repetitions', why)),
   };
+}
+
+function graders(given: unknown, fallback: Grader[] | undefined, fail: (name: string, why: string) => Error): Grader[] {
+  if (given === undefined || given === null) return fallback ?? ['correctness'];
+  if (typeof given !== 'string' && !(Array.isArray(given) && given.every((g) => typeof g === 'string'))) {
+    throw fail('grade', 'must be grader names: a list, or one comma-separated text');
+  }
+  try {
+    return parseGraders(given);
+  } catch (e) {
+    if (e instanceof GraderNameError) throw fail('grade', e.message);
+    throw e;
+  }
 }
 
 export function positive(value: unknown, fail: (why: string) => Error): number {

@@ -14,6 +14,7 @@ import { DEFAULTS, defaultConcurrency } from '../defaults.js';
 import { languageNames, languageNamed } from '../engines/find-language.js';
 import { NO_FILTERS } from '../grading/filters.js';
 import { unavailableResults, type GradeOptions } from '../grading/grade.js';
+import type { Candidate } from '../grading/candidate.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { Route } from '../runner/route.js';
 import { reviveRecordInts } from '../values/wire.js';
@@ -22,6 +23,8 @@ import { ceilingForTests } from '../workers/ceilings.js';
 import { WorkerPool } from '../workers/pool.js';
 import type { IndexedItem } from '../workers/recovery.js';
 import { candidateOf, checkedCandidates, gradedOf, type CheckedCandidate } from './candidates.js';
+import { referenceOf, ScoredResults } from './efficiency-call.js';
+import { measures } from '../grading/graders.js';
 import {
   GradeCancelled,
   GradeRefused,
@@ -278,16 +281,25 @@ export class Grader {
     const results: Array<GradedCandidate | undefined> = inputs.map(() => undefined);
     let left = inputs.length;
     const planned = inputs.map((input, index) => candidateOf(problem, input, index, grading.extractCode));
-    const finish = (index: number, record: CandidateResult): void => {
+    // Efficiency is scored against the problem's optimal solution, graded first, as an item after the candidates'.
+    const reference = measures(grading.grade) ? referenceOf(problem) : null;
+    const scored = new ScoredResults(grading.grade, reference !== null, (index, record, efficiency) => {
       if (results[index] !== undefined) return;
-      const result = gradedOf(index, inputs[index]!, record);
+      const result = gradedOf(index, inputs[index]!, record, efficiency);
       results[index] = result;
       left--;
       this.queuedCount--;
       this.settings.observer.graded?.(result.status, (performance.now() - admitted) / 1000);
       onResult?.(result);
+    });
+    const referenceIndex = inputs.length;
+    const finish = (index: number, record: CandidateResult): void => {
+      if (index === referenceIndex) scored.settle(record);
+      else scored.candidate(index, record);
     };
     const items: IndexedItem[] = planned.map((candidate, index) => ({ index, item: { kind: 'grade', candidate } }));
+    if (reference !== null) items.unshift({ index: referenceIndex, item: { kind: 'grade', candidate: reference } });
+    const plannedAt = (index: number): Candidate => (index === referenceIndex && reference !== null ? reference : planned[index]!);
     try {
       await this.route.send(
         items,
@@ -300,10 +312,10 @@ export class Grader {
                 finish(index, reviveRecordInts(JSON.parse(text) as CandidateResult, text));
               }
             } else if (m.type === 'failed') {
-              finish(index, unavailableResults(planned[index]!, `internal error in evalrun: ${m.message}`)[0]!);
+              finish(index, unavailableResults(plannedAt(index), `internal error in evalrun: ${m.message}`)[0]!);
             }
           },
-          giveUp: (index, _, reason) => finish(index, unavailableResults(planned[index]!, reason)[0]!),
+          giveUp: (index, _, reason) => finish(index, unavailableResults(plannedAt(index), reason)[0]!),
         },
         { batch: this.batchOptions(grading, { [problem.key]: problem.text }), signal, request: true },
       );
@@ -312,6 +324,8 @@ export class Grader {
       if (this.closing !== null) throw new GraderClosed();
       throw e;
     } finally {
+      // A reference that never answered (a cancel) lets the candidates held for it go.
+      scored.settle(null);
       // Candidates dropped by a cancel, or left when the workers were stopped, leave the queue too.
       this.queuedCount -= left;
       left = 0;
@@ -335,6 +349,7 @@ export class Grader {
         languages: languageNames(),
         strictTypes: grading.strictTypes,
         stopOnFirstFailure: grading.stopOnFirstFailure,
+        ...(measures(grading.grade) ? { measure: { repetitions: grading.repetitions } } : {}),
       },
       extractCode: grading.extractCode,
       filters: NO_FILTERS,

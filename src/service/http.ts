@@ -59,6 +59,8 @@ const GradeBody = Type.Object(
           strict_types: Type.Optional(Type.Boolean()),
           stop_on_first_failure: Type.Optional(Type.Boolean()),
           extract_code: Type.Optional(Type.Boolean()),
+          grade: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+          repetitions: Type.Optional(Type.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },
       ),
@@ -204,6 +206,8 @@ function gradingOf(options: GradeRequest['options']): GradeCallOptions {
   if (options.strict_types !== undefined) grading.strictTypes = options.strict_types;
   if (options.stop_on_first_failure !== undefined) grading.stopOnFirstFailure = options.stop_on_first_failure;
   if (options.extract_code !== undefined) grading.extractCode = options.extract_code;
+  if (options.grade !== undefined) grading.grade = options.grade;
+  if (options.repetitions !== undefined) grading.repetitions = options.repetitions;
   return grading;
 }
 

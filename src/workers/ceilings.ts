@@ -1,7 +1,7 @@
 // How long the pool lets an item run before it takes its worker to be stuck;
 // the route, recovery and the grading service reckon with the same ceilings.
 
-import type { SandboxLimits } from '../sandbox-host/protocol.js';
+import type { CandidateJob, SandboxLimits } from '../sandbox-host/protocol.js';
 import { knownTests, type WorkItem } from './messages.js';
 
 /**
@@ -10,27 +10,49 @@ import { knownTests, type WorkItem } from './messages.js';
  */
 const READ_CEILING_MS = 60_000;
 
+/** A measured run's request (`CandidateJob.measure`), or none. */
+export type Measure = CandidateJob['measure'];
+
 /**
  * The wall-clock ceiling of an item, from the tests it runs (one, for an
  * item run one test at a time); a file read has its own, and a self-check,
  * once its worker reports the tests of the problem it read, that plus the
- * ceiling of that many.
+ * ceiling of that many. `measure` is the run's measured request for the
+ * items that build their job in the worker (`grade`, `self-check`); a
+ * built job carries its own.
  */
-export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0): number {
+export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests = 0, measure?: Measure): number {
   const tests = knownTests(item);
   if (tests !== null) {
     const oneByOne = (item.kind === 'grade' || item.kind === 'job') && item.oneByOne !== undefined;
-    return ceilingForTests(oneByOne ? 1 : tests, item.kind === 'job' ? item.job.limits : limits);
+    return item.kind === 'job'
+      ? ceilingForTests(oneByOne ? 1 : tests, item.job.limits, item.job.measure)
+      : ceilingForTests(oneByOne ? 1 : tests, limits, measure);
   }
-  if (item.kind === 'self-check' && reportedTests > 0) return READ_CEILING_MS + ceilingForTests(reportedTests, limits);
+  if (item.kind === 'self-check' && reportedTests > 0) return READ_CEILING_MS + ceilingForTests(reportedTests, limits, measure);
   return READ_CEILING_MS;
 }
 
 /**
  * The ceiling of a candidate with this many tests under these limits: every
  * test may use its whole time limit twice (a timed-out batch of tests is
- * replayed from the interrupted test), plus start-up.
+ * replayed from the interrupted test), plus start-up. A measured run runs
+ * each test (and the loading) `passesOf(measure)` times' worth of its limit.
  */
-export function ceilingForTests(tests: number, limits: SandboxLimits): number {
-  return (tests + 1) * (limits.timeoutMs + 250) * 2 + 10_000;
+export function ceilingForTests(tests: number, limits: SandboxLimits, measure?: Measure): number {
+  return (tests + 1) * (limits.timeoutMs + 250) * passesOf(measure) * 2 + 10_000;
+}
+
+/**
+ * How many test limits one test of a measured run may take: the Python
+ * engine's passes run under tracemalloc with twice the limit each, and a
+ * first pass past the limit is run again untraced for the verdict
+ * (src/engines/python/measured.ts); the JavaScript engine runs each
+ * repetition in a context of its own, the code loaded again, which this
+ * bound covers too. 1 for a run that is not measured.
+ */
+export function passesOf(measure: Measure): number {
+  if (measure === undefined) return 1;
+  const repetitions = Math.max(1, Math.floor(measure.repetitions));
+  return 2 * repetitions + 1;
 }

@@ -12,7 +12,7 @@ import type { Candidate, ProblemSummary } from '../grading/candidate.js';
 import type { Filters } from '../grading/filters.js';
 import type { GradeOptions } from '../grading/grade.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
-import type { CandidateRow } from '../report/rows.js';
+import type { CandidateRow, RowEfficiency } from '../report/rows.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
@@ -135,11 +135,15 @@ type RowOnWire = [
   timeout: number,
   memory: number,
   skipped: number,
+  /** Only in a run that measures: [suite, reference, cost, memory, error]. */
+  efficiency?: EfficiencyOnWire,
 ];
+
+type EfficiencyOnWire = [suite: string, reference: boolean, cost: number | null, memory: number | null, error: string | null];
 
 function rowOnWire(r: CandidateRow): RowOnWire {
   const c = r.counts;
-  return [
+  const row: RowOnWire = [
     r.problem_id,
     r.model_id,
     r.prompt_id,
@@ -157,6 +161,9 @@ function rowOnWire(r: CandidateRow): RowOnWire {
     c.memory,
     c.skipped,
   ];
+  const e = r.efficiency;
+  if (e !== undefined) row.push([e.suite, e.reference, e.cost, e.memory, e.error]);
+  return row;
 }
 
 export type FromWorker =
@@ -227,9 +234,28 @@ function rowsFromWire(values: unknown[]): CandidateRow[] | null {
 }
 
 function rowFromWire(v: unknown): CandidateRow | null {
-  if (!Array.isArray(v) || v.length !== 16) return null;
-  const [problem_id, model_id, prompt_id, sample_id, language, status, error, entry_point, passed, total, duration_ms, fail, errors, timeout, memory, skipped] =
-    v as unknown[];
+  if (!Array.isArray(v) || (v.length !== 16 && v.length !== 17)) return null;
+  const [
+    problem_id,
+    model_id,
+    prompt_id,
+    sample_id,
+    language,
+    status,
+    error,
+    entry_point,
+    passed,
+    total,
+    duration_ms,
+    fail,
+    errors,
+    timeout,
+    memory,
+    skipped,
+    measured,
+  ] = v as unknown[];
+  const efficiency = measured === undefined ? undefined : efficiencyFromWire(measured);
+  if (efficiency === null) return null;
   if (
     typeof problem_id !== 'string' ||
     typeof model_id !== 'string' ||
@@ -266,7 +292,16 @@ function rowFromWire(v: unknown): CandidateRow | null {
     duration_ms,
     counts: { fail, error: errors, timeout, memory, skipped },
     ran: s === 'passed' || s === 'failed',
+    ...(efficiency === undefined ? {} : { efficiency }),
   };
+}
+
+function efficiencyFromWire(v: unknown): RowEfficiency | null {
+  if (!Array.isArray(v) || v.length !== 5) return null;
+  const [suite, reference, cost, memory, error] = v as unknown[];
+  const figure = (x: unknown): x is number | null => x === null || (typeof x === 'number' && Number.isFinite(x) && x >= 0);
+  if (typeof suite !== 'string' || typeof reference !== 'boolean' || !figure(cost) || !figure(memory) || !isNullableString(error)) return null;
+  return { suite, reference, cost, memory, error };
 }
 
 /**

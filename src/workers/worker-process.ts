@@ -148,7 +148,10 @@ async function runAll(job: GradeJob): Promise<GradeReply> {
   if (outcome.kind === 'load-error') return { kind: 'load-error', message: boundMessage(outcome.message) };
   const verdicts = outcome.tests.map((test, i) => bound(verdictOf(i, test)));
   while (verdicts.length < job.tests.length) verdicts.push({ status: 'skipped' });
-  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs: outcome.durationMs ?? Math.round(performance.now() - started) };
+  const durationMs = outcome.durationMs ?? Math.round(performance.now() - started);
+  // A measured run's loading figures, when the engine measured it.
+  if (outcome.load !== undefined) return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs, load: outcome.load };
+  return { kind: 'ran', entryPoint: outcome.entryPoint, verdicts, durationMs };
 }
 
 /**

@@ -2,7 +2,7 @@ import { recordJson } from '../../src/values/wire.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
+import type { CandidateMeasure, CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
 import { readRun, type ReadRun } from '../../src/runner/read-run.js';
 import { RunLog } from '../../src/runlog/run-log.js';
 
@@ -19,6 +19,11 @@ export interface SyntheticCandidate {
   error?: string | null;
   /** Values of each test: input, expected and actual; default small numbers. */
   values?: (i: number) => { input: Record<string, unknown>; expected: unknown; actual: unknown };
+  /** A measured run's totals (null: not measured, with `measureError`); absent: nothing was measured. */
+  measure?: CandidateMeasure | null;
+  measureError?: string;
+  /** The problem's own optimal_solution (the reference of efficiency scores). */
+  reference?: boolean;
 }
 
 export function candidateResult(c: SyntheticCandidate): CandidateResult {
@@ -32,13 +37,13 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
     return { ...base, status, actual: null, error: `${status} happened` };
   });
   const passed = tests.filter((t) => t.status === 'pass').length;
-  return {
+  const result: CandidateResult = {
     problem_id: c.problem,
     model_id: c.model ?? 'optimal_solution',
     prompt_id: c.prompt ?? null,
     sample_id: c.sample ?? null,
     language: c.language ?? 'javascript',
-    source: `${c.problem}/${c.model ?? 'optimal_solution'}/${c.prompt ?? '-'}/${c.sample ?? '-'}`,
+    source: c.reference === true ? `${c.problem}.json#optimal_solution` : `${c.problem}/${c.model ?? 'optimal_solution'}/${c.prompt ?? '-'}/${c.sample ?? '-'}`,
     raw_code: c.code ?? `function f(n) { return 2 * n; }`,
     code: c.code ?? `function f(n) { return 2 * n; }`,
     status: c.status ?? (passed === tests.length && tests.length > 0 ? 'passed' : 'failed'),
@@ -50,6 +55,9 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
     duration_ms: 3,
     tests,
   };
+  if (c.measure === undefined) return result;
+  const { tests: all, ...head } = result;
+  return { ...head, measure: c.measure, measure_error: c.measure === null ? (c.measureError ?? 'the engine did not measure') : null, tests: all };
 }
 
 /**
@@ -60,7 +68,16 @@ export function candidateResult(c: SyntheticCandidate): CandidateResult {
  */
 export function syntheticRun(
   candidates: readonly SyntheticCandidate[],
-  options: { mode?: 'self-check' | 'grade'; tags?: Record<string, string[]>; finished?: boolean; logged?: number; passAtK?: number[]; dir?: string } = {},
+  options: {
+    mode?: 'self-check' | 'grade';
+    tags?: Record<string, string[]>;
+    finished?: boolean;
+    logged?: number;
+    passAtK?: number[];
+    dir?: string;
+    /** The graders recorded in the run's options (`--grade`). */
+    grade?: string[];
+  } = {},
 ): ReadRun {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalrun-report-'));
   const file = join(dir, `run-${Math.random().toString(36).slice(2)}.jsonl`);
@@ -70,7 +87,7 @@ export function syntheticRun(
     run_id: 'synthetic',
     started_at: '2026-11-23T10:00:00.000Z',
     mode,
-    options: { pass_at_k: options.passAtK ?? [1] },
+    options: { pass_at_k: options.passAtK ?? [1], ...(options.grade === undefined ? {} : { grade: options.grade }) },
   });
   const keys = candidates.map((_, i) => `k${i}`);
   const problems = [...new Set(candidates.map((c) => c.problem))];

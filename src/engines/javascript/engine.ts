@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ivm from 'isolated-vm';
-import { packageRoot } from '../../package-root.js';
 import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
 import { runBatches, MEMORY_MESSAGE } from '../batch-driver.js';
 import type { CallResult, Engine, LoadResult, Session } from '../engine.js';
-import { withPrelude } from '../prelude.js';
-
-const HARNESS_SOURCE = withPrelude(readFileSync(join(packageRoot(), 'sandbox', 'harness.js'), 'utf8'));
+import { Isolates } from './isolates.js';
+import { runMeasured } from './measured-session.js';
 
 /** Fixed "now" inside the sandbox, so candidates that read the clock are reproducible. */
 const SANDBOX_EPOCH_MS = Date.UTC(2024, 0, 1);
@@ -31,21 +27,12 @@ const CANDIDATES_PER_ISOLATE = 50;
 /** What `run` answers when the candidate returned a thenable: the rest comes through `settle`. */
 const ASYNC_MARK = 'A';
 
-type Install = ivm.Reference<(seed: number, epoch: number) => unknown>;
-
 /** The harness's functions in one context, with the candidate's code loaded there. */
 interface Loaded {
   context: ivm.Context;
   run: ivm.Reference<(name: string, names: string, tests: string) => string>;
   progress: ivm.Reference<() => string>;
   settle: ivm.Reference<() => string | Promise<string>>;
-}
-
-/** A context nobody has used yet, with the harness evaluated in it but not installed. */
-interface Spare {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
-  install: Install;
 }
 
 /**
@@ -72,6 +59,7 @@ export class JsEngine implements Engine {
   }
 
   run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
+    if (job.measure !== undefined) return runMeasured((code) => new JsSession(this.isolates, code), job, job.measure.repetitions, stop);
     return runBatches(new JsSession(this.isolates), job, stop);
   }
 
@@ -80,78 +68,38 @@ export class JsEngine implements Engine {
   }
 }
 
-/** The current isolate, its compiled harness, and the context prepared for the next candidate. */
-class Isolates {
-  isolate: ivm.Isolate | null = null;
-  private harness: ivm.Script | null = null;
-  private memoryMb = 0;
-  /** Candidates this isolate has served. */
-  served = 0;
-  private spare: Spare | null = null;
-
-  warm(memoryMb: number): void {
-    const { isolate, harness } = this.ensureIsolate(memoryMb);
-    if (this.spare !== null && this.spare.isolate === isolate) return;
-    this.dropSpare();
-    this.spare = { isolate, ...this.freshContext(isolate, harness) };
-  }
-
-  ensureIsolate(memoryMb: number): { isolate: ivm.Isolate; harness: ivm.Script } {
-    if (this.isolate === null || this.isolate.isDisposed || this.memoryMb !== memoryMb || this.harness === null) {
-      this.discard();
-      this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-      this.harness = this.isolate.compileScriptSync(HARNESS_SOURCE, { filename: 'evalrun-harness.js' });
-      this.memoryMb = memoryMb;
-      this.served = 0;
-    }
-    return { isolate: this.isolate, harness: this.harness };
-  }
-
-  discard(): void {
-    this.dropSpare();
-    if (this.isolate !== null && !this.isolate.isDisposed) this.isolate.dispose();
-    this.isolate = null;
-    this.harness = null;
-  }
-
-  private dropSpare(): void {
-    const spare = this.spare;
-    this.spare = null;
-    if (spare === null || spare.isolate.isDisposed) return;
-    spare.install.release();
-    spare.context.release();
-  }
-
-  /** The compiled harness is evaluated in every new context, so it captures its intrinsics before any candidate runs there. */
-  private freshContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
-    const context = isolate.createContextSync();
-    const install = harness.runSync(context, { reference: true }) as Install;
-    return { context, install };
-  }
-
-  /** The prepared context when it belongs to this isolate, else a new one. */
-  takeContext(isolate: ivm.Isolate, harness: ivm.Script): { context: ivm.Context; install: Install } {
-    const spare = this.spare;
-    if (spare !== null && spare.isolate === isolate && !isolate.isDisposed) {
-      this.spare = null;
-      return spare;
-    }
-    this.dropSpare();
-    return this.freshContext(isolate, harness);
-  }
-}
-
 /**
  * One candidate's run: a fresh context per load. Any limit or failure
  * taints the isolate, which is then discarded once the candidate is done
  * (or at once, when the driver says so).
  */
-class JsSession implements Session {
+export class JsSession implements Session {
   readonly survivesTimeout = true;
   private loaded: Loaded | null = null;
   private tainted = false;
+  /** Contexts this session loaded the code into (a measured run loads it for every test). */
+  private loads = 0;
+  /** A measured run: the figures of the last load that finished (its times: the candidate's top-level code alone). */
+  lastLoad: { cost: number; memory: number; wallMs: number; cpuMs: number } | null = null;
+  /** A measured run's compiled code, for the next load in the same isolate. */
+  private compiled: { isolate: ivm.Isolate; script: ivm.Script } | null = null;
 
-  constructor(private readonly isolates: Isolates) {}
+  /** Whether this is a measured run: the meter in every context, and `meteredCode` loaded instead of the job's. */
+  private readonly metered: boolean;
+
+  /** `meteredCode`: in a measured run, the candidate's code with the meter's counters in it (instrument.ts). */
+  constructor(
+    private readonly isolates: Isolates,
+    private readonly meteredCode: string | null = null,
+  ) {
+    this.metered = meteredCode !== null;
+  }
+
+  /** CPU time the current isolate has used, in ms (for a measured run's times). */
+  isolateCpuMs(): number {
+    const isolate = this.isolates.isolate;
+    return isolate === null || isolate.isDisposed ? 0 : Number(isolate.cpuTime) / 1e6;
+  }
 
   /** Loads at once; the promise only carries the result (or the error) as the Session interface asks. */
   load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
@@ -172,27 +120,42 @@ class JsSession implements Session {
   }
 
   private loadOnce(job: CandidateJob, wallMs: number): LoadResult {
+    const code = this.meteredCode ?? job.code;
     const { isolate, harness } = this.isolates.ensureIsolate(job.limits.memoryMb);
-    const { context, install } = this.isolates.takeContext(isolate, harness);
+    const { context, install } = this.metered ? this.isolates.meteredContext(isolate) : this.isolates.takeContext(isolate, harness);
+    this.loads++;
     const api = install.applySync(undefined, [job.limits.seed, SANDBOX_EPOCH_MS], {
       result: { reference: true },
     }) as ivm.Reference<unknown[]>;
     const run = api.getSync(0, { reference: true }) as Loaded['run'];
     const progress = api.getSync(1, { reference: true }) as Loaded['progress'];
     const settle = api.getSync(2, { reference: true }) as Loaded['settle'];
+    const take = this.metered ? (api.getSync(3, { reference: true }) as ivm.Reference<() => string>) : null;
     install.release();
     api.release();
 
     let script: ivm.Script;
     try {
-      script = isolate.compileScriptSync(job.code, { filename: 'candidate.js' });
+      script = this.compiled?.isolate === isolate ? this.compiled.script : isolate.compileScriptSync(code, { filename: 'candidate.js' });
     } catch (e) {
+      take?.release();
       context.release();
       return { kind: 'load-error', message: `does not compile: ${errorText(e)}` };
     }
     const cpu = cpuClock(job.limits.timeoutMs);
     try {
+      take?.applySync(undefined, []);
+      const wallStart = performance.now();
+      const cpuStart = isolate.cpuTime;
       script.runSync(context, { timeout: wallMs });
+      if (take !== null) {
+        const wall = performance.now() - wallStart;
+        const cpu = Number(isolate.cpuTime - cpuStart) / 1e6;
+        const [cost, memory] = String(take.applySync(undefined, [], { timeout: wallMs }))
+          .split(',')
+          .map(Number);
+        this.lastLoad = { cost: cost ?? 0, memory: memory ?? 0, wallMs: wall, cpuMs: cpu };
+      }
     } catch (e) {
       const memory: LoadResult = { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
       if (isolate.isDisposed) return memory;
@@ -203,7 +166,10 @@ class JsSession implements Session {
       if (isAllocationFailure(e)) return memory;
       return { kind: 'load-error', message: `threw while loading: ${errorText(e)}` };
     } finally {
-      script.release();
+      // A measured run loads the same code for every test: it is compiled once per isolate.
+      if (this.metered && !isolate.isDisposed) this.compiled = { isolate, script };
+      else script.release();
+      if (!isolate.isDisposed) take?.release();
     }
     this.loaded = { context, run, progress, settle };
     return { kind: 'loaded', entryPoint: '', cpuMs: cpu() };
@@ -276,7 +242,11 @@ class JsSession implements Session {
 
   end(): void {
     this.release();
-    this.isolates.served++;
+    const compiled = this.compiled;
+    this.compiled = null;
+    if (compiled !== null && !compiled.isolate.isDisposed) compiled.script.release();
+    // A measured run leaves a dead context per test in the isolate's heap, as a candidate does.
+    this.isolates.served += this.metered ? Math.max(1, this.loads) : 1;
     if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
   }
 

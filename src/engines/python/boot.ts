@@ -39,6 +39,14 @@ export interface BootOptions {
   diagnostics?: boolean;
 }
 
+/**
+ * One pass of a measured run (docs/METERING.md): `counted` reads the
+ * metered interpreter's work counter around the candidate's call, `both`
+ * also runs the call under tracemalloc for its peak (the metered module
+ * leaves tracemalloc's own work uncounted, so both count the same).
+ */
+export type MeasurePass = 'counted' | 'both';
+
 /** How long a boot may take before it is abandoned. */
 const BOOT_TIMEOUT_MS = 60_000;
 /** Extra wall-clock time past a call's own timeout before the host gives up on it. */
@@ -155,7 +163,9 @@ export async function makeSnapshot(files: PyodideFiles): Promise<Uint8Array> {
 }
 
 interface HarnessRefs {
-  prepare: ivm.Reference<(code: string, functionName: string, seed: number, memoryMb: number) => string>;
+  prepare: ivm.Reference<(code: string, functionName: string, seed: number, memoryMb: number, pass: MeasurePass | '') => string>;
+  measureTest: ivm.Reference<(test: string, pass: MeasurePass) => string>;
+  restoreLoaded: ivm.Reference<() => string>;
   runTests: ivm.Reference<(tests: string[], budgetMs: number) => string>;
   progress: ivm.Reference<() => string>;
   reset: ivm.Reference<() => string>;
@@ -202,6 +212,8 @@ export class Interpreter {
         progress: await ref('progress'),
         reset: await ref('reset'),
         memoryBytes: await ref('memoryBytes'),
+        measureTest: await ref('measureTest'),
+        restoreLoaded: await ref('restoreLoaded'),
       };
       if (options.diagnostics === true) refs.memoryDigest = await ref('memoryDigest');
       api.release();
@@ -216,9 +228,24 @@ export class Interpreter {
     return !this.isolate.isDisposed;
   }
 
-  /** Runs the candidate's module code and resolves its entry point. */
-  prepare(code: string, functionName: string, seed: number, memoryMb: number, timeoutMs: number): Promise<CallResult> {
-    return this.call(this.refs.prepare, [code, functionName, seed, memoryMb], timeoutMs);
+  /**
+   * Runs the candidate's module code and resolves its entry point. In a
+   * measured run's `pass` the answer starts with the pass's figure (see
+   * `splitFigure`), and a measured load that succeeded is kept as the state
+   * `restoreLoaded` puts back.
+   */
+  prepare(code: string, functionName: string, seed: number, memoryMb: number, timeoutMs: number, pass: MeasurePass | '' = ''): Promise<CallResult> {
+    return this.call(this.refs.prepare, [code, functionName, seed, memoryMb, pass], timeoutMs);
+  }
+
+  /** One pass of one measured test; the answer is "<figure> <outcome>" (`splitFigure`) or a failure "c"/"M" + message. */
+  measureTest(test: string, pass: MeasurePass, timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.measureTest, [test, pass], timeoutMs);
+  }
+
+  /** Puts back the state right after the last measured load: "clean", else why it cannot. */
+  restoreLoaded(timeoutMs: number): Promise<CallResult> {
+    return this.call(this.refs.restoreLoaded, [], timeoutMs);
   }
 
   /** Runs tests in order until all are done or `budgetMs` has passed; framed results. */
@@ -347,4 +374,17 @@ async function withHostTimer<T>(isolate: ivm.Isolate, promise: Promise<T>, ms: n
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A measured pass's answer split into its count (null for '-': the call
+ * did not run, or the interpreter is not metered), its peak (a `both`
+ * pass's, else null) and the rest; null when the answer carries no figure
+ * (the interpreter failed: "c"/"M" + message).
+ */
+export function splitFigure(text: string): { figure: number | null; peak: number | null; rest: string } | null {
+  const match = /^(-|[0-9]+)(?:\/(-|[0-9]+))? /.exec(text);
+  if (match === null) return null;
+  const number = (figure: string | undefined): number | null => (figure === undefined || figure === '-' ? null : Number(figure));
+  return { figure: number(match[1]), peak: number(match[2]), rest: text.slice(match[0].length) };
 }

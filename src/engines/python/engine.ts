@@ -1,9 +1,14 @@
 import ivm from 'isolated-vm';
 import type { CandidateJob, CandidateOutcome, StopAfter } from '../../sandbox-host/protocol.js';
-import { MEMORY_MESSAGE, runBatches } from '../batch-driver.js';
+import { runBatches } from '../batch-driver.js';
 import type { CallResult, LoadResult, Session } from '../engine.js';
-import { Interpreter, makeSnapshot, type BootOptions, type CallResult as InterpreterResult } from './boot.js';
+import { Interpreter, makeSnapshot, type BootOptions } from './boot.js';
+import { Lane } from './lane.js';
+import { measuredLoad, measuredTests, newMeasuredState, type MeasuredState } from './measured.js';
 import { readPythonPackages } from './packages.js';
+import { loadMeteredPyodideFiles } from './meter/metered-files.js';
+import type { MeterMode } from './meter/plan.js';
+import { describeCrash, readPrepare } from './prepare-result.js';
 import { loadPyodideFiles, type PyodideFiles } from './pyodide-files.js';
 import { defaultCacheDir, makeAndCacheSnapshot, readOrMakeSnapshot, snapshotPath, type SnapshotOrigin } from './snapshot-cache.js';
 
@@ -16,6 +21,12 @@ export interface PythonEngineOptions {
   cacheDir?: string;
   /** --python-packages folders, importable by candidates. */
   packages?: readonly string[];
+  /**
+   * Boot from Pyodide's WebAssembly metered this way
+   * (src/engines/python/meter/). The engine does so by itself for measured
+   * jobs (a second lane); set here, the first interpreter is metered.
+   */
+  meter?: MeterMode;
 }
 
 const DEFAULT_WASM_MEMORY_MB = 256;
@@ -33,8 +44,8 @@ const MIN_ISOLATE_MB = 128;
  * size, which would cost every later candidate that much.
  */
 const REGROW_SLACK_MB = 32;
-/** Time for a restore (a copy of the interpreter's memory); only a broken isolate takes longer. */
-const RESET_TIMEOUT_MS = 10_000;
+/** How a measured run's interpreters count (docs/METERING.md). */
+const MEASURE_MODE: MeterMode = 'blocks';
 const MB = 1024 * 1024;
 
 /**
@@ -80,6 +91,8 @@ export interface PythonStart {
   interpreter: Interpreter;
   /** How this process got its memory snapshot: read from the cache, made here, or made by another process. */
   snapshotOrigin: SnapshotOrigin;
+  /** What it was started with, to start a metered lane from when a measured job comes. */
+  options: PythonEngineOptions;
 }
 
 /**
@@ -88,8 +101,8 @@ export interface PythonStart {
  * only (BootOptions): grading never sets it.
  */
 export async function startPython(options: PythonEngineOptions, diagnostics = false): Promise<PythonStart> {
-  const files = loadPyodideFiles();
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const files = options.meter === undefined ? loadPyodideFiles() : loadMeteredPyodideFiles(options.meter, cacheDir).files;
   const boot: BootOptions = {
     isolateMemoryMb: Math.max(options.memoryMb, MIN_ISOLATE_MB),
     wasmMemoryCapBytes: (options.wasmMemoryMb ?? DEFAULT_WASM_MEMORY_MB) * MB,
@@ -108,58 +121,69 @@ export async function startPython(options: PythonEngineOptions, diagnostics = fa
     snapshot = await loadSnapshot(files, cacheDir, true);
     interpreter = await Interpreter.boot(files, snapshot.copy, boot);
   }
-  return { files, snapshot: snapshot.copy, boot, interpreter, snapshotOrigin: snapshot.origin };
+  return { files, snapshot: snapshot.copy, boot, interpreter, snapshotOrigin: snapshot.origin, options };
 }
 
 /**
  * Runs Python candidates: CPython compiled to WebAssembly (Pyodide), booted
  * from a memory snapshot inside an isolated-vm isolate. One engine holds
- * one interpreter at a time. Every candidate starts from the same state:
- * before each one but the first, the interpreter's memory and the state
- * its imports keep are written back as they were after boot (harness.js,
- * `restore`). When that cannot be exact (the candidate wrote a file, hit a
- * limit, crashed the interpreter, or grew its memory too far) the
- * interpreter is replaced by a new one booted from the snapshot instead.
+ * one interpreter at a time per lane (lane.ts). Every candidate starts from
+ * the same state: before each one but the first, the interpreter's memory
+ * and the state its imports keep are written back as they were after boot
+ * (harness.js, `restore`). When that cannot be exact (the candidate wrote a
+ * file, hit a limit, crashed the interpreter, or grew its memory too far)
+ * the interpreter is replaced by a new one booted from the snapshot
+ * instead.
  *
  * The tests run through the shared batch driver; between tests the harness
  * hands back control after half the limit, so a slow-but-legal batch
  * continues in the same interpreter and only a test that runs past the
  * limit is interrupted. After an interrupt the interpreter may be corrupt,
  * so it is replaced.
+ *
+ * A measured job (`CandidateJob.measure`) runs on a second lane of metered
+ * interpreters, started when the first such job comes (measured.ts).
  */
 export class PythonEngine {
-  protected interpreter: Interpreter | null;
-  private readonly files: PyodideFiles;
-  private readonly snapshot: ivm.ExternalCopy<SharedArrayBuffer>;
-  private readonly boot: BootOptions;
-  /** The interpreter has run candidate code since it was booted or restored. */
-  private used = false;
-  /** The last interpreter was thrown away after a limit or failure. */
-  private discarded = false;
+  private readonly plain: Lane;
+  private metered: Promise<Lane> | null = null;
+  /** The lane of the job running (or last run). */
+  private lane: Lane;
+  private measuring = false;
+  private readonly measured: MeasuredState = newMeasuredState();
+  private readonly options: PythonEngineOptions;
 
   constructor(start: PythonStart) {
-    this.files = start.files;
-    this.snapshot = start.snapshot;
-    this.boot = start.boot;
-    this.interpreter = start.interpreter;
+    this.options = start.options;
+    this.plain = new Lane(start, (verdict) => this.readied(verdict));
+    this.lane = this.plain;
   }
 
   static async create(options: PythonEngineOptions): Promise<PythonEngine> {
     return new PythonEngine(await startPython(options));
   }
 
-  /** Restores the interpreter now if a candidate used it (a worker calls this while it waits). */
+  /** The current lane's interpreter (tests observe it). */
+  protected get interpreter(): Interpreter | null {
+    return this.lane.interpreter;
+  }
+
+  /** Restores the interpreters now if a candidate used them (a worker calls this while it waits). */
   async warm(): Promise<void> {
-    await this.freshInterpreter();
+    await this.plain.warm();
+    // A metered lane that failed to start is started again by the next measured job, which reports why.
+    const metered = this.metered === null ? null : await this.metered.catch(() => null);
+    if (metered !== null) await metered.warm();
   }
 
   /** Size of the current interpreter's WebAssembly memory, in bytes (0 when there is none). */
   memoryBytes(): number {
-    return this.interpreter?.memoryBytes() ?? 0;
+    return this.lane.interpreter?.memoryBytes() ?? 0;
   }
 
   dispose(): void {
-    this.discard();
+    this.plain.discard();
+    void this.metered?.then((lane) => lane.discard());
   }
 
   /**
@@ -170,30 +194,43 @@ export class PythonEngine {
    */
   async run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
+    this.measuring = job.measure !== undefined;
+    this.lane = this.measuring ? await this.meteredLane() : this.plain;
     return runBatches(this.session, job, stop);
+  }
+
+  /** The lane of metered interpreters, booted on first use from the same snapshot and the cached metered module. */
+  private meteredLane(): Promise<Lane> {
+    if (this.metered === null) {
+      const made = startPython({ ...this.options, meter: MEASURE_MODE }).then((start) => new Lane(start, (verdict) => this.readied(verdict)));
+      made.catch(() => {
+        if (this.metered === made) this.metered = null;
+      });
+      this.metered = made;
+    }
+    return this.metered;
   }
 
   /** This engine's part of the batch driver's work: one interpreter, replaced whenever the driver discards it. */
   private readonly session: Session = {
     survivesTimeout: false,
-    load: (job, wallMs) => this.load(job, wallMs),
-    call: (job, tests, wallMs) => this.runTests(job, tests, wallMs),
-    progress: () => this.interpreter?.progress() ?? null,
-    discard: () => this.discard(),
+    load: (job, wallMs) => (this.measuring ? measuredLoad(this.lane, this.measured, job, wallMs) : this.load(job, wallMs)),
+    call: (job, tests, wallMs) => (this.measuring ? measuredTests(this.lane, this.measured, job, tests, wallMs) : this.runTests(job, tests, wallMs)),
+    progress: () => (this.measuring ? this.measured.frames.join('') : (this.lane.interpreter?.progress() ?? null)),
+    discard: () => this.lane.discard(),
     end: () => undefined,
     describeCrash,
   };
 
   /** A clean interpreter with the candidate's module code run and its entry point resolved. */
   private async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
-    const interpreter = await this.freshInterpreter();
-    this.used = true;
+    const interpreter = await this.lane.fresh();
     const result = await interpreter.prepare(job.code, job.functionName, job.limits.seed, job.limits.memoryMb, wallMs);
     return readPrepare(result);
   }
 
   private async runTests(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
-    const interpreter = this.interpreter;
+    const interpreter = this.lane.interpreter;
     if (interpreter === null) return { kind: 'crashed', message: 'the interpreter was already disposed' };
     const budgetMs = Math.max(1, Math.floor(job.limits.timeoutMs / 2));
     const cpuStart = process.cpuUsage();
@@ -213,78 +250,9 @@ export class PythonEngine {
   }
 
   /**
-   * An interpreter in the state it booted to: the current one, restored if
-   * a candidate used it, or a new one when there is none or the restore
-   * says it cannot be exact.
-   */
-  private async freshInterpreter(): Promise<Interpreter> {
-    const current = this.interpreter;
-    if (current !== null && current.alive) {
-      if (!this.used) return current;
-      const result = await current.reset(RESET_TIMEOUT_MS);
-      const verdict = result.kind === 'ok' ? result.text : `restoring the interpreter failed (${result.kind})`;
-      this.readied(verdict);
-      if (verdict === 'clean') {
-        this.used = false;
-        return current;
-      }
-    } else if (current !== null || this.discarded) {
-      this.readied('the interpreter was replaced after a limit or failure');
-    }
-    this.discarded = false;
-    this.discard();
-    this.interpreter = await Interpreter.boot(this.files, this.snapshot, this.boot);
-    this.used = false;
-    return this.interpreter;
-  }
-
-  /**
    * Told how the interpreter was made ready for a candidate: "clean" when
    * it was restored, else why it was replaced. Grading needs nothing of
    * it; tests observe it (test/python/observed-engine.ts).
    */
   protected readied(_verdict: string): void {}
-
-  private discard(): void {
-    if (this.interpreter !== null) {
-      this.interpreter.dispose();
-      this.discarded = true;
-    }
-    this.interpreter = null;
-  }
-}
-
-/** Reads prepare's answer: the entry point, a load error, or how loading failed. */
-function readPrepare(result: InterpreterResult): LoadResult {
-  switch (result.kind) {
-    case 'timeout':
-      return { kind: 'timeout', cpuMs: result.cpuMs, sleptMs: result.sleptMs };
-    case 'memory':
-      return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
-    case 'crashed':
-      return { kind: 'failed', outcome: { kind: 'threw', message: `sandbox failure: ${result.message}`, durationMs: 0 }, lost: true };
-    case 'ok':
-      break;
-  }
-  const text = result.text;
-  if (text.startsWith('ok ')) return { kind: 'loaded', entryPoint: text.slice(3), cpuMs: result.cpuMs, sleptMs: result.sleptMs };
-  if (text.startsWith('load-error ')) return { kind: 'load-error', message: text.slice('load-error '.length) };
-  // `m`: Python raised MemoryError and the interpreter is fine; `M`: the cap was hit where Python could not.
-  if (text.startsWith('m') || text.startsWith('M')) {
-    return { kind: 'failed', outcome: { kind: 'memory', message: `top-level code: ${text.slice(1)}` }, lost: text.startsWith('M') };
-  }
-  const message = text.startsWith('c') ? describeCrash(text.slice(1)) : 'the Python sandbox answered nonsense';
-  return { kind: 'failed', outcome: { kind: 'threw', message, durationMs: 0 }, lost: true };
-}
-
-/**
- * A JavaScript stack overflow inside the interpreter is Python recursing
- * past what the WebAssembly stack holds (the recursion limit was raised):
- * it is reported as the RecursionError CPython would raise natively.
- */
-function describeCrash(message: string): string {
-  if (/Maximum call stack size exceeded/i.test(message)) {
-    return 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)';
-  }
-  return `the Python interpreter failed: ${message}`;
 }

@@ -67,10 +67,12 @@ export function loadPyodideFiles(): PyodideFiles {
 
   const sandboxDir = join(packageRoot(), 'sandbox', 'python');
   // One script: the text codecs, then boot.js with the prelude every
-  // language's in-isolate code shares, the harness's JavaScript half and
-  // the built boot library. All of it is in the snapshot key.
+  // language's in-isolate code shares, the harness's JavaScript half, the
+  // built boot library and the harness's record of state. All of it is in
+  // the snapshot key.
   const sandboxFile = (name: string): string => readFileSync(join(sandboxDir, name), 'utf8');
-  const bootScript = sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'), readBootLib());
+  const bootScript =
+    sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'), readBootLib(), sandboxFile('memory-state.js'));
   const harnessSource = sandboxFile('harness.py');
   const packagesSource = sandboxFile('packages.py');
   const ctypesSource = sandboxFile('ctypes_facade.py');

@@ -20,7 +20,14 @@ export type PageRow = [
   total: number,
   ms: number,
   error: string | null,
+  /** Only with --grade performance or memory: the scores (null when n/a, or not asked) and why they are n/a. */
+  performance?: number | null,
+  memory?: number | null,
+  efficiencyNa?: string | null,
 ];
+
+/** The `data-col` of the candidate table's efficiency columns, which the reporter writes only when they were asked. */
+export const EFFICIENCY_COLUMNS = { performance: 8, memory: 9 } as const;
 
 /**
  * One test of an opened candidate. Its values are JSON for a JavaScript
@@ -47,5 +54,7 @@ export interface PageDetails {
   /** The code as submitted, when it differs from the code that ran. */
   raw: string | null;
   repr: boolean;
+  /** Only with --grade performance or memory: the measured figures in one line, or why there are none. */
+  measure?: string;
   tests: PageTest[];
 }

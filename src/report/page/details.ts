@@ -26,8 +26,9 @@ export function detailRow(i: number): HTMLTableRowElement {
   const d = detailsOf(i);
   const tr = el('tr', 'detail-row');
   const td = el('td', 'detail');
-  td.colSpan = 8;
+  td.colSpan = document.querySelectorAll('#candidate-table th').length;
   td.appendChild(el('div', 'note', 'source: ' + d.source + (d.entry ? ' · entry point: ' + d.entry : '')));
+  if (d.measure) td.appendChild(el('div', 'note', d.measure));
   if (d.error) {
     td.appendChild(el('strong', 'bad', 'Error'));
     td.appendChild(el('pre', '', d.error));

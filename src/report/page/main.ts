@@ -7,7 +7,7 @@
  * marked `data-ready`.
  */
 
-import type { PageRow } from './data.js';
+import { EFFICIENCY_COLUMNS, type PageRow } from './data.js';
 import { detailRow } from './details.js';
 import { byId, el, statusBadge } from './dom.js';
 
@@ -18,7 +18,28 @@ const FILTER_DELAY_MS = 120;
 /** An error in a row is cut to this many characters; the opened candidate shows it whole. */
 const ROW_ERROR_CHARS = 90;
 /** The columns of a row, by name; the table's `data-col` numbers the columns shown (6: passed, 7: time). */
-const C = { problem: 0, model: 1, prompt: 2, sample: 3, language: 4, status: 5, passed: 6, total: 7, ms: 8, error: 9 } as const;
+const C = {
+  problem: 0,
+  model: 1,
+  prompt: 2,
+  sample: 3,
+  language: 4,
+  status: 5,
+  passed: 6,
+  total: 7,
+  ms: 8,
+  error: 9,
+  performance: 10,
+  memory: 11,
+  efficiencyNa: 12,
+} as const;
+/** The efficiency columns the reporter wrote (only those asked), as [data-col, place in a row]. */
+const scoreColumns = (
+  [
+    [EFFICIENCY_COLUMNS.performance, C.performance],
+    [EFFICIENCY_COLUMNS.memory, C.memory],
+  ] as const
+).filter(([col]) => document.querySelector('#candidate-table th[data-col="' + col + '"]') !== null);
 
 const rows = JSON.parse(byId('rows').textContent) as PageRow[];
 const haystack = rows.map((r) =>
@@ -55,6 +76,8 @@ function key(i: number): string | number {
   const r = rows[i]!;
   if (sortCol === 6) return r[C.total] === 0 ? -1 : r[C.passed] / r[C.total];
   if (sortCol === 7) return r[C.ms];
+  // A score sorts as itself; n/a below every score.
+  for (const [col, at] of scoreColumns) if (sortCol === col) return r[at] ?? -1;
   const cell = r[sortCol];
   return cell === null ? '' : String(cell);
 }
@@ -99,6 +122,13 @@ function render(): void {
     tr.appendChild(el('td', 'num', r[C.passed] + '/' + r[C.total]));
     const ms = r[C.ms];
     tr.appendChild(el('td', 'num', ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(2) + ' s'));
+    for (const [, at] of scoreColumns) {
+      const score = r[at];
+      const td = el('td', 'num', typeof score === 'number' ? score.toFixed(3) : 'n/a');
+      const why = r[C.efficiencyNa];
+      if (typeof score !== 'number' && why) td.title = why;
+      tr.appendChild(td);
+    }
     frag.appendChild(tr);
     if (i === opened) frag.appendChild(detailRow(i));
   }
