@@ -2,10 +2,8 @@
  * --grade correctness,performance,memory through the real CLI, createGrader
  * and evaluate: the option's plumbing (recorded in the run log, kept by
  * --resume and `evalrun report`), the optimal solution graded beside the
- * submissions, and the n/a path with reasons. The engines' measured runs
- * are built on other branches: where the engine does not measure, a passing
- * candidate says so ("the engine did not measure"); where it does, the
- * figures must be whole and the scores between 0 and 1.
+ * submissions, the JavaScript engine's figures and the scores they give
+ * (a loop to n below the closed form), and the n/a path with reasons.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,12 +52,9 @@ function one(card: Scorecard, model: string): CandidateResult {
   return found[0]!;
 }
 
-/** A passing candidate's figures: none, because the engine did not measure, or whole ones. */
-function expectMeasuredOrSaid(c: CandidateResult): void {
-  if (c.measure === null) {
-    expect(c.measure_error).toBe('the engine did not measure');
-    return;
-  }
+/** A passing candidate's figures, whole: its cost is its loading's and its tests', each test timed `--repetitions` times. */
+function expectMeasured(c: CandidateResult): void {
+  expect(c.measure, c.model_id).not.toBeNull();
   expect(c.measure_error).toBeNull();
   expect(Number.isInteger(c.measure!.cost)).toBe(true);
   expect(c.measure!.cost).toBe(c.measure!.load_cost + c.tests.reduce((n, t) => n + t.measure!.cost, 0));
@@ -98,19 +93,18 @@ describe('--grade on the CLI', () => {
     const { card } = await run;
     const wrong = one(card, 'wrong');
     expect(wrong).toMatchObject({ status: 'failed', measure: null, measure_error: 'did not pass every test' });
-    for (const model of ['fast', 'slow', 'optimal_solution']) expectMeasuredOrSaid(one(card, model));
+    for (const model of ['fast', 'slow', 'optimal_solution']) expectMeasured(one(card, model));
     const efficiency = card.efficiency!;
     expect(efficiency.graders).toEqual(['performance', 'memory']);
     const scoreOf = (model: string): NonNullable<Scorecard['efficiency']>['candidates'][number] =>
       efficiency.candidates[card.candidates.findIndex((c) => c.model_id === model)]!;
     expect(scoreOf('wrong')).toMatchObject({ performance: null, memory: null, reason: 'not all tests passed' });
-    const fast = scoreOf('fast');
-    if (one(card, 'fast').measure === null) {
-      expect(fast).toMatchObject({ performance: null, memory: null, reason: 'not measured: the engine did not measure' });
-    } else {
-      expect(fast.performance).toBeGreaterThan(0);
-      expect(fast.performance).toBeLessThanOrEqual(1);
-    }
+    // The optimal solution is the closed form: the same code scores 1, the loop that counts to n less.
+    expect(scoreOf('fast')).toMatchObject({ performance: 1, reason: null });
+    expect(scoreOf('optimal_solution')).toMatchObject({ performance: 1, memory: 1, reason: null });
+    expect(one(card, 'slow').measure!.cost).toBeGreaterThan(one(card, 'fast').measure!.cost);
+    expect(scoreOf('slow').performance).toBeLessThan(1);
+    expect(scoreOf('slow').performance).toBeGreaterThan(0);
     expect(efficiency.models.map((m) => [m.model_id, m.candidates])).toEqual([
       ['fast', 1],
       ['optimal_solution', 1],
@@ -189,8 +183,8 @@ describe('the library', () => {
     expect(card.candidates.map((c) => c.tests[0]!.suite)).toEqual(['correctness', 'sample:brief']);
     const scored = card.efficiency!.candidates;
     for (const [i, c] of card.candidates.entries()) {
-      if (c.measure === null) expect(scored[i]!.reason).toBe('not measured: the engine did not measure');
-      else expect(scored[i]!.memory).toBe(1);
+      expect(c.measure).not.toBeNull();
+      expect(scored[i]!.memory).toBe(1);
       expect('performance' in scored[i]!).toBe(false);
     }
     await expect(evaluate({ problems: dirs.problems, grade: 'speed' })).rejects.toThrow(/evaluate: `grade`: unknown grader "speed"/);
@@ -218,8 +212,10 @@ describe('the library', () => {
         efficiency: { reason: 'not all tests passed' },
       });
       const ok = results[0]!;
-      if (ok.measure === null) expect(ok.efficiency).toMatchObject({ performance: null, memory: null, reason: 'not measured: the engine did not measure' });
-      else expect(ok.efficiency!.reason).toBeNull();
+      expect(ok.measure).not.toBeNull();
+      // A loop to n against the closed form.
+      expect(ok.efficiency).toMatchObject({ reason: null });
+      expect(ok.efficiency!.performance).toBeLessThan(1);
       await expect(grader.grade('sum_to', [{ code: 'x' }], { grade: ['speed'] })).rejects.toThrow(/options\.grade unknown grader "speed"/);
     } finally {
       await grader.close();
@@ -242,8 +238,8 @@ describe('evalrun serve', () => {
       expect(Object.keys(result)).toEqual(expect.arrayContaining(['measure', 'measure_error', 'efficiency']));
       // The figures and scores come before the tests, as in the scorecard's records.
       expect(Object.keys(result).indexOf('efficiency')).toBeLessThan(Object.keys(result).indexOf('tests'));
-      if (result.measure === null) expect(result.efficiency).toMatchObject({ reason: 'not measured: the engine did not measure' });
-      else expect(result.efficiency).toMatchObject({ reason: null, performance: expect.any(Number) as number });
+      expect(result.measure).not.toBeNull();
+      expect(result.efficiency).toMatchObject({ reason: null, performance: 1, memory: 1 });
       const refused = await post(url, { problem_id: 'add', candidates, options: { grade: 'speed' } });
       expect(refused.status).toBe(400);
       expect(refused.body.error).toContain('options.grade unknown grader "speed"');
