@@ -20,13 +20,13 @@
 // JavaScript half, handed `shell` below) and of the boot library (built by
 // `npm run build` from sandbox/python/boot-lib/: the SHA-256 of the dlopen
 // gate, the parser of the linker's function wrappers, the imports' kinds and
-// the WebAssembly function of non-zero.wat) and of memory-state.js (handed
-// to harness.js); the host joins them into one
+// the WebAssembly function of non-zero.wat, the imports' writes) and of
+// memory-state.js and page-marks.js (handed to harness.js); the host joins them into one
 // script. It evaluates to nothing; it leaves `__evalrunBoot(config)` behind,
 // which the host calls once. Everything the host later calls is a function
 // of the object that boot stores in `__evalrunApi` (the host takes references
 // and deletes the global at once).
-(function (prelude, makeHarness, makeBootLib, makeMemoryState) {
+(function (prelude, makeHarness, makeBootLib, makeMemoryState, makePageMarks) {
   'use strict';
 
   const lib = makeBootLib();
@@ -34,6 +34,9 @@
   const isFunctionWrapper = lib.isFunctionWrapper;
   const classifyImport = lib.classifyImport;
   const changesState = lib.changesState;
+  const writePolicy = lib.writePolicy;
+  const writtenRange = lib.writtenRange;
+  const js2pythonWritesElsewhere = lib.js2pythonWritesElsewhere;
   const NON_ZERO_WASM = lib.NON_ZERO_WASM;
 
   const G = globalThis;
@@ -138,6 +141,8 @@
   const TableLength = ObjectGetOwnPropertyDescriptor(W.Table.prototype, 'length').get;
   const ArrayBufferByteLength = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
   const GlobalValue = ObjectGetOwnPropertyDescriptor(W.Global.prototype, 'value').get;
+  const GlobalSetValue = ObjectGetOwnPropertyDescriptor(W.Global.prototype, 'value').set;
+  const ModuleExports = W.Module.exports;
   const WASM_PAGE = 65536;
   // A metered interpreter (src/engines/python/meter/meter.ts) exports its
   // work counter, a mutable i64 global, under this name. It lives outside
@@ -180,9 +185,15 @@
       if (source instanceof WasmModule) return PromiseResolve(new WasmInstance(source, imports));
       const module = toModule(source);
       if (module === pyodideWasm && imports && imports.env) watchImports(imports.env);
+      const marked = module === pyodideWasm && imports && hasMarks(module);
+      if (marked) markImports(imports);
       const instance = new WasmInstance(module, imports);
       if (module === pyodideWasm) {
         pyodideMemory = instance.exports.memory;
+        if (marked) {
+          marksGlobal = instance.exports[MARKS_EXPORT];
+          unicodeData = instance.exports.PyUnicode_Data;
+        }
         const counter = instance.exports[METER_EXPORT];
         if (counter instanceof WasmGlobal) {
           meterCounter = counter;
@@ -395,6 +406,76 @@
     }
   }
 
+  // ---- write marks (metered interpreters) -------------------------------------
+  //
+  // A metered interpreter's WebAssembly marks every page it writes in a map
+  // in its memory (src/engines/python/meter/write-marks.ts), so that
+  // harness.js can restore only those pages. JavaScript writes into the
+  // memory only inside imports while Python runs: each import of a marked
+  // interpreter is wrapped by what it writes (boot-lib/write-policy.ts),
+  // and either marks its range or makes the next restore copy everything
+  // (`writesUnmarked`). A library loaded at run time brings code that
+  // marks nothing: from then on every restore copies everything.
+  const MARKS_EXPORT = 'evalrun_marks';
+  const MARK_SHIFT = 12;
+  /** The interpreter's map address global (null when it has no marks). */
+  let marksGlobal = null;
+  let marksBase = 0;
+  let marksLength = 0;
+  let unicodeData = null;
+  /** The import that last wrote without marks since `clearWritesUnmarked` ('' if none). */
+  let unmarkedBy = '';
+  let librariesLoaded = false;
+
+  function hasMarks(module) {
+    const list = ReflectApply(ModuleExports, WasmModule, [module]);
+    for (let i = 0; i < list.length; i++) if (list[i].name === MARKS_EXPORT) return true;
+    return false;
+  }
+
+  function markRange(start, length) {
+    if (length === 0 || marksBase === 0) return;
+    const last = (start + length - 1) >>> MARK_SHIFT;
+    if (last >= marksLength) {
+      unmarkedBy = 'a write past the page map';
+      return;
+    }
+    const heap = new Uint8ArrayCtor(pyodideMemory.buffer);
+    for (let page = start >>> MARK_SHIFT; page <= last; page++) heap[marksBase + page] = 1;
+  }
+
+  function markImports(imports) {
+    for (const space of ['env', 'wasi_snapshot_preview1']) {
+      const table = imports[space];
+      if (!table) continue;
+      for (const name of ObjectKeys(table)) {
+        const fn = table[name];
+        if (typeof fn !== 'function') continue;
+        const policy = writePolicy(name);
+        if (policy === 'none') continue;
+        let wrapped;
+        if (policy === 'unknown') {
+          const loadsCode = name === '_dlopen_js';
+          wrapped = function () {
+            unmarkedBy = name;
+            if (loadsCode) librariesLoaded = true;
+            return ReflectApply(fn, this, arguments);
+          };
+        } else {
+          wrapped = function () {
+            if (policy === 'js2python_js' && js2pythonWritesElsewhere(arguments[0])) unmarkedBy = name;
+            const result = ReflectApply(fn, this, arguments);
+            const range = writtenRange(policy, arguments, result, unicodeData);
+            if (range !== null) markRange(range.start, range.length);
+            return result;
+          };
+        }
+        if (fn.sig !== undefined) wrapped.sig = fn.sig;
+        table[name] = wrapped;
+      }
+    }
+  }
+
   // Nothing may create new WebAssembly objects once Pyodide runs: memories
   // and tables would escape the caps above, and modules would be new code.
   // The one way back is the gates of a dlopen call (see "compiled extension
@@ -495,6 +576,19 @@
       setRefTracer(0, 0);
       return true;
     },
+    /** Whether the interpreter marks its writes and no library has loaded code that does not. */
+    marksUsable: () => marksGlobal !== null && !librariesLoaded,
+    /** Where harness.js put the page map (`length` bytes, one per page): marking starts now. */
+    setMarksMap(base, length) {
+      marksBase = base;
+      marksLength = length;
+      ReflectApply(GlobalSetValue, marksGlobal, [base]);
+    },
+    /** What wrote into the memory without marks since the last `clearWritesUnmarked` ('' if nothing). */
+    writesUnmarked: () => (librariesLoaded ? 'a library loaded at run time' : unmarkedBy),
+    clearWritesUnmarked() {
+      unmarkedBy = '';
+    },
     stateTouched: () => stateTouched,
     bridgeRefused: () => bridgeRefused,
     randomState: () => randomState,
@@ -507,7 +601,7 @@
       sealed = true;
     },
   };
-  const harness = makeHarness(prelude, shell, makeMemoryState);
+  const harness = makeHarness(prelude, shell, makeMemoryState, makePageMarks);
 
   G.__evalrunBoot = function boot(config) {
     delete G.__evalrunBoot;

@@ -9,11 +9,13 @@
 // for the interpreter's imports and WebAssembly (the memory cap, the state
 // and bridge marks, the random generator, sealing). boot.js calls it once,
 // before Pyodide loads, so everything bound here is still pristine.
-// `makeMemoryState` is memory-state.js: the record `restore` writes back.
-(function (prelude, shell, makeMemoryState) {
+// `makeMemoryState` is memory-state.js: the record `restore` writes back;
+// `makePageMarks` is page-marks.js: restores of only the pages written.
+(function (prelude, shell, makeMemoryState, makePageMarks) {
   'use strict';
 
   const { memoryRuns, copyDataRuns, digestBytes, captureFiles, restoreFiles } = makeMemoryState(shell);
+  const pageMarks = makePageMarks(shell);
 
   const now = prelude.now;
   const frame = prelude.frame;
@@ -207,10 +209,7 @@
           if (pass === '') py.call();
           else figure = measuredCall(pass) + ' ';
           const ended = StringCtor(py.endLoad());
-          if (pass !== '' && ended.startsWith('ok ')) {
-            loaded = capture(spare);
-            spare = loaded.data;
-          }
+          if (pass !== '' && ended.startsWith('ok ')) loaded = captureLoaded();
           return figure + ended;
         } catch (e) {
           const kind = pythonFailure(e);
@@ -277,7 +276,11 @@
     };
     // Tests only (booted with `diagnostics`, which grading never sets): a
     // digest of every byte of the memory, to check that a restore is exact.
-    if (config.diagnostics === true) api.memoryDigest = () => digestBytes(Module.HEAPU8);
+    if (config.diagnostics === true) {
+      api.memoryDigest = () => digestBytes(Module.HEAPU8);
+      // How the last restore was made: "marked" (the pages written), or "full" and why.
+      api.lastRestore = () => lastRestore;
+    }
     shell.cleanGlobals();
     shell.sealWebAssembly();
 
@@ -297,7 +300,18 @@
     const fileSystem = pyodide.FS;
     const stackPointer = Module.___stack_pointer;
     const baseSize = Module.HEAPU8.length;
+    // A metered interpreter marks the pages it writes: its restores copy
+    // back only those (page-marks.js); null for every other interpreter.
+    const marks = pageMarks.create(Module, config.memoryCapBytes);
     const booted = capture(null);
+    if (marks !== null) {
+      booted.pages = pageMarks.pageIndex(booted);
+      marks.resetSince([]);
+      shell.clearWritesUnmarked();
+    }
+    // The buffer of the last overlay state after loading, reused like `spare`.
+    let spareOverlay = null;
+    let lastRestore = '';
 
     // `reuse`: a buffer to copy into when it is large enough.
     function capture(reuse) {
@@ -307,6 +321,31 @@
       return { size: heap.length, runs, data, stackPointer: stackPointer.value, random: shell.randomState(), files: captureFiles(fileSystem) };
     }
 
+    // The state right after a measured load: an overlay of the booted state
+    // when every write since it was restored was marked, else a full record.
+    function captureLoaded() {
+      const heap = Module.HEAPU8;
+      let state;
+      if (marks !== null && marks.complete() && marks.bootedKnown) {
+        marks.addSince(marks.take(heap));
+        state = marks.overlay(heap, booted, spareOverlay);
+        spareOverlay = state.data;
+        state.stackPointer = stackPointer.value;
+        state.random = shell.randomState();
+        state.files = captureFiles(fileSystem);
+      } else {
+        if (marks !== null) marks.clear(heap);
+        state = capture(spare);
+        spare = state.data;
+        if (marks !== null) {
+          state.pages = pageMarks.pageIndex(state);
+          marks.resetSince(null);
+        }
+      }
+      if (marks !== null) shell.clearWritesUnmarked();
+      return state;
+    }
+
     function restoreTo(state) {
       if (dead !== '') return 'the interpreter failed: ' + dead;
       const touched = shell.stateTouched();
@@ -314,6 +353,32 @@
       const heap = Module.HEAPU8;
       const size = heap.length;
       if (size > baseSize + config.regrowSlackBytes) return 'the interpreter memory grew past what a restore clears';
+      if (marks !== null && marks.complete() && (state !== booted || marks.bootedKnown)) {
+        lastRestore = 'marked';
+        const written = marks.take(heap);
+        marks.addSince(written);
+        if (state === booted) marks.restoreBooted(heap, booted);
+        else marks.restorePages(heap, written, state);
+      } else {
+        lastRestore =
+          marks === null ? 'full' : 'full: ' + (marks.complete() ? 'the pages that differ from the booted state are not known' : shell.writesUnmarked());
+        fullRestore(heap, size, state.base === undefined ? state : state.base);
+        if (state.base !== undefined) marks.restorePages(heap, state.listed, state);
+        if (marks !== null) {
+          marks.clear(heap);
+          marks.resetSince(state === booted ? [] : state.base !== undefined ? state.listed : null);
+        }
+      }
+      stackPointer.value = state.stackPointer;
+      restoreFiles(fileSystem, state.files);
+      shell.setRandomState(state.random);
+      shell.clearMemoryCapHit();
+      if (marks !== null) shell.clearWritesUnmarked();
+      progress = [];
+      return 'clean';
+    }
+
+    function fullRestore(heap, size, state) {
       const baseRuns = state.runs;
       const baseData = state.data;
       // Every byte goes back: runs that held data at boot are copied; in the
@@ -329,12 +394,6 @@
         else shell.clearWrittenPages(heap, start, end);
       }
       if (size > state.size) shell.clearWrittenPages(heap, state.size, size);
-      stackPointer.value = state.stackPointer;
-      restoreFiles(fileSystem, state.files);
-      shell.setRandomState(state.random);
-      shell.clearMemoryCapHit();
-      progress = [];
-      return 'clean';
     }
 
     shell.seal(fileSystem);

@@ -2,7 +2,7 @@
  * The boot library (sandbox/python/boot-lib/), as `npm run build` bundles it
  * into the boot script: the dlopen gate's SHA-256 run inside an isolate, the
  * WebAssembly function assembled from non-zero.wat, the parser of the
- * linker's function wrappers and the imports' kinds.
+ * linker's function wrappers, the imports' kinds and what they write.
  */
 import ivm from 'isolated-vm';
 import { createHash, randomBytes } from 'node:crypto';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wabt from 'wabt';
 import { isFunctionWrapper } from '../../sandbox/python/boot-lib/function-wrapper.js';
 import { changesState, classifyImport } from '../../sandbox/python/boot-lib/imports.js';
+import { js2pythonWritesElsewhere, writePolicy, writtenRange } from '../../sandbox/python/boot-lib/write-policy.js';
 import { BOOT_LIB_FILE } from '../../src/engines/python/pyodide-files.js';
 import { packageRoot } from '../../src/package-root.js';
 
@@ -162,5 +163,30 @@ describe("the imports' kinds", () => {
     expect(changesState('__syscall_ioctl', [1, 0x5401], file)).toBe(false);
     expect(changesState('__syscall_ioctl', [1, 0x5402], file)).toBe(true);
     expect(changesState('state', [], file)).toBe(true);
+  });
+});
+
+describe("the imports' writes, for write marks", () => {
+  const data = (object: number): number => object + 32;
+
+  it('names the ranges the clock, random bytes, fd_write and string conversion write', () => {
+    expect(writePolicy('clock_time_get')).toBe('clock_time_get');
+    expect(writtenRange('clock_time_get', [1, 0n, 5000], 0, data)).toEqual({ start: 5000, length: 8 });
+    expect(writtenRange('random_get', [70000, 33], 0, data)).toEqual({ start: 70000, length: 33 });
+    expect(writtenRange('fd_write', [1, 100, 2, 9000], 0, data)).toEqual({ start: 9000, length: 4 });
+    expect(writtenRange('js2python_js', ['héllo'], 4096, data)).toEqual({ start: 4128, length: 20 });
+  });
+
+  it('marks nothing for values WebAssembly converts, and sends a BigInt to a full restore', () => {
+    for (const value of [3, 2.5, true, null, undefined]) expect(writtenRange('js2python_js', [value], 4096, data)).toBeNull();
+    expect(writtenRange('js2python_js', ['x'], 0, data)).toBeNull();
+    expect(js2pythonWritesElsewhere(12n)).toBe(true);
+    expect(js2pythonWritesElsewhere('12')).toBe(false);
+  });
+
+  it('counts an import it does not name as one that writes where no mark says', () => {
+    for (const name of ['fd_read', '__syscall_openat', '__syscall_stat64', '_mmap_js', '_dlopen_js', 'some_future_import'])
+      expect(writePolicy(name)).toBe('unknown');
+    for (const name of ['_python2js_ucs1', 'emscripten_get_now', '_PyEM_TrampolineCall_JS']) expect(writePolicy(name)).toBe('none');
   });
 });

@@ -10,6 +10,7 @@ import nonZeroWasm from './non-zero.wat';
 export { isFunctionWrapper } from './function-wrapper.js';
 export { changesState, classifyImport, type ImportKind } from './imports.js';
 export { sha256Hex } from './library-digest.js';
+export { js2pythonWritesElsewhere, writePolicy, writtenRange, type WritePolicy } from './write-policy.js';
 
 /** The binary of non-zero.wat: z(start, end) over the interpreter's memory. */
 export const NON_ZERO_WASM: Uint8Array = nonZeroWasm;

@@ -172,6 +172,7 @@ interface HarnessRefs {
   memoryBytes: ivm.Reference<() => number>;
   /** Booted with `diagnostics` only. */
   memoryDigest?: ivm.Reference<() => string>;
+  lastRestore?: ivm.Reference<() => string>;
 }
 
 /**
@@ -215,7 +216,10 @@ export class Interpreter {
         measureTest: await ref('measureTest'),
         restoreLoaded: await ref('restoreLoaded'),
       };
-      if (options.diagnostics === true) refs.memoryDigest = await ref('memoryDigest');
+      if (options.diagnostics === true) {
+        refs.memoryDigest = await ref('memoryDigest');
+        refs.lastRestore = await ref('lastRestore');
+      }
       api.release();
       return new Interpreter(isolate, context, refs, new Float64Array(sleepBuffer));
     } catch (e) {
@@ -293,6 +297,17 @@ export class Interpreter {
     if (!this.alive) return null;
     const digest = this.refs.memoryDigest.applySync(undefined, [], { timeout: 10_000 });
     return typeof digest === 'string' ? digest : null;
+  }
+
+  /**
+   * Tests only, of an interpreter booted with `diagnostics`: how its last
+   * restore was made, "marked" (only the pages written, page-marks.js) or
+   * "full" and why.
+   */
+  lastRestore(): string {
+    if (this.refs.lastRestore === undefined) throw new Error('evalrun: lastRestore needs an interpreter booted with diagnostics');
+    const kind = this.refs.lastRestore.applySync(undefined, [], { timeout: 10_000 });
+    return typeof kind === 'string' ? kind : '';
   }
 
   dispose(): void {

@@ -1,8 +1,9 @@
-import { ByteWriter, writeCodeSection } from './emit.js';
+import { rewriteWithGlobal } from './append-global.js';
+import { writeCodeSection } from './emit.js';
 import type { MeterMode, MeterStats } from './plan.js';
 import type { QuietFunction } from './quiet.js';
-import { appendToVector, checkMemory32, countImports, exports, functionParamCounts } from './sections.js';
-import { encodeName, encodeU32, HEADER, Reader, readSections, SECTION, sectionRank, WasmFormatError, type Section } from './wasm-binary.js';
+import { checkMemory32, countImports, exports, functionParamCounts } from './sections.js';
+import { readSections, SECTION, WasmFormatError, type Section } from './wasm-binary.js';
 
 export interface MeterOptions {
   mode?: MeterMode;
@@ -37,15 +38,8 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
 
   const importedGlobals = countImports(input, find(SECTION.import), 0x03);
-  const globalSection = find(SECTION.global);
-  const definedGlobals = globalSection === undefined ? 0 : new Reader(input, globalSection.start, globalSection.end).u32();
-  const globalIndex = importedGlobals + definedGlobals;
-
   const exportSection = find(SECTION.export);
   const exported = exportSection === undefined ? new Map<string, { kind: number; index: number }>() : exports(input, exportSection);
-  if (exported.has(exportName)) {
-    throw new WasmFormatError(`the module already exports ${JSON.stringify(exportName)}`, exportSection?.start ?? 0);
-  }
   const importedFunctions = countImports(input, find(SECTION.import), 0x00);
   const excluded = new Set<number>();
   for (const name of options.exclude ?? []) {
@@ -62,44 +56,16 @@ export function meterModule(input: Uint8Array, options: MeterOptions = {}): Mete
   for (const index of options.silent ?? []) excluded.add(definedIndex(index));
   const quiet = new Map<number, QuietFunction>();
   for (const q of options.quiet ?? []) quiet.set(definedIndex(q.index), q);
-  const codeSection = find(SECTION.code);
   const params = functionParamCounts(input, find(SECTION.type), find(SECTION.function));
   checkMemory32(input, find(SECTION.import), find(SECTION.memory));
 
   const stats: MeterStats = { functions: 0, instructions: 0, sites: 0, bulkSites: 0, importedGlobals, features: {} };
 
   // The new global: (mut i64) initialised to i64.const 0.
-  const newGlobal = [0x7e, 0x01, 0x42, 0x00, 0x0b];
-  const newExport = [...encodeName(exportName), 0x03, ...encodeU32(globalIndex)];
-
-  const out = new ByteWriter(input.length + (input.length >> 2));
-  out.bytes(HEADER);
-  const pending = new Map<number, () => void>();
-  if (globalSection === undefined) pending.set(SECTION.global, () => out.section(SECTION.global, [...encodeU32(1), ...newGlobal]));
-  if (exportSection === undefined) pending.set(SECTION.export, () => out.section(SECTION.export, [...encodeU32(1), ...newExport]));
-  // A missing section goes where the specification's order puts it: before
-  // the first section that must follow it.
-  const flushBefore = (id: number): void => {
-    for (const [missing, write] of [...pending]) {
-      if (sectionRank(missing) < sectionRank(id)) {
-        write();
-        pending.delete(missing);
-      }
-    }
-  };
-
-  for (const section of sections) {
-    if (section.id !== SECTION.custom) flushBefore(section.id);
-    if (section === globalSection) {
-      out.section(SECTION.global, appendToVector(input, section, newGlobal));
-    } else if (section === exportSection) {
-      out.section(SECTION.export, appendToVector(input, section, newExport));
-    } else if (section === codeSection) {
-      writeCodeSection(input, section, params, { excluded, quiet }, globalIndex, mode, stats, out);
-    } else {
-      out.section(section.id, input.subarray(section.start, section.end));
-    }
-  }
-  for (const write of pending.values()) write();
-  return { bytes: out.result(), exportName, globalIndex, stats };
+  const written = rewriteWithGlobal(input, sections, {
+    global: [0x7e, 0x01, 0x42, 0x00, 0x0b],
+    exportName,
+    writeCode: (section, index, out) => writeCodeSection(input, section, params, { excluded, quiet }, index, mode, stats, out),
+  });
+  return { bytes: written.bytes, exportName, globalIndex: written.globalIndex, stats };
 }

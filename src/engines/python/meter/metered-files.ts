@@ -6,20 +6,21 @@ import { loadPyodideFiles, type PyodideFiles } from '../pyodide-files.js';
 import { meterModule } from './meter.js';
 import type { MeterMode } from './plan.js';
 import { tracemallocHooks } from './tracemalloc.js';
+import { markWrites } from './write-marks.js';
 
 /**
- * Pyodide's files with its WebAssembly metered (meter.ts). The metered
- * bytes are made once per machine and cached next to the memory snapshots;
+ * Pyodide's files with its WebAssembly metered (meter.ts) and its writes
+ * marked (write-marks.ts). The rewritten bytes are made once per machine and cached next to the memory snapshots;
  * the compiled module once per process and mode.
  *
  * The memory snapshot is shared with the unmetered interpreter (the same
- * `snapshotKey`): metering adds a global outside the linear memory and
- * code, and changes no data segment, memory size or table index, so both
+ * `snapshotKey`): both rewrites add a global outside the linear memory and
+ * code, and change no data segment, memory size or table index, so both
  * builds boot to the same memory (docs/METERING.md says how that was checked).
  */
 
-/** Bumped whenever the rewriter (meter.ts, plan.ts, emit.ts) changes what it writes, so old cached modules are not used. */
-const METER_VERSION = 3;
+/** Bumped whenever the rewriters (meter.ts, plan.ts, emit.ts, write-marks.ts) change what it writes, so old cached modules are not used. */
+const METER_VERSION = 4;
 
 /**
  * Functions of Pyodide left unmetered. `sbrk` asks JavaScript to grow the
@@ -29,6 +30,13 @@ const METER_VERSION = 3;
  * earlier candidate grew (measured: 776406120 against 776406111).
  */
 const PYODIDE_UNMETERED = ['sbrk', '_sbrk64'];
+
+/**
+ * The Pyodide whose imports' writes sandbox/python/boot-lib/write-policy.ts
+ * was checked against. Another version gets no write marks: its restores
+ * copy the whole memory, slower and as exact.
+ */
+const WRITE_POLICY_PYODIDE = '314.0.7';
 
 export interface MeteredPyodide {
   files: PyodideFiles;
@@ -50,7 +58,7 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   const source = readFileSync(join(dirname(require.resolve('pyodide/package.json')), 'pyodide.asm.wasm'));
   const hooks = tracemallocHooks(createHash('sha256').update(source).digest('hex'));
   const key = createHash('sha256')
-    .update(`meter ${METER_VERSION} ${mode} ${PYODIDE_UNMETERED.join(',')}\n`)
+    .update(`meter ${METER_VERSION} ${mode} ${PYODIDE_UNMETERED.join(',')} ${files.version === WRITE_POLICY_PYODIDE ? 'marked' : 'unmarked'}\n`)
     .update(source)
     .digest('hex')
     .slice(0, 24);
@@ -60,7 +68,9 @@ export function loadMeteredPyodideFiles(mode: MeterMode, cacheDir: string): Mete
   let meterMs = 0;
   if (bytes === null) {
     const start = performance.now();
-    bytes = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED, quiet: hooks.quiet, silent: hooks.silent }).bytes;
+    const metered = meterModule(new Uint8Array(source), { mode, exclude: PYODIDE_UNMETERED, quiet: hooks.quiet, silent: hooks.silent }).bytes;
+    // Marked after metering, so that the marks are not counted.
+    bytes = files.version === WRITE_POLICY_PYODIDE ? markWrites(metered).bytes : metered;
     meterMs = performance.now() - start;
     origin = 'made';
     writeCached(path, bytes);
