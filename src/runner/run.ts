@@ -75,7 +75,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   let problemReports: ProblemReport[];
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
   /** Problems of the whole run's plan (a shard's own part is smaller). */
-  let wholePlan: Set<string> = new Set();
+  let wholePlan: Set<string>;
   let loggedLimits: ReadonlyMap<string, TestLimitsReport> = new Map();
   try {
     loaded = await readProblems(

@@ -52,7 +52,7 @@ export async function settleTestLimits(
   needed: ReadonlySet<string>,
   settings: LimitSettings,
   known: KnownLimits,
-  hooks: { note(problemId: string, limits: TestLimitsReport): void; warn(line: string): void; interrupted(): boolean },
+  hooks: { note: (problemId: string, limits: TestLimitsReport) => void; warn: (line: string) => void; interrupted: () => boolean },
 ): Promise<Map<string, TestLimitsReport>> {
   const settled = new Map<string, TestLimitsReport>(known.logged);
   const settle = (id: string, limits: TestLimitsReport): void => {
