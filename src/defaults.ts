@@ -9,6 +9,8 @@ export const DEFAULTS = {
   memoryMb: 128,
   /** Time limit of each test, in ms (`--timeout`). */
   timeoutMs: 2000,
+  /** The least limit `--timeout-factor` gives a test, in ms (`--timeout-floor`): a fast test's measured time is mostly noise. */
+  timeoutFloorMs: 100,
   /** Relative and absolute tolerance of float comparison (`--float-tolerance`). */
   floatTolerance: Object.freeze({ relative: 1e-9, absolute: 1e-9 }),
   /** Seed of `Math.random` and Python's `random` inside the sandbox (`--seed`). */

@@ -44,6 +44,12 @@ export interface CliOptions {
   graders: Grader[];
   /** `--repetitions`: how often a measured run repeats each test for its times. */
   repetitions: number;
+  /** `--timeout-factor`: each test's limit from the optimal solution's time on it; null: --timeout for every test. */
+  timeoutFactor: number | null;
+  /** `--timeout-floor`: the least limit --timeout-factor gives a test, in ms. */
+  timeoutFloorMs: number;
+  /** `--test-limits`: absolute path of a run log or scorecard whose recorded limits are used. */
+  testLimits: string | null;
 }
 
 /** Options that a resumed run takes from its log; giving them again is a mistake. */
@@ -66,6 +72,9 @@ const FIXED_BY_RESUME = [
   'stop-on-first-failure',
   'grade',
   'repetitions',
+  'timeout-factor',
+  'timeout-floor',
+  'test-limits',
 ];
 
 const USAGE = `Usage:
@@ -158,6 +167,22 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       default: DEFAULT_REPETITIONS,
       describe: 'With --grade performance or memory: runs of each test in the measured run, for its wall and CPU times',
     })
+    // Limits per test from the optimal solution's times (docs/ARCHITECTURE.md, "Limits per test").
+    .option('timeout-factor', {
+      type: 'number',
+      describe:
+        "Each test's time limit is K times the optimal solution's time on it (at least --timeout-floor), measured once per problem under --timeout before its candidates",
+    })
+    .option('timeout-floor', {
+      type: 'number',
+      default: DEFAULTS.timeoutFloorMs,
+      describe: 'With --timeout-factor: the least time limit a test gets, in ms',
+    })
+    .option('test-limits', {
+      type: 'string',
+      describe:
+        'Use the test limits an earlier --timeout-factor run recorded (its .jsonl log or JSON scorecard) instead of measuring them: one set for every shard',
+    })
     .option('print-schema', { type: 'boolean', default: false, describe: 'Print the JSON Schema of problem files and exit' })
     .option('reporter', {
       type: 'string',
@@ -189,6 +214,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
   if (args['min-pass-rate'] !== undefined && !grading && resume === null) {
     throw new UsageError('--min-pass-rate applies when grading submissions (--solutions)');
   }
+  const limits = limitFlags(args['timeout-factor'], args['timeout-floor'], args['test-limits'], argv, grading || resume !== null);
   return {
     problems: args.problems ?? '',
     solutions: args.solutions ?? null,
@@ -215,7 +241,41 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     stopOnFirstFailure: args['stop-on-first-failure'] === true,
     graders,
     repetitions: positiveInteger('repetitions', args.repetitions),
+    ...limits,
   };
+}
+
+/** --timeout-factor, --timeout-floor and --test-limits, checked together. */
+function limitFlags(
+  factor: number | undefined,
+  floor: number,
+  file: string | undefined,
+  argv: readonly string[],
+  grading: boolean,
+): Pick<CliOptions, 'timeoutFactor' | 'timeoutFloorMs' | 'testLimits'> {
+  const floorGiven = argv.some((a) => a === '--timeout-floor' || a.startsWith('--timeout-floor='));
+  if (floorGiven && factor === undefined) throw new UsageError('--timeout-floor applies with --timeout-factor (the floor is the least limit the factor gives)');
+  if (factor !== undefined && (!Number.isFinite(factor) || factor <= 0)) throw new UsageError(`--timeout-factor must be a positive number, got ${factor}`);
+  const explain = 'a self-check grades the optimal solutions themselves, whose times the limits come from; give --solutions';
+  if (!grading && factor !== undefined) throw new UsageError(`--timeout-factor applies when grading submissions: ${explain}`);
+  if (!grading && file !== undefined) throw new UsageError(`--test-limits applies when grading submissions: ${explain}`);
+  return {
+    timeoutFactor: factor ?? null,
+    timeoutFloorMs: positiveInteger('timeout-floor', floor),
+    testLimits: file === undefined ? null : existingFile('test-limits', file),
+  };
+}
+
+function existingFile(name: string, file: string): string {
+  const path = resolve(file);
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new UsageError(`--${name}: ${file} is not a file`);
+  return path;
 }
 
 function gradersFlag(texts: readonly string[]): Grader[] {

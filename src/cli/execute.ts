@@ -11,6 +11,7 @@ import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { RunLog, RunLogWriteError } from '../runlog/run-log.js';
 import { locateRunLog, newRunFiles, runIdOfLog, scorecardBeside, type RunFiles } from '../runner/run-files.js';
 import { runEvaluation } from '../runner/run.js';
+import { TestLimitsFileError } from '../runner/test-limits-file.js';
 import { optionsFromRecord, type RunOptions } from '../runner/run-options.js';
 import { ShardInputsChanged } from '../runner/shard-plan.js';
 import { languageNames } from '../engines/find-language.js';
@@ -57,8 +58,13 @@ export async function execute(cli: CliOptions): Promise<number> {
 
   let outcome: RunOutcome;
   try {
-    outcome = await runEvaluation(options, { runId: files.runId, logFile: files.log, resume: files.resume, signal: interrupt.signal }, reporters);
+    const warn = (line: string): void => void process.stderr.write(`evalrun: ${line}\n`);
+    outcome = await runEvaluation(options, { runId: files.runId, logFile: files.log, resume: files.resume, signal: interrupt.signal, warn }, reporters);
   } catch (e) {
+    if (e instanceof TestLimitsFileError) {
+      process.stderr.write(`evalrun: ${e.message}\n`);
+      return EXIT.usage;
+    }
     if (e instanceof ProblemDirectoryError) {
       process.stderr.write(`evalrun: --problems ${e.dir}: ${e.reason}\n`);
       return EXIT.usage;
@@ -188,6 +194,8 @@ function runOptions(cli: CliOptions): RunOptions {
     stopOnFirstFailure: cli.stopOnFirstFailure,
     graders: cli.graders,
     repetitions: cli.repetitions,
+    ...(cli.timeoutFactor === null ? {} : { timeoutFactor: cli.timeoutFactor, timeoutFloorMs: cli.timeoutFloorMs }),
+    ...(cli.testLimits === null ? {} : { testLimitsFile: cli.testLimits }),
   };
 }
 

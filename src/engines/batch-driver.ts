@@ -15,6 +15,9 @@
  * - The sandbox ran out of heap: which test of a batch did it is unknown,
  *   so the rest are replayed one per call in fresh sandboxes.
  * - Anything that ends the candidate early fills the tests left.
+ * - With a limit per test (`limits.testTimeoutsMs`), each call runs one
+ *   test under that test's limit, so that a slow test cannot spend the
+ *   budget of a fast one; loading keeps `limits.timeoutMs`.
  */
 import type { CandidateJob, CandidateOutcome, StopAfter, TestMeasure, TestOutcome } from '../sandbox-host/protocol.js';
 import type { Session } from './engine.js';
@@ -73,8 +76,15 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
     }
     return false;
   };
-  const timeoutMs = job.limits.timeoutMs;
-  const timedOut: TestOutcome = { kind: 'timeout', durationMs: timeoutMs };
+  const loadLimitMs = job.limits.timeoutMs;
+  const perTest = job.limits.testTimeoutsMs;
+  /** The wall-clock limit of the test at `index` (a call runs one test whenever the limits differ per test). */
+  const limitOf = (index: number): number => perTest?.[index] ?? loadLimitMs;
+  const timedOutAt = (index: number): TestOutcome => ({ kind: 'timeout', durationMs: limitOf(index) });
+  /** Code whose loading ran out of time: every test gets the loading's limit, which is what stopped it. */
+  const loadTimedOut: TestOutcome = { kind: 'timeout', durationMs: loadLimitMs };
+  /** The job as a call of the test at `index` sees it: the engines read a call's limit (CPU clocks, budgets) from `limits.timeoutMs`. */
+  const jobAt = (index: number): CandidateJob => (perTest === undefined ? job : { ...job, limits: { ...job.limits, timeoutMs: limitOf(index) } });
   const outcomes: TestOutcome[] = [];
   let entryPoint = '';
   /** A measured run's figures for the last load that ran to the end. */
@@ -87,8 +97,8 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
   /** After a timeout that was the machine's: the next load or call runs alone, with a stretched wall clock. */
   let stretched = false;
   /** Whether an interrupted call was the candidate's: it used its share of CPU (or slept), it sat idle, or the retries are spent. */
-  const ownTimeout = (used: number, idle: boolean): boolean => {
-    if (idle || used >= timeoutMs * CPU_SHARE_FOR_TIMEOUT || retries >= OVERLOAD_RETRIES) return true;
+  const ownTimeout = (used: number, idle: boolean, limitMs: number): boolean => {
+    if (idle || used >= limitMs * CPU_SHARE_FOR_TIMEOUT || retries >= OVERLOAD_RETRIES) return true;
     retries++;
     stretched = true;
     return false;
@@ -98,11 +108,11 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
   while ((outcomes.length < n || !loaded) && !stopped(outcomes)) {
     const stretchLoad = stretched && !loaded;
     if (stretchLoad) stretched = false;
-    const load = await session.load(job, stretchLoad ? timeoutMs * WALL_STRETCH : timeoutMs);
+    const load = await session.load(job, stretchLoad ? loadLimitMs * WALL_STRETCH : loadLimitMs);
     if (load.kind === 'timeout') {
       session.discard();
-      if (ownTimeout(usedMs(load), false)) {
-        fill(outcomes, n, timedOut);
+      if (ownTimeout(usedMs(load), false, loadLimitMs)) {
+        fill(outcomes, n, loadTimedOut);
         break;
       }
       continue;
@@ -120,10 +130,10 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
       fill(outcomes, n, load.outcome);
       break;
     }
-    if (stretchLoad && usedMs(load) > timeoutMs) {
+    if (stretchLoad && usedMs(load) > loadLimitMs) {
       // More CPU (and sleep) than the limit is the candidate's timeout, however long the wall clock allowed.
       session.discard();
-      fill(outcomes, n, timedOut);
+      fill(outcomes, n, loadTimedOut);
       break;
     }
     loaded = true;
@@ -135,11 +145,13 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
       const from = outcomes.length;
       const alone = stretched;
       stretched = false;
-      const slice = oneAtATime || alone || stop !== undefined ? job.tests.slice(from, from + 1) : job.tests.slice(from);
-      const call = await session.call(job, slice, alone ? timeoutMs * WALL_STRETCH : timeoutMs);
-      if (alone && call.kind !== 'crashed' && usedMs(call) > timeoutMs) {
+      const single = oneAtATime || alone || stop !== undefined || perTest !== undefined;
+      const slice = single ? job.tests.slice(from, from + 1) : job.tests.slice(from);
+      const limitMs = limitOf(from);
+      const call = await session.call(jobAt(from), slice, alone ? limitMs * WALL_STRETCH : limitMs);
+      if (alone && call.kind !== 'crashed' && usedMs(call) > limitMs) {
         // More CPU (and sleep) than the limit is the candidate's timeout, however long the wall clock allowed and however the call ended.
-        outcomes.push(timedOut);
+        outcomes.push(timedOutAt(from));
         session.discard();
         usable = false;
         continue;
@@ -181,7 +193,7 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
           }
           // The test that was running when time ran out had the whole budget
           // only if it was the first of this call.
-          if (done === 0 && ownTimeout(usedMs(call), call.idle)) outcomes.push(timedOut);
+          if (done === 0 && ownTimeout(usedMs(call), call.idle, limitMs)) outcomes.push(timedOutAt(from));
           // A test run again because of the machine runs in a fresh sandbox.
           if (stretched || call.idle || parsed?.kind !== 'tests' || parsed.lost || !session.survivesTimeout) {
             session.discard();

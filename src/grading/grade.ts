@@ -17,6 +17,7 @@ import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
 import { candidateMeasure, measureRun, NOT_MEASURED, testMeasureRecord, type MeasureOutcome } from './measure.js';
+import { TestLimitsMismatch, testTimeoutsFor, type TestLimits } from './test-limits.js';
 
 /** Runs grade jobs: the worker's engines. */
 export interface RunsJobs {
@@ -40,6 +41,8 @@ export interface GradeOptions {
    * results carry the figures (grading/measure.ts).
    */
   measure?: { repetitions: number };
+  /** The candidate's problem's limit per test (--timeout-factor), applied when the candidate is in their language. */
+  testLimits?: TestLimits;
 }
 
 /** The code as it will run, or why it cannot run. */
@@ -88,6 +91,13 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   }
   const language = runnable.language;
   const returnType = spec.problem.returnType;
+  let testTimeoutsMs: number[] | undefined;
+  try {
+    testTimeoutsMs = testTimeoutsFor(options.testLimits, language.name, tests.length);
+  } catch (e) {
+    if (!(e instanceof TestLimitsMismatch)) throw e;
+    return unrunnableResults(spec, { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: e.message }, queued, unmeasured);
+  }
   const job: GradeJob = {
     language: language.name,
     code: runnable.code,
@@ -99,7 +109,7 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
     returnType,
     tolerance: options.tolerance,
     equality: equalityOf(language, options.strictTypes === true),
-    limits: options.limits,
+    limits: testTimeoutsMs === undefined ? options.limits : { ...options.limits, testTimeoutsMs },
   };
   if (language.usesPackages && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
   if (oneByOne !== undefined) job.oneByOne = oneByOne;

@@ -15,7 +15,9 @@
  * machines may mount the same files elsewhere); the same shard twice; or
  * two shards claiming one candidate. Missing shards, and shards that did
  * not finish, make the merge incomplete: it says which, and marks the
- * scorecard `"complete": false`.
+ * scorecard `"complete": false`. Shards graded under different test
+ * limits (--timeout-factor measured on each shard's machine) are merged with
+ * a warning, on the problem and to the user (merge-limits.ts).
  */
 import type { RunOutcome } from '../report/reporter.js';
 import type { MergeRecord } from '../report/scorecard.js';
@@ -26,6 +28,7 @@ import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
 import { MergeRefused, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
 import { DEFAULTS } from '../defaults.js';
+import { mergeLimits } from './merge-limits.js';
 
 export { MergeRefused };
 
@@ -46,7 +49,7 @@ export interface MergeResult {
 }
 
 /** Options that may differ between the shards of one run. */
-const MAY_DIFFER = new Set(['concurrency', 'problems', 'solutions', 'shard']);
+const MAY_DIFFER = new Set(['concurrency', 'problems', 'solutions', 'shard', 'test_limits']);
 
 export function mergeShards(options: MergeOptions): MergeResult {
   if (options.inputs.length === 0) throw new MergeRefused('no shards given');
@@ -84,6 +87,11 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     );
   }
 
+  // Each shard's test limits (--timeout-factor); shards that disagree are warned about on the problem, not refused.
+  const merged = mergeLimits(shards, first.problems);
+  warnings.push(...merged.warnings);
+  const problems = merged.problems;
+
   const runOptions = withoutShard(first.options);
   const startedAt = shards.map((s) => s.startedAt).sort()[0]!;
   const store = new Tally(RunLog.create(options.logFile, { type: 'run', run_id: options.runId, started_at: startedAt, mode: first.mode, options: runOptions }));
@@ -97,7 +105,8 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     const keys = candidates.map((c) => c.candidate.key);
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
-    store.log.notePlan({ keys, problems: first.problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
+    for (const [id, limits] of merged.limits) store.log.noteLimits(id, limits);
+    store.log.notePlan({ keys, problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
     for (const { candidate, shard } of candidates) store.recordResults(candidate.key, shards[shard]!.results(candidate.at));
     store.log.noteEnd(end);
   } catch (e) {
@@ -114,7 +123,7 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     header: { mode: first.mode, run_id: options.runId, started_at: startedAt, options: runOptions },
     finishedAt: end.finished_at,
     complete: end.complete,
-    problems: first.problems,
+    problems,
     tagsByProblem: tags,
     skipped: first.skipped,
     passAtK: Array.isArray(runOptions.pass_at_k) ? (runOptions.pass_at_k as number[]) : [...DEFAULTS.passAtK],

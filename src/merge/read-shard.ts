@@ -14,7 +14,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
-import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport, TestLimitsReport } from '../report/scorecard.js';
 import { candidateKey } from '../grading/candidate.js';
 import { readLines, RunLog } from '../runlog/run-log.js';
 import { decodeRanks, type ShardRecord } from '../runner/shard-plan.js';
@@ -53,6 +53,8 @@ export interface ShardInput {
   planned: number;
   /** Those it finished, in its plan order. */
   candidates: ShardCandidate[];
+  /** The test limits it graded under (--timeout-factor), by problem id. */
+  limits: ReadonlyMap<string, TestLimitsReport>;
   /** One candidate's results, read back from where they were found. */
   results(at: ResultsAt): CandidateResult[];
   /** Lets go of the file. */
@@ -99,7 +101,7 @@ function readLog(file: string): ShardInput {
   } catch (e) {
     throw new MergeRefused(e instanceof Error ? e.message : String(e));
   }
-  const { log, header, logged } = read;
+  const { log, header, logged, limits } = read;
   try {
     const shard = header.shard;
     if (shard === undefined) throw notSharded(file, 'run log');
@@ -124,6 +126,7 @@ function readLog(file: string): ShardInput {
       planned: plan.length,
       // In plan order, whatever order they finished in.
       candidates: plan.flatMap(([, key]) => found.get(key) ?? []),
+      limits,
       results: (at) => (at.kind === 'log' ? log.results(at.key) : []),
       close: () => log.close(),
     };
@@ -201,6 +204,7 @@ function readScorecard(file: string, fd: number, size: number): ShardInput {
     skipped: head.skipped_submissions,
     planned: record.loads[record.index - 1]?.candidates ?? 0,
     candidates,
+    limits: new Map(head.problems.flatMap((p) => (p.problem_id !== null && p.test_limits !== undefined ? [[p.problem_id, p.test_limits] as const] : []))),
     results: (at) => {
       if (at.kind === 'parsed') return at.results;
       if (at.kind === 'card-lines') return at.lines.map((l) => parseResultLine(file, readBytes(file, fd, l.offset, l.length)));

@@ -101,6 +101,25 @@ export interface ProblemReport {
   valid: boolean;
   errors: string[];
   warnings: string[];
+  /** The time limit of each test, in a run with --timeout-factor or --test-limits (absent otherwise). */
+  test_limits?: TestLimitsReport;
+}
+
+/**
+ * A problem's time limits (`--timeout-factor`): `optimal_solution`, a limit
+ * per correctness test worked out from the optimal solution's times in
+ * `language` (candidates in another language keep `--timeout`); `timeout`,
+ * every test keeps `timeout_ms`, for the `reason` given. `taken_from`: the
+ * run log or scorecard they were read from (`--test-limits`), when they
+ * were not measured by this run.
+ */
+export interface TestLimitsReport {
+  from: 'optimal_solution' | 'timeout';
+  language?: string;
+  tests_ms?: number[];
+  timeout_ms?: number;
+  reason?: string;
+  taken_from?: string;
 }
 
 export interface Summary {

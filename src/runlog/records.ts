@@ -4,7 +4,7 @@
  * The format is read back by `--resume`, `evalrun report`, `diff` and
  * `merge`, so it only ever gains optional fields.
  */
-import type { CandidateResult, ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
+import type { CandidateResult, ProblemReport, SkippedSubmissionReport, TestLimitsReport } from '../report/scorecard.js';
 import type { ShardRecord } from '../runner/shard-records.js';
 
 /** In the run log's header: the whole of this shard's plan, and the problem reports the log otherwise lacks. */
@@ -54,6 +54,32 @@ export interface CandidateLine {
   type: 'candidate';
   key: string;
   results: CandidateResult[];
+}
+
+/**
+ * A problem's time limits (--timeout-factor), written before any of its
+ * candidates is graded; a resumed run and a shard given the log with
+ * --test-limits use them as they are. A later line for the same problem wins.
+ */
+export interface LimitsLine extends TestLimitsReport {
+  type: 'limits';
+  problem_id: string;
+}
+
+export function isLimitsLine(value: unknown): value is LimitsLine {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<LimitsLine>;
+  if (v.type !== 'limits' || typeof v.problem_id !== 'string') return false;
+  if (v.from === 'timeout') return typeof v.timeout_ms === 'number';
+  return (
+    v.from === 'optimal_solution' && typeof v.language === 'string' && Array.isArray(v.tests_ms) && v.tests_ms.every((ms) => Number.isSafeInteger(ms) && ms > 0)
+  );
+}
+
+/** The report part of a limits line. */
+export function limitsReport(line: LimitsLine): TestLimitsReport {
+  const { type: _type, problem_id: _id, ...report } = line;
+  return report;
 }
 
 export function isHeader(value: unknown): value is RunHeader {

@@ -8,13 +8,19 @@
  * What the results mean (rows, rankings, summaries) is for report/.
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { readLines } from './read-lines.js';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import { writeBytes } from '../write-text.js';
-import { isCandidateLine, isHeader, isNoteLine, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
+import type { TestLimitsReport } from '../report/scorecard.js';
+import { isCandidateLine, isHeader, isLimitsLine, isNoteLine, limitsReport, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
 
-export type { CandidateLine, RunEnd, RunHeader, RunPlan, ShardLogRecord } from './records.js';
+export { readLines };
+export type { CandidateLine, LimitsLine, RunEnd, RunHeader, RunPlan, ShardLogRecord } from './records.js';
+
+/** The limits lines of a log, by problem id (the last line of each). */
+export type LoggedLimits = Map<string, TestLimitsReport>;
 
 /**
  * The run log could not be written (a full disk, a quota, a file system
@@ -103,12 +109,13 @@ export class RunLog {
    * line counts as done; a line cut short by a kill is ignored, and the next
    * record starts on a line of its own.
    */
-  static resume(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; damagedLines: number } {
+  static resume(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; damagedLines: number; limits: LoggedLimits } {
     const fd = openSync(file, 'r+');
     const size = fstatSync(fd).size;
     const log = new RunLog(fd, size, file);
     let header: RunHeader | null = null;
     let damaged = 0;
+    const limits: LoggedLimits = new Map();
     for (const { offset, length, text } of readLines(fd, size)) {
       let parsed: unknown;
       try {
@@ -119,6 +126,7 @@ export class RunLog {
       }
       if (isHeader(parsed) && header === null) header = parsed;
       else if (isCandidateLine(parsed)) log.index(parsed, offset, length, visit);
+      else if (isLimitsLine(parsed)) limits.set(parsed.problem_id, limitsReport(parsed));
       else if (!isNoteLine(parsed)) damaged++;
     }
     if (header === null) {
@@ -126,7 +134,7 @@ export class RunLog {
       throw new Error(`${file}: not an evalrun run log (no header line)`);
     }
     if (size > 0 && lastByte(fd, size) !== 0x0a) log.append('\n');
-    return { log, header, damagedLines: damaged };
+    return { log, header, damagedLines: damaged, limits };
   }
 
   /**
@@ -135,7 +143,10 @@ export class RunLog {
    * read. `logged` lists the candidates in the order they were first logged;
    * `plan` is the last plan line, and `end` the end line after it, if any.
    */
-  static read(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; plan: RunPlan | null; end: RunEnd | null; logged: string[] } {
+  static read(
+    file: string,
+    visit: VisitCandidate,
+  ): { log: RunLog; header: RunHeader; plan: RunPlan | null; end: RunEnd | null; logged: string[]; limits: LoggedLimits } {
     const fd = openSync(file, 'r');
     const size = fstatSync(fd).size;
     const log = new RunLog(fd, size, file);
@@ -144,6 +155,7 @@ export class RunLog {
     let plan: RunPlan | null = null;
     let end: RunEnd | null = null;
     const logged: string[] = [];
+    const limits: LoggedLimits = new Map();
     for (const { offset, length, text } of readLines(fd, size)) {
       let parsed: unknown;
       try {
@@ -155,7 +167,8 @@ export class RunLog {
       else if (isCandidateLine(parsed)) {
         if (!log.lines.has(parsed.key)) logged.push(parsed.key);
         log.index(parsed, offset, length, visit);
-      } else if (isNoteLine(parsed)) {
+      } else if (isLimitsLine(parsed)) limits.set(parsed.problem_id, limitsReport(parsed));
+      else if (isNoteLine(parsed)) {
         if (parsed.type === 'plan') {
           plan = parsed;
           end = null; // a resumed run plans again; an end line before it belonged to the interrupted part
@@ -166,7 +179,7 @@ export class RunLog {
       closeSync(fd);
       throw new Error(`${file}: not an evalrun run log (no header line)`);
     }
-    return { log, header, plan, end, logged };
+    return { log, header, plan, end, logged, limits };
   }
 
   /** The header of a run log, read without reading the rest of the log. */
@@ -192,6 +205,11 @@ export class RunLog {
   /** Records what the run will grade, so that the log alone can be reported on (see `read`). */
   notePlan(plan: Omit<RunPlan, 'type'>): void {
     this.append(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+  }
+
+  /** Records a problem's time limits (--timeout-factor), before any of its candidates. */
+  noteLimits(problemId: string, limits: TestLimitsReport): void {
+    this.append(`${JSON.stringify({ type: 'limits', problem_id: problemId, ...limits })}\n`);
   }
 
   /** Records that the run ended (complete or interrupted), and when. */
@@ -350,31 +368,6 @@ export class RunLog {
     }
     return read === length ? buffer : buffer.subarray(0, read);
   }
-}
-
-/** The complete lines of a file, with where each starts and its length in bytes; a last line without its newline is left out. */
-export function* readLines(fd: number, size: number): Generator<{ offset: number; length: number; text: string }> {
-  const chunk = Buffer.alloc(1 << 20);
-  let pending: Buffer[] = [];
-  let pendingStart = 0;
-  let position = 0;
-  while (position < size) {
-    const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
-    if (n === 0) break;
-    let start = 0;
-    for (let i = 0; i < n; i++) {
-      if (chunk[i] !== 0x0a) continue;
-      const piece = chunk.subarray(start, i + 1);
-      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
-      yield { offset: pendingStart, length: line.length, text: line.toString('utf8') };
-      pending = [];
-      start = i + 1;
-      pendingStart = position + start;
-    }
-    if (start < n) pending.push(Buffer.from(chunk.subarray(start, n)));
-    position += n;
-  }
-  // A last line without its newline was cut short by a kill: it is not a record.
 }
 
 const COMMA = Buffer.from(',');

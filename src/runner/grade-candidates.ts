@@ -1,5 +1,6 @@
 import { candidateKey, type Candidate } from '../grading/candidate.js';
 import { unavailableResults } from '../grading/grade.js';
+import type { TestLimits } from '../grading/test-limits.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
@@ -14,18 +15,24 @@ export type RecordCandidate = (key: string, rows: readonly CandidateRow[], recor
 /**
  * Grades the planned candidates: a worker reads each one's problem file
  * (candidates of one problem come one after another, so it reads it once
- * for them) and answers with its records.
+ * for them) and answers with its records. `limitsOf`: a candidate's
+ * problem's limit per test, sent with it (--timeout-factor).
  */
 export async function gradeAll(
   route: Route,
   todo: ReadonlyArray<{ candidate: Candidate; key: string }>,
   record: RecordCandidate,
   interrupted: () => boolean,
+  limitsOf: (candidate: Candidate) => TestLimits | undefined = () => undefined,
 ): Promise<void> {
+  const itemOf = (candidate: Candidate) => {
+    const limits = limitsOf(candidate);
+    return limits === undefined ? { kind: 'grade' as const, candidate } : { kind: 'grade' as const, candidate, limits };
+  };
   await swallowIfInterrupted(
     interrupted,
     route.send(
-      groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: { kind: 'grade', candidate: todo[index]!.candidate } })),
+      groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: itemOf(todo[index]!.candidate) })),
       {
         onMessage: (index, m) => {
           const { candidate, key } = todo[index]!;

@@ -40,6 +40,11 @@ export class Route {
     this.limit = pLimit(Math.max(1, options.pool.size) * (options.batchesPerWorker ?? BATCHES_PER_WORKER));
   }
 
+  /** The options every batch of this route carries unless a call gives its own. */
+  get batchOptions(): BatchOptions {
+    return this.options.batch;
+  }
+
   /** What every worker keeps for the rest of the run (the problem ids solution files are read against). */
   setContext(context: RunContext): void {
     this.options.pool.setContext?.(context);

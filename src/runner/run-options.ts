@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.js';
 import { allLanguages, equalityOf } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import type { Filters } from '../grading/filters.js';
@@ -33,6 +34,12 @@ export interface RunOptions {
   graders?: readonly Grader[];
   /** How often a measured run repeats each test for its times (default DEFAULT_REPETITIONS). */
   repetitions?: number;
+  /** --timeout-factor: each test's limit is this many times the optimal solution's time on it (test-limits.ts). */
+  timeoutFactor?: number;
+  /** --timeout-floor: the least limit a test gets from --timeout-factor, in ms (default DEFAULTS.timeoutFloorMs). */
+  timeoutFloorMs?: number;
+  /** --test-limits: a run log or JSON scorecard whose recorded limits this run uses rather than measuring them. */
+  testLimitsFile?: string;
 }
 
 /** Where a run keeps its log, and how it can be stopped. */
@@ -43,6 +50,8 @@ export interface RunControl {
   resume: boolean;
   /** Aborting stops grading; finished candidates are kept and the outcome is marked incomplete. */
   signal?: AbortSignal;
+  /** Notes for the user that are no error (a problem that keeps --timeout under --timeout-factor). */
+  warn?: (line: string) => void;
 }
 
 /** The run's options as recorded in its log and scorecard; `optionsFromRecord` reads them back. */
@@ -65,6 +74,11 @@ export function recordOptions(options: RunOptions): Record<string, unknown> {
     ...(options.stopOnFirstFailure === true ? { stop_on_first_failure: true } : {}),
     // Recorded only when efficiency is graded, so that other runs' options read as before.
     ...(measures(options.graders) ? { grade: [...(options.graders ?? [])], repetitions: options.repetitions ?? DEFAULT_REPETITIONS } : {}),
+    // Recorded only when asked for, so that other runs' options read as before.
+    ...(options.timeoutFactor !== undefined
+      ? { timeout_factor: options.timeoutFactor, timeout_floor_ms: options.timeoutFloorMs ?? DEFAULTS.timeoutFloorMs }
+      : {}),
+    ...(options.testLimitsFile !== undefined ? { test_limits: options.testLimitsFile } : {}),
     // How numbers were judged, per language (see docs/VALUES.md).
     equality: Object.fromEntries(allLanguages().map((l) => [l.name, equalityOf(l, options.strictTypes === true)])),
   };
@@ -89,6 +103,13 @@ export function optionsFromRecord(record: Record<string, unknown>): RunOptions {
     pythonPackages: Array.isArray(record.python_packages) ? (record.python_packages as string[]) : [],
     stopOnFirstFailure: record.stop_on_first_failure === true,
     ...gradersFromRecord(record),
+    ...(typeof record.timeout_factor === 'number'
+      ? {
+          timeoutFactor: record.timeout_factor,
+          timeoutFloorMs: typeof record.timeout_floor_ms === 'number' ? record.timeout_floor_ms : DEFAULTS.timeoutFloorMs,
+        }
+      : {}),
+    ...(typeof record.test_limits === 'string' ? { testLimitsFile: record.test_limits } : {}),
   };
 }
 

@@ -13,6 +13,10 @@ import { Route } from './route.js';
 import { gradeOptionsOf, recordOptions, type RunControl, type RunOptions } from './run-options.js';
 import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord } from './shard-plan.js';
 import { collectRows, Tally } from './tally.js';
+import { itemLimits, settleTestLimits } from './test-limits.js';
+import { readTestLimitsFile } from './test-limits-file.js';
+import type { TestLimitsReport } from '../report/scorecard.js';
+import { DEFAULTS } from '../defaults.js';
 
 /**
  * One run: list the problem files, plan the candidates (self-check or
@@ -70,6 +74,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   let planned: PlannedRun;
   let problemReports: ProblemReport[];
   let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
+  /** Problems of the whole run's plan (a shard's own part is smaller). */
+  let wholePlan: Set<string>;
+  let loggedLimits: ReadonlyMap<string, TestLimitsReport> = new Map();
   try {
     loaded = await readProblems(
       options.problemsDir,
@@ -85,6 +92,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
+    wholePlan = new Set(planned.candidates.map((c) => c.problemId));
     if (options.shard) {
       const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked(), planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
@@ -95,6 +103,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       const reopened = RunLog.resume(control.logFile, collected.visit);
       opened.tally = new Tally(reopened.log, collected.rows);
       startedAt = reopened.header.started_at;
+      loggedLimits = reopened.limits;
       if (sharded !== null) checkResumedShard(reopened.header, sharded.record);
     } else {
       shardRecord = sharded?.record;
@@ -111,14 +120,19 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   try {
     const keys = candidates.map(candidateKey);
     tally.plan(keys);
+    // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
+    const todo = streaming ? [] : candidates.flatMap((candidate, i) => (tally.has(keys[i]!) ? [] : [{ candidate, key: keys[i]! }]));
+    // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
+    const needed = sharded !== null ? wholePlan : new Set(todo.map((t) => t.candidate.problemId));
+    const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
+    if (limits.size > 0)
+      problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));
     tally.log.notePlan({
       keys,
       problems: problemReports,
       tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
       skipped_submissions: skipped,
     });
-    // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
-    const todo = streaming ? [] : candidates.flatMap((candidate, i) => (tally.has(keys[i]!) ? [] : [{ candidate, key: keys[i]! }]));
     reports.plan(
       {
         mode,
@@ -130,7 +144,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       },
       streaming ? null : keys,
     );
-    await gradeAll(route, todo, record, interrupted);
+    await gradeAll(route, todo, record, interrupted, (candidate) => itemLimits(limits, candidate));
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).
@@ -153,4 +167,39 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   } finally {
     tally.log.close();
   }
+}
+
+/**
+ * The limits per test of the problems in `needed` and of those the log
+ * already names (none without --timeout-factor or --test-limits). The
+ * --test-limits file is read only for problems the log does not name: a
+ * resumed run keeps what its first part recorded.
+ */
+async function testLimitsOf(
+  options: RunOptions,
+  control: RunControl,
+  route: Route,
+  problems: readonly ProblemSummary[],
+  needed: ReadonlySet<string>,
+  logged: ReadonlyMap<string, TestLimitsReport>,
+  note: (problemId: string, limits: TestLimitsReport) => void,
+  interrupted: () => boolean,
+): Promise<Map<string, TestLimitsReport>> {
+  if (options.timeoutFactor === undefined && options.testLimitsFile === undefined) return new Map(logged);
+  const missing = [...needed].some((id) => !logged.has(id));
+  const file = options.testLimitsFile;
+  const given = missing && file !== undefined ? readTestLimitsFile(file) : new Map<string, TestLimitsReport>();
+  return settleTestLimits(
+    route,
+    route.batchOptions,
+    problems,
+    needed,
+    {
+      timeoutMs: options.timeoutMs,
+      ...(options.timeoutFactor === undefined ? {} : { factor: options.timeoutFactor }),
+      floorMs: options.timeoutFloorMs ?? DEFAULTS.timeoutFloorMs,
+    },
+    { logged, given, ...(file === undefined ? {} : { givenFrom: file }) },
+    { note, warn: (line) => control.warn?.(line), interrupted },
+  );
 }

@@ -8,8 +8,14 @@
 export interface SandboxLimits {
   /** Heap limit of the isolate, in MB. */
   memoryMb: number;
-  /** Wall-clock limit of one test, in ms. */
+  /** Wall-clock limit of one test, in ms, and of loading the code. */
   timeoutMs: number;
+  /**
+   * Each test's own wall-clock limit, in ms, one per test of the job
+   * (`--timeout-factor`: worked out from the optimal solution's times).
+   * Absent: every test has `timeoutMs`. Loading the code keeps `timeoutMs`.
+   */
+  testTimeoutsMs?: number[];
   /** Seed for Math.random / random and the fixed clock inside the sandbox. */
   seed: number;
 }

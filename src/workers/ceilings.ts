@@ -25,9 +25,10 @@ export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests =
   const tests = knownTests(item);
   if (tests !== null) {
     const oneByOne = (item.kind === 'grade' || item.kind === 'job') && item.oneByOne !== undefined;
-    return item.kind === 'job'
-      ? ceilingForTests(oneByOne ? 1 : tests, item.job.limits, item.job.measure)
-      : ceilingForTests(oneByOne ? 1 : tests, limits, measure);
+    if (item.kind === 'job') return ceilingForTests(oneByOne ? 1 : tests, item.job.limits, item.job.measure);
+    // A candidate of a problem with a limit per test (--timeout-factor) carries them.
+    const own = item.kind === 'grade' && item.limits !== undefined ? { ...limits, testTimeoutsMs: item.limits.testsMs } : limits;
+    return ceilingForTests(oneByOne ? 1 : tests, own, measure);
   }
   if (item.kind === 'self-check' && reportedTests > 0) return READ_CEILING_MS + ceilingForTests(reportedTests, limits, measure);
   return READ_CEILING_MS;
@@ -36,11 +37,22 @@ export function ceilingOf(item: WorkItem, limits: SandboxLimits, reportedTests =
 /**
  * The ceiling of a candidate with this many tests under these limits: every
  * test may use its whole time limit twice (a timed-out batch of tests is
- * replayed from the interrupted test), plus start-up. A measured run runs
- * each test (and the loading) `passesOf(measure)` times' worth of its limit.
+ * replayed from the interrupted test), plus the loading's, plus start-up.
+ * A measured run runs each test (and the loading) `passesOf(measure)`
+ * times' worth of its limit. With a limit per test, the `tests` largest of
+ * them count (one test at a time: the largest), and tests past those the
+ * limits name count `timeoutMs` each.
  */
 export function ceilingForTests(tests: number, limits: SandboxLimits, measure?: Measure): number {
-  return (tests + 1) * (limits.timeoutMs + 250) * passesOf(measure) * 2 + 10_000;
+  return (testsMs(tests, limits) + limits.timeoutMs + 250) * passesOf(measure) * 2 + 10_000;
+}
+
+/** The time `tests` tests may take at most, a margin for each included. */
+function testsMs(tests: number, limits: SandboxLimits): number {
+  const perTest = limits.testTimeoutsMs;
+  if (perTest === undefined) return tests * (limits.timeoutMs + 250);
+  const largest = [...perTest].sort((a, b) => b - a).slice(0, tests);
+  return largest.reduce((sum, ms) => sum + ms, 0) + (tests - largest.length) * limits.timeoutMs + tests * 250;
 }
 
 /**

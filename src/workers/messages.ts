@@ -11,6 +11,7 @@
 import type { Candidate, ProblemSummary } from '../grading/candidate.js';
 import type { Filters } from '../grading/filters.js';
 import type { GradeOptions } from '../grading/grade.js';
+import type { TestLimits } from '../grading/test-limits.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
 import type { CandidateRow, RowEfficiency } from '../report/rows.js';
 import type { CandidateStatus } from '../report/scorecard.js';
@@ -33,8 +34,12 @@ export type WorkItem =
    * optimal_solution, grade that: answered by `problem`, then `graded`.
    */
   | { kind: 'self-check'; file: string }
-  /** Grade a planned candidate against its problem file: answered by `graded`. */
-  | { kind: 'grade'; candidate: Candidate; oneByOne?: Settled }
+  /**
+   * Grade a planned candidate against its problem file: answered by
+   * `graded`. `limits`: its problem's limit per test (--timeout-factor),
+   * checked by the worker when the item arrives (grading/test-limits.ts).
+   */
+  | { kind: 'grade'; candidate: Candidate; oneByOne?: Settled; limits?: TestLimits }
   /** Read one solution file (the worker holds the run's known problem ids): answered by `solutions`. */
   | { kind: 'read-solutions'; file: SolutionFile }
   /** Run a grade job already built (the sandbox's own tests use it): answered by `answered`. */

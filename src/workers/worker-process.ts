@@ -10,6 +10,7 @@
 import { problemChangedMessage, selfCheckPlans, summarizeProblem, type Candidate } from '../grading/candidate.js';
 import { selector, type Selector } from '../grading/filters.js';
 import { gradeCandidate, internalErrorResults, unavailableResults, type GradeOptions, type RunsJobs } from '../grading/grade.js';
+import { badTestTimeouts, readTestLimits } from '../grading/test-limits.js';
 import { loadProblemLazily, loadProblemTextLazily } from '../problems/load-lazily.js';
 import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } from '../problems/prepared.js';
 import { candidateRow } from '../report/rows.js';
@@ -178,7 +179,9 @@ async function runOneByOne(job: GradeJob, settled: ReadonlyArray<[number, Verdic
       continue;
     }
     onTest(i);
-    const reply = await runAll({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1) });
+    const perTest = job.limits.testTimeoutsMs;
+    const limits = perTest === undefined ? job.limits : { ...job.limits, testTimeoutsMs: perTest.slice(i, i + 1) };
+    const reply = await runAll({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1), limits });
     if (reply.kind === 'load-error') return reply;
     entryPoint = reply.entryPoint;
     durationMs += reply.durationMs ?? 0;
@@ -240,10 +243,13 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
       return;
     }
     case 'grade': {
+      const limits = item.limits === undefined ? undefined : readTestLimits(item.limits);
+      if (typeof limits === 'string') throw new Error(`a grade item with ${limits}`);
+      const gradeOptions = limits === undefined ? options.grade : { ...options.grade, testLimits: limits };
       const problem = await problemAt(item.candidate.file, options.problems?.[item.candidate.file]);
       const results = isInvalidProblemFile(problem)
         ? unavailableResults(item.candidate, problemChangedMessage(problem))
-        : await grade(id, index, item.candidate, problem, options.grade, item.oneByOne);
+        : await grade(id, index, item.candidate, problem, gradeOptions, item.oneByOne);
       sendGraded(id, index, results);
       return;
     }
@@ -254,6 +260,8 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
       return;
     }
     case 'job': {
+      const bad = badTestTimeouts(item.job.limits.testTimeoutsMs, item.job.tests.length);
+      if (bad !== null) throw new Error(`a job with ${bad}`);
       const job = item.oneByOne === undefined ? item.job : { ...item.job, oneByOne: { settled: item.oneByOne } };
       const reply = await runJob(job, (test) => progress.set(id, index, job.tests.length, test));
       send({ type: 'answered', batch: id, item: index, reply });

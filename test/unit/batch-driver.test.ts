@@ -21,10 +21,14 @@ const T = 1000;
  * heap after 1.5 T of CPU; `crash` breaks the sandbox (a `c` frame);
  * `sleeper` sleeps past any limit with the CPU idle (Python's time.sleep);
  * `napper` sleeps 0.6 T and, when its wall clock runs out, has used little
- * CPU besides, and `dozer` does the same but sleeps 1.2 T in all.
+ * CPU besides, and `dozer` does the same but sleeps 1.2 T in all;
+ * `busy<ms>` keeps the CPU busy that long, and returns 0 if the call's wall
+ * clock allows it.
  */
 class ScriptedSession implements Session {
   readonly calls: Array<{ tests: string[]; wallMs: number }> = [];
+  /** The limit each call's job named (`limits.timeoutMs`), which engines read for their CPU clocks. */
+  readonly callLimits: number[] = [];
   readonly loads: number[] = [];
   discards = 0;
   ended = 0;
@@ -47,9 +51,10 @@ class ScriptedSession implements Session {
     return new Promise((resolve) => resolve(this.callNow(job, tests, wallMs)));
   }
 
-  private callNow(_job: CandidateJob, tests: readonly string[], wallMs: number): CallResult {
+  private callNow(job: CandidateJob, tests: readonly string[], wallMs: number): CallResult {
     expect(this.live).toBe(true);
     this.calls.push({ tests: tests.map((t) => JSON.parse(t) as string), wallMs });
+    this.callLimits.push(job.limits.timeoutMs);
     this.done = '';
     let cpuMs = 0;
     for (const text of tests) {
@@ -63,6 +68,13 @@ class ScriptedSession implements Session {
       if (word === 'leak') return wallMs <= T ? { kind: 'timeout', cpuMs: 10, idle: false } : { kind: 'memory', cpuMs: 1.5 * T };
       if (word === 'crash') return { kind: 'finished', text: this.done + frame('c', 'boom'), cpuMs };
       if (word === 'greedy') cpuMs += 1.5 * T;
+      if (word.startsWith('busy')) {
+        const needs = Number(word.slice(4));
+        if (needs > wallMs) return { kind: 'timeout', cpuMs: cpuMs + wallMs, idle: false };
+        cpuMs += needs;
+        this.done += frame('r', '0');
+        continue;
+      }
       this.done += frame('r', word === 'stalled' || word === 'greedy' || word === 'napper' ? '0' : word.slice(1));
     }
     return { kind: 'finished', text: this.done, cpuMs };
@@ -303,5 +315,56 @@ describe('the frame parser', () => {
     for (const text of ['r1,5,ab', 'x1,1,a', 'r-1,1,a', 'r1,-1,', 'r1', 'P9,ab', 'rNaN,1,a']) {
       expect(parseFrames(text, crash), text).toEqual({ kind: 'malformed' });
     }
+  });
+});
+
+describe('the batch driver with a limit per test', () => {
+  const limited = (limits: number[], ...words: string[]): CandidateJob => {
+    const j = job(...words);
+    return { ...j, limits: { ...j.limits, testTimeoutsMs: limits } };
+  };
+
+  it('runs each test alone under its own limit, the loading under timeoutMs', async () => {
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, limited([50, 300, 20], 'busy10', 'busy200', 'busy5'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['0', '0', '0']);
+    expect(session.calls).toEqual([
+      { tests: ['busy10'], wallMs: 50 },
+      { tests: ['busy200'], wallMs: 300 },
+      { tests: ['busy5'], wallMs: 20 },
+    ]);
+    expect(session.callLimits).toEqual([50, 300, 20]);
+    expect(session.loads).toEqual([T]);
+  });
+
+  it('times out a test over its own limit, with that limit as its duration, and goes on', async () => {
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, limited([50, 100, 400], 'busy10', 'busy300', 'busy300'));
+    expect(out.kind).toBe('ran');
+    if (out.kind !== 'ran') return;
+    expect(kinds(out.tests)).toEqual(['0', 'timeout', '0']);
+    expect(out.tests[1]).toEqual({ kind: 'timeout', durationMs: 100 });
+  });
+
+  it("passes a test under its limit however small another test's limit is", async () => {
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, limited([1, 5000], 'v7', 'busy3000'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['7', '0']);
+  });
+
+  it("judges a stretched retry against the test's own limit", async () => {
+    // Its first call's wall clock runs out with the CPU elsewhere; alone, with a stretched clock, it uses less than its limit.
+    const session = new ScriptedSession(true);
+    const out = await runBatches(session, limited([T, T / 2], 'v1', 'stalled'));
+    expect(out.kind === 'ran' && kinds(out.tests)).toEqual(['1', '0']);
+    expect(session.calls.map((c) => c.wallMs)).toEqual([T, T / 2, 2 * T]);
+  });
+
+  it("times out a stretched retry that uses more than the test's own limit, with that limit as its duration", async () => {
+    const session = new ScriptedSession(true);
+    // `dozer` first looks like a busy machine's timeout, then sleeps 1.2 T in all on the stretched clock: over its limit of 0.9 T.
+    const out = await runBatches(session, limited([0.9 * T], 'dozer'));
+    expect(out.kind === 'ran' && out.tests).toEqual([{ kind: 'timeout', durationMs: 0.9 * T }]);
+    expect(session.calls.map((c) => c.wallMs)).toEqual([0.9 * T, 3.6 * T]);
   });
 });
