@@ -72,7 +72,9 @@ export function loadPyodideFiles(): PyodideFiles {
   // the snapshot key.
   const sandboxFile = (name: string): string => readFileSync(join(sandboxDir, name), 'utf8');
   const bootScript =
-    sandboxFile('text-codecs.js') + '\n' + withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'), readBootLib(), sandboxFile('memory-state.js'), sandboxFile('page-marks.js'));
+    sandboxFile('text-codecs.js') +
+    '\n' +
+    withPrelude(sandboxFile('boot.js'), sandboxFile('harness.js'), readBootLib(), sandboxFile('memory-state.js'), sandboxFile('page-marks.js'));
   const harnessSource = sandboxFile('harness.py');
   const packagesSource = sandboxFile('packages.py');
   const ctypesSource = sandboxFile('ctypes_facade.py');
