@@ -47,6 +47,15 @@ export interface EvaluateOptions {
   grade?: string | readonly string[];
   /** Runs of each test in a measured run, for its times (`--repetitions`). */
   repetitions?: number;
+  /**
+   * Time limits from the optimal solution (`--timeout-factor`): each test's limit is
+   * max(`timeoutFloorMs`, ceil(factor × the optimal solution's time on it)). Grading runs only.
+   */
+  timeoutFactor?: number;
+  /** The least limit `timeoutFactor` gives, in ms (`--timeout-floor`; default 100). */
+  timeoutFloorMs?: number;
+  /** A run log or JSON scorecard whose recorded limits to use instead of measuring them (`--test-limits`). Grading runs only. */
+  testLimits?: string;
   /** Grade only part `index` (1-based) of `count` (`--shard I/N`). */
   shard?: { index: number; count: number } | null;
   /** Where the JSON scorecard is written (`--out`); the run log goes beside it. Default `results/<run>.json`. */
@@ -106,7 +115,35 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
     shard: shardOf(options.shard ?? null),
     graders: gradersOf(options.grade),
     repetitions: positive('repetitions', options.repetitions ?? DEFAULT_REPETITIONS),
+    ...testLimitsOf(options),
   };
+}
+
+function testLimitsOf(options: EvaluateOptions): Pick<RunOptions, 'timeoutFactor' | 'timeoutFloorMs' | 'testLimitsFile'> {
+  const { timeoutFactor: factor, timeoutFloorMs: floor, testLimits: file } = options;
+  const grading = options.solutions !== undefined && options.solutions !== null;
+  const why = 'a self-check grades the optimal solutions themselves, whose times the limits come from; give `solutions`';
+  if (floor !== undefined && factor === undefined) throw new TypeError('evaluate: `timeoutFloorMs` applies with `timeoutFactor`');
+  if (factor !== undefined && !grading) throw new TypeError(`evaluate: \`timeoutFactor\` applies when grading submissions: ${why}`);
+  if (file !== undefined && !grading) throw new TypeError(`evaluate: \`testLimits\` applies when grading submissions: ${why}`);
+  if (factor !== undefined && !(Number.isFinite(factor) && factor > 0))
+    throw new TypeError(`evaluate: \`timeoutFactor\` must be a positive number, got ${factor}`);
+  return {
+    ...(factor === undefined ? {} : { timeoutFactor: factor, timeoutFloorMs: positive('timeoutFloorMs', floor ?? DEFAULTS.timeoutFloorMs) }),
+    ...(file === undefined ? {} : { testLimitsFile: existingFile('testLimits', file) }),
+  };
+}
+
+function existingFile(name: string, file: string): string {
+  const path = resolve(file);
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new TypeError(`evaluate: \`${name}\`: ${file} is not a file`);
+  return path;
 }
 
 function gradersOf(grade: EvaluateOptions['grade']): Grader[] {

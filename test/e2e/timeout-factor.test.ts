@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CandidateResult, ProblemReport, Scorecard } from '../../src/report/scorecard.js';
+import { evaluate } from '../../src/index.js';
 import { runCli } from './run-cli.js';
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-limits-'));
@@ -244,5 +245,37 @@ describe('--timeout-factor on the command line', () => {
       expect(r.code, bad).toBe(2);
       expect(r.stderr).toContain('--timeout-factor must be a positive number');
     }
+  });
+});
+
+describe('evaluate({ timeoutFactor })', () => {
+  it('grades under limits from the optimal solution, as the CLI does', async () => {
+    const dirs = folders();
+    const card = await evaluate({
+      problems: dirs.problems,
+      solutions: dirs.solutions,
+      timeoutMs: 30_000,
+      timeoutFactor: 3,
+      timeoutFloorMs: 100,
+      concurrency: 2,
+      filters: { problems: ['ident_py'] },
+      out: join(dirs.root, 'library.json'),
+    });
+    expect(card.options).toMatchObject({ timeout_factor: 3, timeout_floor_ms: 100 });
+    expect(problemOf(card, 'ident_py').test_limits).toMatchObject({ from: 'optimal_solution', language: 'python' });
+    expect(one(card, 'slow', 'ident_py').tests[1]!.status).toBe('timeout');
+    expect(one(card, 'fast', 'ident_py').status).toBe('passed');
+  });
+
+  it('refuses what the CLI refuses, before anything runs', async () => {
+    const dirs = folders();
+    await expect(evaluate({ problems: dirs.problems, timeoutFactor: 3 })).rejects.toThrow(/`timeoutFactor` applies when grading submissions/);
+    await expect(evaluate({ problems: dirs.problems, solutions: dirs.solutions, timeoutFloorMs: 50 })).rejects.toThrow(
+      /`timeoutFloorMs` applies with `timeoutFactor`/,
+    );
+    await expect(evaluate({ problems: dirs.problems, solutions: dirs.solutions, timeoutFactor: -1 })).rejects.toThrow(/positive number/);
+    await expect(evaluate({ problems: dirs.problems, solutions: dirs.solutions, testLimits: join(dirs.root, 'missing.jsonl') })).rejects.toThrow(
+      /`testLimits`: .* is not a file/,
+    );
   });
 });
