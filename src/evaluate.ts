@@ -1,9 +1,10 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS, defaultConcurrency } from './defaults.js';
 import { jsonReporter } from './report/json-reporter.js';
 import type { Reporter } from './report/reporter.js';
 import type { Scorecard } from './report/scorecard.js';
+import { pathKind } from './folders/path-kind.js';
 import { newRunFiles } from './runner/run-files.js';
 import { runEvaluation } from './runner/run.js';
 import type { RunOptions } from './runner/run-options.js';
@@ -136,13 +137,7 @@ function testLimitsOf(options: EvaluateOptions): Pick<RunOptions, 'timeoutFactor
 
 function existingFile(name: string, file: string): string {
   const path = resolve(file);
-  let isFile: boolean;
-  try {
-    isFile = statSync(path).isFile();
-  } catch {
-    isFile = false;
-  }
-  if (!isFile) throw new TypeError(`evaluate: \`${name}\`: ${file} is not a file`);
+  if (pathKind(path) !== 'file') throw new TypeError(`evaluate: \`${name}\`: ${file} is not a file`);
   return path;
 }
 
@@ -157,13 +152,7 @@ function gradersOf(grade: EvaluateOptions['grade']): Grader[] {
 
 function packagesFolder(dir: string): string {
   const path = resolve(dir);
-  let isFolder: boolean;
-  try {
-    isFolder = statSync(path).isDirectory();
-  } catch {
-    isFolder = false;
-  }
-  if (!isFolder) throw new TypeError(`evaluate: \`pythonPackages\`: ${dir} is not a folder`);
+  if (pathKind(path) !== 'folder') throw new TypeError(`evaluate: \`pythonPackages\`: ${dir} is not a folder`);
   return path;
 }
 

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
 import { defaultConcurrency, DEFAULTS } from '../defaults.js';
@@ -6,6 +5,7 @@ import { DEFAULT_REPETITIONS, GraderNameError, GRADERS, measures, parseGraders, 
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
+import { pathKind } from '../folders/path-kind.js';
 import { asEvalrunParser, parseOrAnswer, UsageError } from './parse.js';
 
 export interface CliOptions {
@@ -268,13 +268,7 @@ function limitFlags(
 
 function existingFile(name: string, file: string): string {
   const path = resolve(file);
-  let isFile: boolean;
-  try {
-    isFile = statSync(path).isFile();
-  } catch {
-    isFile = false;
-  }
-  if (!isFile) throw new UsageError(`--${name}: ${file} is not a file`);
+  if (pathKind(path) !== 'file') throw new UsageError(`--${name}: ${file} is not a file`);
   return path;
 }
 
@@ -310,13 +304,7 @@ function parseReporters(texts: readonly string[], json: boolean): ReporterChoice
 
 function packagesFolder(dir: string): string {
   const path = resolve(dir);
-  let isDir: boolean;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) throw new UsageError(`--python-packages: ${dir} is not a folder`);
+  if (pathKind(path) !== 'folder') throw new UsageError(`--python-packages: ${dir} is not a folder`);
   return path;
 }
 

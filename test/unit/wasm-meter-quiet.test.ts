@@ -4,18 +4,10 @@
  * except its call into the allocator it wraps; the helpers it calls are
  * still counted when other code calls them.
  */
-import wabt from 'wabt';
+import { assemble, wasm } from './wasm-text.js';
 import { describe, expect, it } from 'vitest';
 import { meterModule, type MeterOptions } from '../../src/engines/python/meter/meter.js';
 import { WasmFormatError } from '../../src/engines/python/meter/wasm-binary.js';
-
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
-// The project's type library has no WebAssembly types.
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 // Function indices: $helper 0, $inner 1, $book 2, $hook 3, the exports after.
 const HOOKED = `
@@ -37,18 +29,6 @@ const HOOKED = `
   (func (export "hook") (param i32) (result i32) (call $hook (local.get 0)))
   (func (export "inner") (param i32) (result i32) (call $inner (local.get 0)))
   (func (export "helper") (param i32) (result i32) (call $helper (local.get 0))))`;
-
-async function assemble(text: string): Promise<Uint8Array> {
-  const tools = await wabt();
-  const module = tools.parseWat('test.wat', text, {});
-  try {
-    module.resolveNames();
-    module.validate();
-    return new Uint8Array(module.toBinary({ log: false }).buffer);
-  } finally {
-    module.destroy();
-  }
-}
 
 async function costs(options: MeterOptions): Promise<(name: string, arg: number) => { cost: bigint; result: unknown }> {
   const { bytes, exportName } = meterModule(await assemble(HOOKED), options);

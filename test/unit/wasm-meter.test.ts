@@ -7,38 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import wabt from 'wabt';
+import { assemble, wasm, type WasmGlobal } from './wasm-text.js';
 import { describe, expect, it } from 'vitest';
 import { meterModule } from '../../src/engines/python/meter/meter.js';
 import type { MeterMode } from '../../src/engines/python/meter/plan.js';
 import { WasmFormatError } from '../../src/engines/python/meter/wasm-binary.js';
-
-interface WasmGlobal {
-  value: unknown;
-}
-interface WasmInstance {
-  exports: Record<string, unknown>;
-}
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports?: object) => WasmInstance;
-  Global: new (descriptor: { value: string; mutable: boolean }, value: unknown) => WasmGlobal;
-}
-// The project's type library has no WebAssembly types.
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-async function assemble(text: string): Promise<Uint8Array> {
-  const tools = await wabt();
-  const module = tools.parseWat('test.wat', text, { exceptions: true, bulk_memory: true });
-  try {
-    module.resolveNames();
-    module.validate();
-    return new Uint8Array(module.toBinary({ log: false }).buffer);
-  } finally {
-    module.destroy();
-  }
-}
 
 interface Metered {
   exports: Record<string, unknown>;

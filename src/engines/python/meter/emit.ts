@@ -6,6 +6,7 @@
 import { newDecoded } from './instructions.js';
 import { planFunction, type MeterMode, type MeterStats } from './plan.js';
 import { quietBody, type QuietFunction } from './quiet.js';
+import { functionBodies } from './sections.js';
 import { encodeS64, encodeU32, Reader, SECTION, type Section } from './wasm-binary.js';
 
 /** The counter update: global.get g; i64.const w; i64.add; global.set g. */
@@ -36,9 +37,7 @@ export function writeCodeSection(
   stats: MeterStats,
   out: ByteWriter,
 ): void {
-  const r = new Reader(bytes, section.start, section.end);
-  const count = r.u32();
-  if (count !== params.length) r.fail(`${count} function bodies for ${params.length} functions`);
+  const count = params.length;
   const body = new ByteWriter(section.end - section.start + (section.end - section.start));
   body.bytes(encodeU32(count));
   const decoded = newDecoded();
@@ -47,20 +46,10 @@ export function writeCodeSection(
   const bulk: number[] = [];
   // Most weights are small; their encodings are made once.
   const snippets = new Map<number, number[]>();
-  for (let i = 0; i < count; i++) {
-    const size = r.u32();
-    const start = r.pos;
-    const end = start + size;
-    r.skip(size);
-    const locals = new Reader(bytes, start, end);
-    const groups = locals.u32();
-    const groupsStart = locals.pos;
-    let declared = params[i] as number;
-    for (let n = groups; n > 0; n--) {
-      declared += locals.u32();
-      locals.valueType();
-    }
-    const exprStart = locals.pos;
+  let i = -1;
+  for (const { start, end, groups, groupsStart, declared, exprStart } of functionBodies(bytes, section, params)) {
+    i++;
+    const size = end - start;
     const quiet = special.quiet.get(i);
     if (quiet !== undefined) {
       const rewritten = quietBody(bytes, start, end, declared, globalIndex, quiet);
@@ -119,7 +108,6 @@ export function writeCodeSection(
     stats.functions++;
     stats.sites += sites.length;
   }
-  if (!r.done) r.fail('code section has trailing bytes');
   out.section(SECTION.code, body.result());
 }
 

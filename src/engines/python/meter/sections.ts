@@ -116,3 +116,39 @@ export function appendToVector(bytes: Uint8Array, section: Section, entry: numbe
   content.set(entry, head.length + rest.length);
   return content;
 }
+
+/** One function body of the code section: its byte range, its local declarations, and where its expression starts. */
+export interface FunctionBody {
+  /** First byte after the body's size, and the byte after its end. */
+  start: number;
+  end: number;
+  /** How many groups of locals it declares, and where the first one starts. */
+  groups: number;
+  groupsStart: number;
+  /** Its parameters and locals: the index the next local would get. */
+  declared: number;
+  exprStart: number;
+}
+
+/** The code section's bodies in order; `params` is each function's parameter count. Fails on a count that does not match or trailing bytes. */
+export function* functionBodies(bytes: Uint8Array, section: Section, params: readonly number[]): Generator<FunctionBody> {
+  const r = new Reader(bytes, section.start, section.end);
+  const count = r.u32();
+  if (count !== params.length) r.fail(`${count} function bodies for ${params.length} functions`);
+  for (let i = 0; i < count; i++) {
+    const size = r.u32();
+    const start = r.pos;
+    const end = start + size;
+    r.skip(size);
+    const locals = new Reader(bytes, start, end);
+    const groups = locals.u32();
+    const groupsStart = locals.pos;
+    let declared = params[i] as number;
+    for (let n = groups; n > 0; n--) {
+      declared += locals.u32();
+      locals.valueType();
+    }
+    yield { start, end, groups, groupsStart, declared, exprStart: locals.pos };
+  }
+  if (!r.done) r.fail('code section has trailing bytes');
+}

@@ -25,7 +25,7 @@
 import { rewriteWithGlobal } from './append-global.js';
 import type { ByteWriter } from './emit.js';
 import { decode, newDecoded } from './instructions.js';
-import { checkMemory32, functionParamCounts } from './sections.js';
+import { checkMemory32, functionBodies, functionParamCounts } from './sections.js';
 import { encodeU32, Reader, readSections, SECTION, type Section } from './wasm-binary.js';
 
 export const MARKS_EXPORT = 'evalrun_marks';
@@ -93,30 +93,14 @@ function writeMarkedCode(
   counts: { stores: number; bulk: number },
   out: ByteWriter,
 ): void {
-  const r = new Reader(bytes, section.start, section.end);
-  const count = r.u32();
-  if (count !== params.length) r.fail(`${count} function bodies for ${params.length} functions`);
-  const chunks: Uint8Array[] = [Uint8Array.from(encodeU32(count))];
+  const chunks: Uint8Array[] = [Uint8Array.from(encodeU32(params.length))];
   const decoded = newDecoded();
   const sites: Site[] = [];
-  for (let i = 0; i < count; i++) {
-    const size = r.u32();
-    const start = r.pos;
-    const end = start + size;
-    r.skip(size);
-    const locals = new Reader(bytes, start, end);
-    const groups = locals.u32();
-    const groupsStart = locals.pos;
-    let declared = params[i] as number;
-    for (let n = groups; n > 0; n--) {
-      declared += locals.u32();
-      locals.valueType();
-    }
-    const exprStart = locals.pos;
+  for (const { start, end, groups, groupsStart, declared, exprStart } of functionBodies(bytes, section, params)) {
     sites.length = 0;
     findWrites(new Reader(bytes, exprStart, end), decoded, sites);
     if (sites.length === 0) {
-      chunks.push(Uint8Array.from(encodeU32(size)), bytes.subarray(start, end));
+      chunks.push(Uint8Array.from(encodeU32(end - start)), bytes.subarray(start, end));
       continue;
     }
     const added = sites.some((s) => s.kind === 'store' && s.value === V128) ? [...LOCAL_GROUPS, 1, V128] : LOCAL_GROUPS;
@@ -139,7 +123,6 @@ function writeMarkedCode(
     for (let k = at; k < end; k++) body.push(bytes[k] as number);
     chunks.push(Uint8Array.from(encodeU32(body.length)), Uint8Array.from(body));
   }
-  if (!r.done) r.fail('code section has trailing bytes');
   let total = 0;
   for (const c of chunks) total += c.length;
   const content = new Uint8Array(total);
