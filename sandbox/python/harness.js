@@ -302,7 +302,7 @@
     const baseSize = Module.HEAPU8.length;
     // A metered interpreter marks the pages it writes: its restores copy
     // back only those (page-marks.js); null for every other interpreter.
-    const marks = pageMarks.create(Module, config.memoryCapBytes);
+    const marks = pageMarks.create(Module);
     const booted = capture(null);
     if (marks !== null) {
       booted.pages = pageMarks.pageIndex(booted);

@@ -53,14 +53,20 @@
     }
   }
 
+  // One byte for every page a 32-bit memory can have, whatever the memory
+  // limit of the run: the map is allocated in the interpreter's heap, and a
+  // size that followed --memory could move what is allocated after it, and
+  // with that the counts.
+  const MAP_LENGTH = 2 ** (32 - PAGE_SHIFT);
+
   /**
    * The page map of an interpreter whose writes are marked, allocated in its
    * memory (whole pages of its own, so no marked write lands there), or null
-   * when the interpreter has no marks. `capBytes`: the most memory it may grow to.
+   * when the interpreter has no marks.
    */
-  function create(Module, capBytes) {
+  function create(Module) {
     if (!shell.marksUsable()) return null;
-    const length = (capBytes >>> PAGE_SHIFT) + 2;
+    const length = MAP_LENGTH;
     const span = ((length + PAGE - 1) >>> PAGE_SHIFT) << PAGE_SHIFT;
     const raw = Module._calloc(span + PAGE, 1);
     if (raw === 0) return null;
