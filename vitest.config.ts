@@ -6,6 +6,8 @@ const summaryFile = process.env.EVALRUN_TEST_SUMMARY;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One temporary folder for the whole run, removed at its end (test/temp-folder.ts).
+    globalSetup: ['test/temp-folder.ts'],
     pool: 'forks',
     // isolated-vm requires this on Node 20+; forked test workers inherit it.
     execArgv: ['--no-node-snapshot'],
