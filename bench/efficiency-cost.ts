@@ -34,6 +34,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { writePassAtKSet } from './share-sets.js';
+import { positiveCount } from './flags.js';
 
 const BUDGET = 3;
 const MEASURED = 'correctness,performance,memory';
@@ -47,16 +48,11 @@ interface Options {
 
 function parseOptions(argv: readonly string[]): Options {
   const options: Options = { rounds: 3, problems: 100, concurrency: availableParallelism(), keep: false };
-  const count = (flag: string, value: string | undefined): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive whole number, got ${String(value)}`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
-    if (flag === '--rounds') options.rounds = count(flag, argv[++i]);
-    else if (flag === '--problems') options.problems = count(flag, argv[++i]);
-    else if (flag === '--concurrency') options.concurrency = count(flag, argv[++i]);
+    if (flag === '--rounds') options.rounds = positiveCount(flag, argv[++i]);
+    else if (flag === '--problems') options.problems = positiveCount(flag, argv[++i]);
+    else if (flag === '--concurrency') options.concurrency = positiveCount(flag, argv[++i]);
     else if (flag === '--keep') options.keep = true;
     else throw new Error(`unknown option ${flag} (see the comment at the top of bench/efficiency-cost.ts)`);
   }

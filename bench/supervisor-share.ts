@@ -72,6 +72,7 @@ import { BUNDLE_DIR, WORKER_BUNDLES } from '../src/sandbox-host/worker-launch.js
 import { generateProblemSet } from './generate.js';
 import { writePassAtKSet, writePythonSelfCheckSet, type ExpectedVerdicts } from './share-sets.js';
 import { childPids } from './proc.js';
+import { positiveCount } from './flags.js';
 
 const TARGET_SHARE = 0.02;
 /** Against --baseline: this build's workers' CPU per candidate, and its wall time, over the baseline's. */
@@ -125,23 +126,18 @@ function parseOptions(argv: readonly string[]): Options {
     baseline: null,
   };
   let roundsGiven = false;
-  const count = (flag: string, value: string | undefined): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive whole number, got ${String(value)}`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     switch (flag) {
       case '--rounds':
-        options.rounds = count(flag, argv[++i]);
+        options.rounds = positiveCount(flag, argv[++i]);
         roundsGiven = true;
         break;
       case '--concurrency':
-        options.concurrency = count(flag, argv[++i]);
+        options.concurrency = positiveCount(flag, argv[++i]);
         break;
       case '--interval':
-        options.intervalMs = count(flag, argv[++i]);
+        options.intervalMs = positiveCount(flag, argv[++i]);
         break;
       case '--only': {
         const names = (argv[++i] ?? '').split(',').filter((n) => n !== '');
@@ -155,7 +151,7 @@ function parseOptions(argv: readonly string[]): Options {
         options.quick = true;
         break;
       case '--scale':
-        options.scale = count(flag, argv[++i]);
+        options.scale = positiveCount(flag, argv[++i]);
         break;
       case '--json':
         options.json = true;

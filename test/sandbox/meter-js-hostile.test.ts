@@ -5,25 +5,14 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsEngine } from '../../src/engines/javascript/engine.js';
-import type { CandidateJob, CandidateOutcome, TestMeasure, TestOutcome } from '../../src/sandbox-host/protocol.js';
+import type { CandidateOutcome, TestMeasure, TestOutcome } from '../../src/sandbox-host/protocol.js';
+import { jsJob } from './js-job.js';
 
 const engine = new JsEngine();
 afterAll(() => engine.dispose());
 
-function job(code: string, tests: unknown[][], measured: boolean, timeoutMs = 5000): CandidateJob {
-  return {
-    language: 'javascript',
-    code,
-    functionName: 'f',
-    arity: 1,
-    tests: tests.map((args) => JSON.stringify(args)),
-    limits: { memoryMb: 128, timeoutMs, seed: 7 },
-    ...(measured ? { measure: { repetitions: 2 } } : {}),
-  };
-}
-
 async function ran(code: string, tests: unknown[][], measured = true, timeoutMs?: number) {
-  const outcome: CandidateOutcome = await engine.run(job(code, tests, measured, timeoutMs));
+  const outcome: CandidateOutcome = await engine.run(jsJob(code, tests, { repetitions: measured ? 2 : 0, ...(timeoutMs === undefined ? {} : { timeoutMs }) }));
   if (outcome.kind !== 'ran') throw new Error(`did not run: ${outcome.message}`);
   return outcome;
 }
@@ -49,7 +38,7 @@ describe('the meter is out of reach', () => {
     ['shadowing the spread helper', 'function f(a, __evalrun_s = (x) => x) { return Math.max(...a); }'],
     ['a with statement', `function f(a) { with ({}) { ${LOOP} } }`],
   ])('%s: the code is refused', async (_name, code) => {
-    const outcome = await engine.run(job(code, [[DATA]], true));
+    const outcome = await engine.run(jsJob(code, [[DATA]], { repetitions: 2 }));
     expect(outcome).toMatchObject({ kind: 'load-error', message: expect.stringMatching(/^cannot be measured: /) as unknown });
   });
 

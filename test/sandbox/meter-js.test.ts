@@ -7,25 +7,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsEngine } from '../../src/engines/javascript/engine.js';
 import { prepareCode } from '../../src/engines/javascript/prepare.js';
-import type { CandidateJob, CandidateOutcome, TestMeasure, TestOutcome } from '../../src/sandbox-host/protocol.js';
+import type { CandidateOutcome, TestMeasure, TestOutcome } from '../../src/sandbox-host/protocol.js';
+import { jsJob } from './js-job.js';
 
 const engine = new JsEngine();
 afterAll(() => engine.dispose());
 
-function job(code: string, tests: unknown[][], options: { repetitions?: number; timeoutMs?: number } = {}): CandidateJob {
-  return {
-    language: 'javascript',
-    code,
-    functionName: 'f',
-    arity: 1,
-    tests: tests.map((args) => JSON.stringify(args)),
-    limits: { memoryMb: 128, timeoutMs: options.timeoutMs ?? 5000, seed: 7 },
-    ...(options.repetitions === 0 ? {} : { measure: { repetitions: options.repetitions ?? 2 } }),
-  };
-}
-
 async function ran(code: string, tests: unknown[][], options: { repetitions?: number; timeoutMs?: number } = {}) {
-  const outcome: CandidateOutcome = await engine.run(job(code, tests, options));
+  const outcome: CandidateOutcome = await engine.run(jsJob(code, tests, { ...options, repetitions: options.repetitions ?? 2 }));
   if (outcome.kind !== 'ran') throw new Error(`did not run: ${outcome.message}`);
   return outcome;
 }
@@ -48,7 +37,7 @@ describe('the count', () => {
     const one = await ran(code, [[range(500)], [range(50)]], { repetitions: 3 });
     // The second run in an engine of its own: a new isolate, nothing shared with the first.
     const other = new JsEngine();
-    const outcome = await other.run(job(code, [[range(500)], [range(50)]], { repetitions: 3 }));
+    const outcome = await other.run(jsJob(code, [[range(500)], [range(50)]], { repetitions: 3 }));
     other.dispose();
     if (outcome.kind !== 'ran') throw new Error('did not run');
     const two = outcome;
@@ -115,7 +104,7 @@ describe('prepared code', () => {
       'typescript',
     );
     if (!prepared.ok) throw new Error(prepared.error);
-    const outcome = await engine.run({ ...job(prepared.code, [[range(100)], [range(100)]]), topLevelNames: prepared.topLevelNames });
+    const outcome = await engine.run({ ...jsJob(prepared.code, [[range(100)], [range(100)]], { repetitions: 2 }), topLevelNames: prepared.topLevelNames });
     if (outcome.kind !== 'ran') throw new Error(outcome.message);
     expect(outcome.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind))).toEqual(['100', '100']);
     expect(measureOf(outcome.tests[0]).cost).toBe(measureOf(outcome.tests[1]).cost);
