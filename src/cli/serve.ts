@@ -58,6 +58,8 @@ interface ServeCli {
   maxQueue: number | undefined;
   tokenFile: string | null;
   warm: string[] | undefined;
+  timeoutFactor: number | undefined;
+  timeoutFloorMs: number | undefined;
 }
 
 export async function serveCommand(argv: readonly string[], yargs: typeof yargsFactory): Promise<number> {
@@ -94,6 +96,8 @@ export async function serveCommand(argv: readonly string[], yargs: typeof yargsF
       extractCode: cli.extract,
       ...(cli.maxQueue === undefined ? {} : { maxQueue: cli.maxQueue }),
       ...(cli.warm === undefined ? {} : { warmLanguages: cli.warm }),
+      ...(cli.timeoutFactor === undefined ? {} : { timeoutFactor: cli.timeoutFactor }),
+      ...(cli.timeoutFloorMs === undefined ? {} : { timeoutFloorMs: cli.timeoutFloorMs }),
       observer: metrics.observer(),
     });
   } catch (e) {
@@ -162,6 +166,14 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
         default: String(DEFAULTS.floatTolerance.relative),
         describe: 'Default float tolerance: one number, or RELATIVE,ABSOLUTE',
       })
+      .option('timeout-factor', {
+        type: 'number',
+        describe: "Each test's limit is max(--timeout-floor, K x the optimal solution's time on it), measured on a problem's first request",
+      })
+      .option('timeout-floor', {
+        type: 'number',
+        describe: `With --timeout-factor: the least time limit a test gets, in ms (default ${DEFAULTS.timeoutFloorMs})`,
+      })
       .option('seed', { type: 'number', default: DEFAULTS.seed, describe: 'Seed of the random numbers inside the sandbox' })
       .option('strict-types', { type: 'boolean', default: false, describe: 'By default, judge Python results with bool, int and float distinct' })
       .option('stop-on-first-failure', { type: 'boolean', default: false, describe: 'By default, stop each candidate at its first test that does not pass' })
@@ -180,6 +192,10 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
   if (runs.length > 0) throw new UsageError(`unexpected argument: ${runs[0]}`);
   if (args.problems === undefined || args.problems === '') throw new UsageError('missing required option --problems DIR');
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new UsageError(`--port must be a port number, got ${args.port}`);
+  const factor = args['timeout-factor'];
+  if (args['timeout-floor'] !== undefined && factor === undefined)
+    throw new UsageError('--timeout-floor applies with --timeout-factor (the floor is the least limit the factor gives)');
+  if (factor !== undefined && !(Number.isFinite(factor) && factor > 0)) throw new UsageError(`--timeout-factor must be a positive number, got ${factor}`);
   return {
     problems: args.problems,
     host: args.host,
@@ -196,6 +212,8 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
     maxQueue: args['max-queue'] === undefined ? undefined : positive('max-queue', args['max-queue']),
     tokenFile: args['token-file'] ?? null,
     warm: args.warm,
+    timeoutFactor: args['timeout-factor'],
+    timeoutFloorMs: args['timeout-floor'] === undefined ? undefined : positive('timeout-floor', args['timeout-floor']),
   };
 }
 

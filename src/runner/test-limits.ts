@@ -113,6 +113,11 @@ function fromResult(record: Uint8Array | undefined, settings: LimitSettings, fac
   } catch {
     return keepTimeout(settings, 'the optimal_solution was graded, but its record could not be read');
   }
+  return limitsFromResult(result, settings, factor);
+}
+
+/** The limits from the optimal solution's graded result, or --timeout with the reason it cannot give them (the grading service's calls too). */
+export function limitsFromResult(result: CandidateResult, settings: LimitSettings, factor: number): TestLimitsReport {
   if (result.status !== 'passed') {
     const first = result.tests.find((t) => t.status !== 'pass');
     const why =

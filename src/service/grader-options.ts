@@ -47,6 +47,14 @@ export interface GraderOptions extends GradingOptions {
   warmLanguages?: readonly string[];
   /** Hears each graded candidate and each lost worker (the service's metrics). */
   observer?: GraderObserver;
+  /**
+   * Limits per test from the optimal solution (`--timeout-factor`): on the first call for a problem
+   * its optimal_solution is graded under `timeoutMs`, and each test's limit becomes
+   * max(`timeoutFloorMs`, ceil(factor × its time on that test)) for every call after.
+   */
+  timeoutFactor?: number;
+  /** The least limit `timeoutFactor` gives, in ms (`--timeout-floor`; default 100). */
+  timeoutFloorMs?: number;
 }
 
 export interface GraderObserver {
@@ -63,6 +71,8 @@ export interface GraderSettings {
   maxQueue: number;
   warm: string[];
   observer: GraderObserver;
+  /** `timeoutFactor` and its floor; null without a factor. */
+  limitsPerTest: { factor: number; floorMs: number } | null;
 }
 
 export type SettledGrading = GraderSettings['defaults'];
@@ -113,4 +123,15 @@ function graders(given: unknown, fallback: Grader[] | undefined, fail: (name: st
 export function positive(value: unknown, fail: (why: string) => Error): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw fail(`must be a positive whole number, got ${String(value)}`);
   return value;
+}
+
+/** `timeoutFactor` and `timeoutFloorMs` checked: null without a factor; `fail` makes the error for a bad one. */
+export function checkedLimitsPerTest(options: GraderOptions, fail: (name: string, why: string) => Error): GraderSettings['limitsPerTest'] {
+  const { timeoutFactor: factor, timeoutFloorMs: floor } = options;
+  if (factor === undefined) {
+    if (floor !== undefined) throw fail('timeoutFloorMs', 'applies with `timeoutFactor`');
+    return null;
+  }
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) throw fail('timeoutFactor', `must be a positive number, got ${String(factor)}`);
+  return { factor, floorMs: positive(floor ?? DEFAULTS.timeoutFloorMs, (why) => fail('timeoutFloorMs', why)) };
 }

@@ -36,7 +36,8 @@ import {
   type GradedCandidate,
   type ProblemListing,
 } from './grade-call.js';
-import { checkedGrading, positive, type GraderOptions, type GraderSettings, type SettledGrading } from './grader-options.js';
+import { checkedGrading, checkedLimitsPerTest, positive, type GraderOptions, type GraderSettings, type SettledGrading } from './grader-options.js';
+import { ProblemLimits } from './problem-limits.js';
 import { InvalidProblem, ProblemSet, ProblemText, type HeldProblem, type ProblemDocument } from './problem-set.js';
 
 export { InvalidProblem, ProblemText, type ProblemDocument };
@@ -74,7 +75,8 @@ export async function createGrader(options: GraderOptions): Promise<Grader> {
     if (languageNamed(language) === undefined)
       throw new TypeError(`createGrader: \`warmLanguages\`: no language named ${JSON.stringify(language)} (evalrun runs ${languageNames().join(', ')})`);
   }
-  return new Grader(problems, { defaults, concurrency, seed, maxQueue, warm, observer: options.observer ?? {} });
+  const limitsPerTest = checkedLimitsPerTest(options, (name, why) => new TypeError(`createGrader: \`${name}\` ${why}`));
+  return new Grader(problems, { defaults, concurrency, seed, maxQueue, warm, observer: options.observer ?? {}, limitsPerTest });
 }
 
 interface ActiveCall {
@@ -102,6 +104,8 @@ export class Grader {
   private readonly active = new Set<ActiveCall>();
   private readonly warmed: Promise<void>;
   private markWarm: () => void = () => undefined;
+  /** Each problem's limits per test, with `timeoutFactor`. */
+  private readonly problemLimits: ProblemLimits | null;
 
   /** @internal `createGrader` makes graders. */
   constructor(
@@ -127,6 +131,11 @@ export class Grader {
       },
     });
     this.route = new Route({ pool: this.pool, batch: this.batchOptions(settings.defaults, {}), batchesPerWorker: 1 });
+    const perTest = settings.limitsPerTest;
+    this.problemLimits =
+      perTest === null
+        ? null
+        : new ProblemLimits({ ...perTest, timeoutMs: settings.defaults.timeoutMs }, (problem, reference) => this.gradeReference(problem, reference));
     this.pool.setContext({ knownProblemIds: [], solutionsRootName: '', warm: { languages: settings.warm, memoryMb: settings.defaults.memoryMb } });
     this.pool.warm();
   }
@@ -297,8 +306,10 @@ export class Grader {
       if (index === referenceIndex) scored.settle(record);
       else scored.candidate(index, record);
     };
-    const items: IndexedItem[] = planned.map((candidate, index) => ({ index, item: { kind: 'grade', candidate } }));
-    if (reference !== null) items.unshift({ index: referenceIndex, item: { kind: 'grade', candidate: reference } });
+    const limits = this.problemLimits === null ? undefined : await this.problemLimits.of(problem);
+    const item = (candidate: Candidate): IndexedItem['item'] => (limits === undefined ? { kind: 'grade', candidate } : { kind: 'grade', candidate, limits });
+    const items: IndexedItem[] = planned.map((candidate, index) => ({ index, item: item(candidate) }));
+    if (reference !== null) items.unshift({ index: referenceIndex, item: item(reference) });
     const plannedAt = (index: number): Candidate => (index === referenceIndex && reference !== null ? reference : planned[index]!);
     try {
       await this.route.send(
@@ -335,6 +346,26 @@ export class Grader {
       throw new Error('evalrun: a candidate got no answer from the workers');
     }
     return results as GradedCandidate[];
+  }
+
+  /** The problem's optimal solution graded on its own, correctness only, every test, under the grader's defaults; null when no answer came. */
+  private async gradeReference(problem: HeldProblem, reference: Candidate): Promise<CandidateResult | null> {
+    let result: CandidateResult | null = null;
+    const grading: SettledGrading = { ...this.settings.defaults, grade: ['correctness'], stopOnFirstFailure: false };
+    await this.route.send(
+      [{ index: 0, item: { kind: 'grade', candidate: reference } }],
+      {
+        onMessage: (_, m) => {
+          const record = m.type === 'graded' ? m.records[0] : undefined;
+          if (record === undefined) return;
+          const text = record.toString('utf8');
+          result = reviveRecordInts(JSON.parse(text) as CandidateResult, text);
+        },
+        giveUp: () => undefined,
+      },
+      { batch: this.batchOptions(grading, { [problem.key]: problem.text }), request: true },
+    );
+    return result;
   }
 
   private limits(grading: SettledGrading): GradeOptions['limits'] {

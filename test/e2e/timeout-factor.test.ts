@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CandidateResult, ProblemReport, Scorecard } from '../../src/report/scorecard.js';
-import { evaluate } from '../../src/index.js';
+import { createGrader, evaluate, type ProblemDocument } from '../../src/index.js';
 import { runCli } from './run-cli.js';
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-limits-'));
@@ -277,5 +277,48 @@ describe('evaluate({ timeoutFactor })', () => {
     await expect(evaluate({ problems: dirs.problems, solutions: dirs.solutions, testLimits: join(dirs.root, 'missing.jsonl') })).rejects.toThrow(
       /`testLimits`: .* is not a file/,
     );
+  });
+});
+
+describe('createGrader({ timeoutFactor }) and evalrun serve --timeout-factor', () => {
+  const problems = [problem('ident_py', PY_FAST) as ProblemDocument];
+
+  it('grades every call under limits from the optimal solution, measured on the first call', async () => {
+    const grader = await createGrader({ problems, concurrency: 1, timeoutMs: 30_000, timeoutFactor: 3, timeoutFloorMs: 100 });
+    try {
+      const [slow, fast] = await grader.grade('ident_py', [
+        { id: 'slow', code: PY_SLOW },
+        { id: 'fast', code: PY_FAST },
+      ]);
+      expect(slow!.status).toBe('failed');
+      expect(slow!.tests[1]!.status).toBe('timeout');
+      expect(slow!.tests[1]!.duration_ms).toBeLessThan(10_000);
+      expect(fast!.status).toBe('passed');
+      // A later call runs under the same limits.
+      const [again] = await grader.grade('ident_py', [{ id: 'slow', code: PY_SLOW }]);
+      expect(again!.tests[1]!.status).toBe('timeout');
+      expect(again!.tests[1]!.duration_ms).toBe(slow!.tests[1]!.duration_ms);
+    } finally {
+      await grader.close();
+    }
+  });
+
+  it('without a factor, the same grader lets the slow candidate pass under a generous timeout', async () => {
+    const grader = await createGrader({ problems, concurrency: 1, timeoutMs: 30_000 });
+    try {
+      const [slow] = await grader.grade('ident_py', [{ id: 'slow', code: PY_SLOW }]);
+      expect(slow!.status).toBe('passed');
+    } finally {
+      await grader.close();
+    }
+  });
+
+  it('refuses a floor without a factor, and a factor that is not positive', async () => {
+    await expect(createGrader({ problems, concurrency: 1, timeoutFloorMs: 50 })).rejects.toThrow(/`timeoutFloorMs` applies with `timeoutFactor`/);
+    await expect(createGrader({ problems, concurrency: 1, timeoutFactor: 0 })).rejects.toThrow(/`timeoutFactor` must be a positive number/);
+    const dirs = folders();
+    const r = await runCli(['serve', '--problems', dirs.problems, '--timeout-floor', '50']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--timeout-floor applies with --timeout-factor');
   });
 });
