@@ -42,9 +42,16 @@ export class ProblemLimits {
     return made;
   }
 
+  /** Never rejects: a measurement that fails leaves the call's `timeoutMs` in force, and the next call asks again. */
   private async measure(problem: HeldProblem, reference: Candidate): Promise<TestLimits | undefined> {
-    const result = await this.grade(problem, reference);
-    // Not graded (a cancel, a lost worker): asked again by the next call rather than kept.
+    let result: CandidateResult | null;
+    try {
+      result = await this.grade(problem, reference);
+    } catch {
+      // The workers were stopped (the grader is closing): the call itself says so when it sends its candidates.
+      result = null;
+    }
+    // Not graded (a cancel, a lost worker, a closing grader): asked again by the next call rather than kept.
     if (result === null) {
       this.known.delete(problem.key);
       return undefined;
