@@ -6,6 +6,8 @@
  * solution's times say nothing of another language's speed, so a
  * candidate in another language keeps `--timeout` for every test.
  */
+import { allLanguages } from '../engines/find-language.js';
+import type { CandidateResult, TestLimitsReport } from '../report/scorecard.js';
 
 /** The limits of one problem's correctness tests, measured with its optimal solution in `language`. */
 export interface TestLimits {
@@ -52,4 +54,35 @@ export function badTestTimeouts(value: unknown, tests: number): string | null {
 
 function isLimitMs(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+/** What limits are worked out from: `--timeout` (the optimal solution's own limit, and every test's when none is measured) and the floor. */
+export interface LimitBasis {
+  timeoutMs: number;
+  floorMs: number;
+}
+
+/** Each test's limit from the optimal solution's time on it: K times that, rounded up to a whole ms, and never below the floor. */
+export function limitsFromTimes(timesMs: readonly number[], factor: number, floorMs: number): number[] {
+  return timesMs.map((ms) => Math.max(floorMs, Math.ceil(factor * Math.max(0, ms))));
+}
+
+/** The limits from the optimal solution's graded result, or --timeout with the reason it cannot give them (the grading service's calls too). */
+export function limitsFromResult(result: CandidateResult, settings: LimitBasis, factor: number): TestLimitsReport {
+  if (result.status !== 'passed') {
+    const first = result.tests.find((t) => t.status !== 'pass');
+    const why =
+      first === undefined ? (result.error ?? result.status) : `test ${first.index}: ${first.status}${first.error === null ? '' : ` (${first.error})`}`;
+    return keepTimeout(settings, `the optimal_solution does not pass every test under --timeout (${why})`);
+  }
+  // The engine's language: TypeScript runs as JavaScript, and its times say what JavaScript candidates take.
+  const language = allLanguages().find((l) => l.dialects.some((d) => d.name === result.language));
+  if (language === undefined) return keepTimeout(settings, `the optimal_solution is in ${result.language}, which no engine runs`);
+  const times = result.tests.map((t) => t.duration_ms ?? settings.timeoutMs);
+  return { from: 'optimal_solution', language: language.name, tests_ms: limitsFromTimes(times, factor, settings.floorMs) };
+}
+
+/** Every test keeps `--timeout`, and why. */
+export function keepTimeout(basis: LimitBasis, reason: string): TestLimitsReport {
+  return { from: 'timeout', timeout_ms: basis.timeoutMs, reason };
 }

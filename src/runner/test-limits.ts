@@ -9,17 +9,11 @@
  * so that every candidate of a problem is graded under the same limits.
  */
 import { referencePlans, type Candidate, type ProblemSummary } from '../grading/candidate.js';
-import type { TestLimits } from '../grading/test-limits.js';
-import { allLanguages } from '../engines/find-language.js';
+import { keepTimeout, limitsFromResult, type TestLimits } from '../grading/test-limits.js';
 import type { CandidateResult, TestLimitsReport } from '../report/scorecard.js';
 import type { BatchOptions } from '../workers/messages.js';
 import { swallowIfInterrupted } from './grade-candidates.js';
 import type { Route } from './route.js';
-
-/** Each test's limit from the optimal solution's time on it: K times that, rounded up to a whole ms, and never below the floor. */
-export function limitsFromTimes(timesMs: readonly number[], factor: number, floorMs: number): number[] {
-  return timesMs.map((ms) => Math.max(floorMs, Math.ceil(factor * Math.max(0, ms))));
-}
 
 export interface LimitSettings {
   /** --timeout: the limit the optimal solution runs under, and every test's when no limits are measured. */
@@ -101,10 +95,6 @@ export function itemLimits(settled: ReadonlyMap<string, TestLimitsReport>, candi
   return { language: limits.language, testsMs: limits.tests_ms };
 }
 
-function keepTimeout(settings: LimitSettings, reason: string): TestLimitsReport {
-  return { from: 'timeout', timeout_ms: settings.timeoutMs, reason };
-}
-
 /** The limits from the optimal solution's record (the worker's record text), or --timeout with the reason it cannot give them. */
 function fromResult(record: Uint8Array | undefined, settings: LimitSettings, factor: number): TestLimitsReport {
   let result: CandidateResult;
@@ -114,19 +104,4 @@ function fromResult(record: Uint8Array | undefined, settings: LimitSettings, fac
     return keepTimeout(settings, 'the optimal_solution was graded, but its record could not be read');
   }
   return limitsFromResult(result, settings, factor);
-}
-
-/** The limits from the optimal solution's graded result, or --timeout with the reason it cannot give them (the grading service's calls too). */
-export function limitsFromResult(result: CandidateResult, settings: LimitSettings, factor: number): TestLimitsReport {
-  if (result.status !== 'passed') {
-    const first = result.tests.find((t) => t.status !== 'pass');
-    const why =
-      first === undefined ? (result.error ?? result.status) : `test ${first.index}: ${first.status}${first.error === null ? '' : ` (${first.error})`}`;
-    return keepTimeout(settings, `the optimal_solution does not pass every test under --timeout (${why})`);
-  }
-  // The engine's language: TypeScript runs as JavaScript, and its times say what JavaScript candidates take.
-  const language = allLanguages().find((l) => l.dialects.some((d) => d.name === result.language));
-  if (language === undefined) return keepTimeout(settings, `the optimal_solution is in ${result.language}, which no engine runs`);
-  const times = result.tests.map((t) => t.duration_ms ?? settings.timeoutMs);
-  return { from: 'optimal_solution', language: language.name, tests_ms: limitsFromTimes(times, factor, settings.floorMs) };
 }

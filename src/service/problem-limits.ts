@@ -6,9 +6,8 @@
 // solution fails a test, keeps the call's `timeoutMs`.
 
 import type { Candidate } from '../grading/candidate.js';
-import type { TestLimits } from '../grading/test-limits.js';
+import { limitsFromResult, type TestLimits } from '../grading/test-limits.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import { limitsFromResult } from '../runner/test-limits.js';
 import { referenceOf } from './efficiency-call.js';
 import type { HeldProblem } from './problem-set.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/grading/candidate.js';
 import { badTestTimeouts, readTestLimits, TestLimitsMismatch, testTimeoutsFor } from '../../src/grading/test-limits.js';
 import { optionsFromRecord, recordOptions, type RunOptions } from '../../src/runner/run-options.js';
-import { limitsFromTimes } from '../../src/runner/test-limits.js';
+import { limitsFromTimes } from '../../src/grading/test-limits.js';
 import type { SandboxLimits } from '../../src/sandbox-host/protocol.js';
 import { ceilingForTests, ceilingOf } from '../../src/workers/ceilings.js';
 
