@@ -9,18 +9,16 @@
  * so that every candidate of a problem is graded under the same limits.
  */
 import { referencePlans, type Candidate, type ProblemSummary } from '../grading/candidate.js';
-import { keepTimeout, limitsFromResult, type TestLimits } from '../grading/test-limits.js';
+import { keepTimeout, limitsFromResult, type LimitBasis, type TestLimits } from '../grading/test-limits.js';
 import type { CandidateResult, TestLimitsReport } from '../report/scorecard.js';
 import type { BatchOptions } from '../workers/messages.js';
 import { swallowIfInterrupted } from './grade-candidates.js';
 import type { Route } from './route.js';
 
-export interface LimitSettings {
-  /** --timeout: the limit the optimal solution runs under, and every test's when no limits are measured. */
-  timeoutMs: number;
+/** --timeout (the optimal solution's limit, and every test's when none is measured), the floor, and the factor. */
+export interface LimitSettings extends LimitBasis {
   /** --timeout-factor; absent: nothing is measured (limits come only from `given`). */
   factor?: number;
-  floorMs: number;
 }
 
 export interface KnownLimits {

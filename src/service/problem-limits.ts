@@ -6,7 +6,7 @@
 // solution fails a test, keeps the call's `timeoutMs`.
 
 import type { Candidate } from '../grading/candidate.js';
-import { limitsFromResult, type TestLimits } from '../grading/test-limits.js';
+import { limitsFromResult, type LimitBasis, type TestLimits } from '../grading/test-limits.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { referenceOf } from './efficiency-call.js';
 import type { HeldProblem } from './problem-set.js';
@@ -14,11 +14,9 @@ import type { HeldProblem } from './problem-set.js';
 /** Problems whose limits are kept (inline problems make new ones without end): the oldest go first. */
 const KEPT = 4096;
 
-export interface LimitSettings {
+/** The factor, with the floor and the `timeoutMs` the optimal solution is graded under. */
+export interface LimitSettings extends LimitBasis {
   factor: number;
-  floorMs: number;
-  /** The limit the optimal solution is graded under. */
-  timeoutMs: number;
 }
 
 export class ProblemLimits {

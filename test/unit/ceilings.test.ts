@@ -4,7 +4,7 @@
  * its own `measure` for a built job, from the run's for a planned one.
  */
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../src/grading/candidate.js';
+import { plannedCandidate } from './planned-candidate.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import type { SandboxLimits } from '../../src/sandbox-host/protocol.js';
 import { encodeWire } from '../../src/values/wire.js';
@@ -30,17 +30,7 @@ function job(tests: number, measure?: { repetitions: number }): GradeJob {
   return measure === undefined ? built : { ...built, measure };
 }
 
-const candidate: Candidate = {
-  problemId: 'p',
-  file: 'p.json',
-  modelId: 'm',
-  promptId: null,
-  sampleId: null,
-  source: 's',
-  tests: 4,
-  submission: null,
-  extract: false,
-};
+const candidate = plannedCandidate({ tests: 4 });
 
 describe('ceilings', () => {
   it('allows a measured job every pass of every test, more with more repetitions', () => {

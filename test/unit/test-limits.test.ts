@@ -5,10 +5,9 @@
  * options' record in the run log, read back by --resume.
  */
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../src/grading/candidate.js';
-import { badTestTimeouts, readTestLimits, TestLimitsMismatch, testTimeoutsFor } from '../../src/grading/test-limits.js';
+import { plannedCandidate } from './planned-candidate.js';
+import { badTestTimeouts, limitsFromTimes, readTestLimits, TestLimitsMismatch, testTimeoutsFor } from '../../src/grading/test-limits.js';
 import { optionsFromRecord, recordOptions, type RunOptions } from '../../src/runner/run-options.js';
-import { limitsFromTimes } from '../../src/grading/test-limits.js';
 import type { SandboxLimits } from '../../src/sandbox-host/protocol.js';
 import { ceilingForTests, ceilingOf } from '../../src/workers/ceilings.js';
 
@@ -65,17 +64,7 @@ describe('which jobs get the limits', () => {
 
 describe('the ceiling of an item with a limit per test', () => {
   const limits: SandboxLimits = { timeoutMs: 1000, memoryMb: 128, seed: 1 };
-  const candidate: Candidate = {
-    problemId: 'p',
-    file: 'p.json',
-    modelId: 'm',
-    promptId: null,
-    sampleId: null,
-    source: 's',
-    tests: 3,
-    submission: null,
-    extract: false,
-  };
+  const candidate = plannedCandidate({ tests: 3 });
 
   it('counts each test at its own limit instead of timeoutMs', () => {
     const small = ceilingOf({ kind: 'grade', candidate, limits: { language: 'python', testsMs: [100, 100, 100] } }, limits);
