@@ -48,7 +48,8 @@ export interface Reporter {
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
   onPlan(info: RunStartInfo): Promise<void>;
-  onCandidateResult(rows: readonly CandidateRow[]): Promise<void>;
+  /** Returns a promise only when a reporter's hook did: a run tells this once per candidate. */
+  onCandidateResult(rows: readonly CandidateRow[]): void | Promise<void>;
   onRunEnd(outcome: RunOutcome): Promise<void>;
 }
 
@@ -60,11 +61,18 @@ export function combineReporters(reporters: readonly Reporter[]): CombinedReport
     async onPlan(info) {
       for (const r of reporters) await r.onPlan?.(info);
     },
-    async onCandidateResult(rows) {
-      for (const r of reporters) await r.onCandidateResult?.(rows);
+    onCandidateResult(rows) {
+      for (let i = 0; i < reporters.length; i++) {
+        const told = reporters[i]!.onCandidateResult?.(rows);
+        if (told instanceof Promise) return told.then(() => tellRest(reporters, i + 1, rows));
+      }
     },
     async onRunEnd(outcome) {
       for (const r of reporters) await r.onRunEnd?.(outcome);
     },
   };
+}
+
+async function tellRest(reporters: readonly Reporter[], from: number, rows: readonly CandidateRow[]): Promise<void> {
+  for (const r of reporters.slice(from)) await r.onCandidateResult?.(rows);
 }

@@ -8,6 +8,7 @@
  * What the results mean (rows, rankings, summaries) is for report/.
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { LINE_END, LineIndex } from './line-index.js';
 import { readLines } from './read-lines.js';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult } from '../report/scorecard.js';
@@ -45,11 +46,6 @@ export type VisitCandidate = (key: string, results: readonly CandidateResult[]) 
 interface Located {
   offset: number;
   length: number;
-  /**
-   * Where each result's JSON starts and ends in the line (bytes), for
-   * lines this process wrote: they are copied out without parsing.
-   */
-  cuts: number[] | null;
 }
 
 /** Lines are written once per turn of the event loop, or sooner when this much is waiting. */
@@ -59,17 +55,18 @@ const WRITE_AHEAD_BYTES = 1 << 16;
 const READ_WINDOW_BYTES = 1 << 20;
 
 export class RunLog {
-  private readonly lines = new Map<string, Located>();
+  private readonly lines = new LineIndex();
   private closed = false;
   /**
-   * Lines appended and not yet written, from `size - waitingBytes` on: a
-   * run appends a line per candidate, and one write per turn of the event
+   * Lines appended and not yet written, which belong at `size - aheadBytes`:
+   * a run appends a line per candidate, and one write per turn of the event
    * loop costs the supervisor one system call for all the candidates that
    * came in that turn. A kill loses at most those lines, which --resume
-   * grades again.
+   * grades again. Lines are copied into this one buffer as they come,
+   * rather than kept as a buffer each until the write.
    */
-  private waiting: Uint8Array[] = [];
-  private waitingBytes = 0;
+  private readonly ahead = Buffer.allocUnsafe(WRITE_AHEAD_BYTES);
+  private aheadBytes = 0;
   private flushScheduled = false;
   private writeFailure: RunLogWriteError | null = null;
   private window: { offset: number; bytes: Buffer } | null = null;
@@ -225,11 +222,13 @@ export class RunLog {
    * sends them), copied in one piece.
    */
   appendCandidate(key: string, records: readonly Uint8Array[], joined?: Uint8Array): void {
+    if (joined !== undefined && joined.length !== records.reduce((n, r) => n + r.length, Math.max(0, records.length - 1))) {
+      throw new Error(`the joined records of ${key} are not its records and the commas between them`);
+    }
     const offset = this.size;
-    const head = Buffer.from(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`, 'utf8');
-    this.appendBytes(head);
+    const head = this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
     const cuts: number[] = [];
-    let length = head.length;
+    let length = head;
     records.forEach((record, i) => {
       if (i > 0) {
         if (joined === undefined) this.appendBytes(COMMA);
@@ -240,13 +239,10 @@ export class RunLog {
       length += record.length;
       cuts.push(length);
     });
-    if (joined !== undefined) {
-      if (length - head.length !== joined.length) throw new Error(`the joined records of ${key} are not its records and the commas between them`);
-      this.appendBytes(joined);
-    }
+    if (joined !== undefined) this.appendBytes(joined);
     this.appendBytes(LINE_END);
     length += LINE_END.length;
-    this.lines.set(key, { offset, length, cuts });
+    this.lines.set(key, offset, length, cuts);
   }
 
   /** True when the log holds a complete line for this candidate. */
@@ -292,11 +288,14 @@ export class RunLog {
   /** Writes the lines still waiting; throws RunLogWriteError if the file refuses them. */
   flush(): void {
     if (this.writeFailure !== null) throw this.writeFailure;
-    if (this.waiting.length === 0) return;
-    const bytes = Buffer.concat(this.waiting, this.waitingBytes);
-    const at = this.size - this.waitingBytes;
-    this.waiting = [];
-    this.waitingBytes = 0;
+    if (this.aheadBytes === 0) return;
+    const bytes = this.ahead.subarray(0, this.aheadBytes);
+    const at = this.size - this.aheadBytes;
+    this.aheadBytes = 0;
+    this.write(bytes, at);
+  }
+
+  private write(bytes: Uint8Array, at: number): void {
     try {
       writeBytes(this.fd, bytes, at);
     } catch (e) {
@@ -306,34 +305,65 @@ export class RunLog {
   }
 
   private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
-    this.lines.set(line.key, { offset, length, cuts: null });
+    this.lines.set(line.key, offset, length, null);
     visit(line.key, line.results);
   }
 
   private append(text: string): void {
-    this.appendBytes(Buffer.from(text, 'utf8'));
+    this.appendText(text);
+  }
+
+  /** Appends text as UTF-8; returns its length in bytes. */
+  private appendText(text: string): number {
+    // Three bytes per UTF-16 code unit at most.
+    if (this.aheadBytes + 3 * text.length > this.ahead.length) {
+      const bytes = Buffer.from(text, 'utf8');
+      this.appendBytes(bytes);
+      return bytes.length;
+    }
+    this.checkWritable();
+    const length = this.ahead.write(text, this.aheadBytes, 'utf8');
+    this.aheadBytes += length;
+    this.size += length;
+    this.scheduleFlush();
+    return length;
   }
 
   private appendBytes(bytes: Uint8Array): void {
+    this.checkWritable();
+    const length = bytes.length;
+    if (this.aheadBytes + length > this.ahead.length) {
+      this.flush();
+      if (length > this.ahead.length) {
+        // Longer than the buffer: written at once, after what waited.
+        this.size += length;
+        this.write(bytes, this.size - length);
+        return;
+      }
+    }
+    this.ahead.set(bytes, this.aheadBytes);
+    this.aheadBytes += length;
+    this.size += length;
+    this.scheduleFlush();
+  }
+
+  private checkWritable(): void {
     if (this.readOnly) throw new Error(`${this.file}: opened for reading only`);
     if (this.writeFailure !== null) throw this.writeFailure;
-    const length = bytes.length;
-    this.waiting.push(bytes);
-    this.waitingBytes += length;
-    this.size += length;
-    if (this.waitingBytes >= WRITE_AHEAD_BYTES) this.flush();
-    else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => {
-        this.flushScheduled = false;
-        if (this.closed) return;
-        try {
-          this.flush();
-        } catch {
-          // Kept, and thrown by the next append, flush or close, where the run reports it.
-        }
-      }).unref();
-    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.closed) return;
+      try {
+        this.flush();
+      } catch {
+        // Kept, and thrown by the next append, flush or close, where the run reports it.
+      }
+    }).unref();
   }
 
   private readText(located: Located): string {
@@ -371,7 +401,6 @@ export class RunLog {
 }
 
 const COMMA = Buffer.from(',');
-const LINE_END = Buffer.from(']}\n');
 
 function lastByte(fd: number, size: number): number {
   const one = Buffer.alloc(1);

@@ -1,4 +1,5 @@
 import { aggregateResults } from '../report/aggregate.js';
+import { summarize } from '../report/rows.js';
 import { scoreEfficiency } from '../report/efficiency.js';
 import { efficiencyGraders } from '../grading/graders.js';
 import { gradersFromRecord } from './run-options.js';
@@ -39,7 +40,7 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     finished_at: parts.finishedAt,
     complete: parts.complete,
     options: parts.header.options,
-    summary: store.summary(parts.problems.length, invalid),
+    summary: summarize(rows, parts.problems.length, invalid),
     ...aggregates,
     ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(rows, graders, parts.tagsByProblem) }),
     problems: parts.problems,

@@ -28,7 +28,10 @@ export class Reports {
   }
 
   private async drain(): Promise<void> {
-    for (const rows of this.queued.splice(0)) await this.reporter.onCandidateResult(rows);
+    for (const rows of this.queued.splice(0)) {
+      const told = this.reporter.onCandidateResult(rows);
+      if (told !== undefined) await told;
+    }
   }
 
   /** Starts the reporters before the plan is known: `info.candidates` is an upper bound. */

@@ -4,13 +4,16 @@
  * stay in the run log), and the failing tests the table shows.
  */
 import { FailingTests, type FailureRow } from '../report/failing-tests.js';
-import { candidateRow, summarize, type CandidateRow } from '../report/rows.js';
-import type { CandidateResult, Summary } from '../report/scorecard.js';
+import { RowStore } from '../report/row-store.js';
+import { candidateRow, type CandidateRow } from '../report/rows.js';
+import type { CandidateResult } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
 import { recordBytes } from '../values/wire.js';
 
 export class Tally {
-  private readonly rowsByKey = new Map<string, readonly CandidateRow[]>();
+  /** Each graded candidate's rows, by key: a handle into `store`. */
+  private readonly rowsByKey = new Map<string, number>();
+  private readonly store = new RowStore();
   private order: readonly string[] = [];
   private readonly rankOf = new Map<string, number>();
   private readonly failing = new FailingTests();
@@ -20,7 +23,7 @@ export class Tally {
     readonly log: RunLog,
     logged?: ReadonlyMap<string, CandidateRow[]>,
   ) {
-    for (const [key, rows] of logged ?? []) this.rowsByKey.set(key, rows);
+    for (const [key, rows] of logged ?? []) this.rowsByKey.set(key, this.store.addCandidate(rows));
   }
 
   /**
@@ -33,8 +36,10 @@ export class Tally {
     keys.forEach((key, rank) => this.rankOf.set(key, rank));
     this.failing.clear();
     keys.forEach((key, rank) => {
-      const rows = this.rowsByKey.get(key);
-      if (rows !== undefined && FailingTests.any(rows)) this.failing.note(rank, key, rows);
+      const handle = this.rowsByKey.get(key);
+      if (handle === undefined) return;
+      const rows = this.store.rowsOf(handle);
+      if (FailingTests.any(rows)) this.failing.note(rank, key, rows);
     });
   }
 
@@ -44,7 +49,7 @@ export class Tally {
    */
   record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void {
     this.log.appendCandidate(key, records, joined);
-    this.rowsByKey.set(key, rows);
+    this.rowsByKey.set(key, this.store.addCandidate(rows));
     this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
   }
 
@@ -61,16 +66,17 @@ export class Tally {
 
   /** Rows of the planned candidates that finished, in input order. */
   rows(): CandidateRow[] {
-    return this.order.flatMap((key) => this.rowsByKey.get(key) ?? []);
+    const rows: CandidateRow[] = [];
+    for (const key of this.order) {
+      const handle = this.rowsByKey.get(key);
+      if (handle !== undefined) rows.push(...this.store.rowsOf(handle));
+    }
+    return rows;
   }
 
   /** Planned candidates that have not finished. */
   missing(): number {
     return this.order.filter((key) => !this.log.has(key)).length;
-  }
-
-  summary(problems: number, invalidProblems: number): Summary {
-    return summarize(this.rows(), problems, invalidProblems);
   }
 
   failingTests(): { shown: FailureRow[]; total: number } {

@@ -122,6 +122,42 @@ describe('the run log', () => {
     again.log.close();
   });
 
+  it('keeps every line whole: many candidates, several results to a line, lines longer than what waits to be written, non-ASCII keys', () => {
+    const file = scratch();
+    const keys = Array.from({ length: 700 }, (_, i) => `k-${i}-${'é'.repeat(i % 3)}-"${i % 5}"`);
+    const store = create(file, keys);
+    const expected: CandidateResult[][] = [];
+    // Recorded in reverse, as worker records (bytes, joined by commas), one in 50 with code longer than the 64 kB that wait to be written.
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const results = Array.from({ length: 1 + (i % 3) }, (_, j) => {
+        const r = result(`p${i}`, [j % 2 === 0]);
+        return i % 50 === 0 ? { ...r, code: 'x'.repeat(70_000) } : r;
+      });
+      expected[i] = results;
+      const records = results.map((r) => Buffer.from(JSON.stringify(r), 'utf8'));
+      store.log.appendCandidate(keys[i]!, records, i % 2 === 0 ? Buffer.concat(records.flatMap((r, j) => (j > 0 ? [Buffer.from(','), r] : [r]))) : undefined);
+    }
+    expect([...store.log.results(keys[123]!)]).toEqual(expected[123]);
+    expect([...store.results()]).toEqual(expected.flat());
+    expect(texts(store)).toEqual(expected.flat().map((r) => JSON.stringify(r)));
+    store.log.close();
+    // The same lines read back from the file alone.
+    const { tally } = resume(file, keys);
+    expect(tally.missing()).toBe(0);
+    expect(texts(tally)).toEqual(expected.flat().map((r) => JSON.stringify(r)));
+    tally.log.close();
+  });
+
+  it('refuses joined records that are not the records and the commas between them', () => {
+    const store = create(scratch(), ['k']);
+    const record = Buffer.from(JSON.stringify(result('p', [true])));
+    expect(() => store.log.appendCandidate('k', [record, record], record)).toThrow(/joined records/);
+    expect(store.has('k')).toBe(false);
+    store.log.close();
+    // Nothing of the refused line reached the log.
+    expect(readFileSync(store.log.file, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
     const store = create(scratch(), ['km']);
     const many = result(
