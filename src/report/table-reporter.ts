@@ -57,7 +57,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
         if (total > 0) out.push(failureTable(shown.slice(0, maxFailures), total));
       }
       if (grading) out.push(...rollUps(head));
-      out.push(...problemsWithoutWork(outcome));
+      out.push(...problemsWithoutWork(outcome, options.details));
       out.push(...invalidFiles(head));
       out.push(...skippedSubmissions(head));
       out.push(summaryLine(head));
@@ -214,12 +214,20 @@ function passAtKTable(rows: readonly PassAtKRow[]): string {
   return `pass@k (unbiased estimator; "n/a" where a task has fewer samples than k):\n${table.toString()}`;
 }
 
-function problemsWithoutWork(outcome: RunOutcome): string[] {
+/** Problems a self-check had nothing to run for are named up to this many, unless --details is given. */
+const IDLE_NAMED = 10;
+
+function problemsWithoutWork(outcome: RunOutcome, details: boolean): string[] {
   if (outcome.head.mode === 'grade') return [];
   const withRows = new Set(outcome.rows.map((r) => r.problem_id));
   const idle = outcome.head.problems.filter((p) => p.valid && p.problem_id !== null && !withRows.has(p.problem_id));
   if (idle.length === 0 || !outcome.head.complete) return [];
-  return [`Nothing to run for ${idle.length} problem${idle.length === 1 ? '' : 's'} (no optimal_solution): ${idle.map((p) => p.problem_id).join(', ')}`];
+  const named = details ? idle : idle.slice(0, IDLE_NAMED);
+  const more = idle.length - named.length;
+  const rest = more === 0 ? '' : `, and ${more} more (--details names every one)`;
+  return [
+    `Nothing to run for ${idle.length} problem${idle.length === 1 ? '' : 's'} (no optimal_solution): ${named.map((p) => p.problem_id).join(', ')}${rest}`,
+  ];
 }
 
 function invalidFiles(head: ScorecardHead): string[] {
