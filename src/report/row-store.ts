@@ -8,6 +8,7 @@
  */
 import type { CandidateRow, RowEfficiency } from './rows.js';
 import type { CandidateStatus } from './scorecard.js';
+import { grown } from '../typed-arrays.js';
 
 const STATUSES: readonly CandidateStatus[] = ['passed', 'failed', 'load-error', 'unsupported', 'no-tests'];
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i] as const));
@@ -47,7 +48,7 @@ export class RowStore {
     return rows;
   }
 
-  private add(row: CandidateRow): number {
+  private add(row: CandidateRow): void {
     const at = this.count;
     if (at === this.statuses.length) this.grow();
     const n = at * NUMBERS;
@@ -74,7 +75,6 @@ export class RowStore {
     this.statuses[at] = status;
     if (row.efficiency !== undefined) this.efficiency.set(at, row.efficiency);
     this.count++;
-    return at;
   }
 
   private get(index: number): CandidateRow {
@@ -143,9 +143,3 @@ const EMPTY: CandidateRow = {
   counts: { fail: 0, error: 0, timeout: 0, memory: 0, skipped: 0 },
   ran: false,
 };
-
-function grown<T extends Float64Array | Int32Array | Uint8Array | Uint32Array>(array: T, length: number): T {
-  const next = new (array.constructor as new (length: number) => T)(length);
-  next.set(array);
-  return next;
-}

@@ -4,6 +4,7 @@
  * the run, and objects that live long are copied by the garbage collector
  * as they age, work the supervisor would do per candidate.
  */
+import { grown } from '../typed-arrays.js';
 
 /** Where a line's results lie: each result's start and end in the line (bytes), for lines this process wrote; null for lines of an earlier run, which are parsed. */
 export type Cuts = readonly number[] | null;
@@ -52,15 +53,9 @@ export class LineIndex {
 
   private grow(): void {
     const capacity = this.offsets.length * 2;
-    const offsets = new Float64Array(capacity);
-    offsets.set(this.offsets);
-    this.offsets = offsets;
-    const lengths = new Float64Array(capacity);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    const firstCut = new Int32Array(capacity);
-    firstCut.set(this.firstCut);
-    this.firstCut = firstCut;
+    this.offsets = grown(this.offsets, capacity);
+    this.lengths = grown(this.lengths, capacity);
+    this.firstCut = grown(this.firstCut, capacity);
   }
 }
 

@@ -89,7 +89,7 @@ export class RunLog {
     }
     const log = new RunLog(fd, 0, file);
     try {
-      log.append(`${JSON.stringify(header)}\n`);
+      log.appendText(`${JSON.stringify(header)}\n`);
       log.flush();
     } catch (e) {
       // A log without its header cannot be resumed: leave none behind.
@@ -130,7 +130,7 @@ export class RunLog {
       closeSync(fd);
       throw new Error(`${file}: not an evalrun run log (no header line)`);
     }
-    if (size > 0 && lastByte(fd, size) !== 0x0a) log.append('\n');
+    if (size > 0 && lastByte(fd, size) !== 0x0a) log.appendText('\n');
     return { log, header, damagedLines: damaged, limits };
   }
 
@@ -201,17 +201,17 @@ export class RunLog {
 
   /** Records what the run will grade, so that the log alone can be reported on (see `read`). */
   notePlan(plan: Omit<RunPlan, 'type'>): void {
-    this.append(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+    this.appendText(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
   }
 
   /** Records a problem's time limits (--timeout-factor), before any of its candidates. */
   noteLimits(problemId: string, limits: TestLimitsReport): void {
-    this.append(`${JSON.stringify({ type: 'limits', problem_id: problemId, ...limits })}\n`);
+    this.appendText(`${JSON.stringify({ type: 'limits', problem_id: problemId, ...limits })}\n`);
   }
 
   /** Records that the run ended (complete or interrupted), and when. */
   noteEnd(end: Omit<RunEnd, 'type'>): void {
-    this.append(`${JSON.stringify({ type: 'end', ...end })}\n`);
+    this.appendText(`${JSON.stringify({ type: 'end', ...end })}\n`);
   }
 
   /**
@@ -307,10 +307,6 @@ export class RunLog {
   private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
     this.lines.set(line.key, offset, length, null);
     visit(line.key, line.results);
-  }
-
-  private append(text: string): void {
-    this.appendText(text);
   }
 
   /** Appends text as UTF-8; returns its length in bytes. */
