@@ -15,8 +15,19 @@ import { runItems, type IndexedItem, type ItemHandlers, type RunsBatches } from 
 /** Batches in flight per worker: the one it runs and the one queued behind it. */
 export const BATCHES_PER_WORKER = 2;
 
-/** The most items in one batch: enough that the supervisor's cost per batch is shared, few enough that every worker gets many batches. */
-const MAX_BATCH_ITEMS = 32;
+/**
+ * The most items in one batch of a run: enough that what the supervisor
+ * spends per batch (sending it, and waking for its answers) is shared by
+ * many candidates; the end of a run is balanced by
+ * BATCHES_PER_WORKER_AT_LEAST, not by this.
+ */
+const MAX_BATCH_ITEMS = 128;
+
+/**
+ * The most items in one batch of a grading service request: smaller, since
+ * a batch holds its worker until it ends, and requests share the workers.
+ */
+const MAX_REQUEST_BATCH_ITEMS = 32;
 
 /** Batches each worker should get at least, so that the run's end is not one worker finishing a large batch alone. */
 const BATCHES_PER_WORKER_AT_LEAST = 8;
@@ -85,7 +96,7 @@ export class Route {
 
 /** Items per batch for a request of `items` to a service with `workers` workers: one batch per worker at most. */
 export function requestBatchSize(items: number, workers: number): number {
-  return Math.min(MAX_BATCH_ITEMS, Math.max(1, Math.ceil(items / Math.max(1, workers))));
+  return Math.min(MAX_REQUEST_BATCH_ITEMS, Math.max(1, Math.ceil(items / Math.max(1, workers))));
 }
 
 /** Items per batch for a run of `items` on `workers` workers. */

@@ -19,6 +19,16 @@ import type { TestLimitsReport } from '../report/scorecard.js';
 import { DEFAULTS } from '../defaults.js';
 
 /**
+ * How long a run's answers may wait in their worker (BatchOptions.answerWithinMs):
+ * a batch of quick candidates is answered in one write when it ends, and a
+ * slow batch a few times a second, so that the supervisor wakes about once
+ * per batch rather than as often as the candidates are slow. Progress and
+ * the log are that much behind at most, and a worker lost meanwhile costs
+ * the answers it had not sent, which are graded again.
+ */
+const RUN_ANSWER_WITHIN_MS = 250;
+
+/**
  * One run: list the problem files, plan the candidates (self-check or
  * submissions, filtered), send the work through the one route (route.ts:
  * batches of items, each done by a sandbox worker, which reads the files,
@@ -60,7 +70,10 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     return opened.tally;
   };
   const reports = new Reports(reporter);
-  const route = new Route({ pool, batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters } });
+  const route = new Route({
+    pool,
+    batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters, answerWithinMs: RUN_ANSWER_WITHIN_MS },
+  });
   const record = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void => {
     if (interrupted()) return;
     openNewLog().record(key, rows, records, joined);

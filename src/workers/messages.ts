@@ -64,6 +64,15 @@ export interface BatchOptions {
   /** Which problems a self-check grades. */
   filters: Filters;
   /**
+   * How long a finished item's answer may wait in its worker, in ms, to go
+   * out in one write with the answers after it (default: ANSWER_WITHIN_MS).
+   * A batch's answers always go when it ends. Every write wakes the
+   * supervisor, at a cost that does not depend on how many answers it
+   * carries: a run, which only logs and counts its answers, waits longer
+   * than the grading service, whose clients may stream each result.
+   */
+  answerWithinMs?: number;
+  /**
    * Problems given as JSON text, by the `file` their candidates name (the
    * grading service: problems loaded once, or sent in a request). A
    * candidate whose file is here is graded against this text, which the
@@ -71,6 +80,9 @@ export interface BatchOptions {
    */
   problems?: Record<string, string>;
 }
+
+/** How long an answer may wait in its worker unless the batch says otherwise (BatchOptions.answerWithinMs). */
+export const ANSWER_WITHIN_MS = 50;
 
 export interface Batch {
   options: BatchOptions;

@@ -26,7 +26,17 @@ import { ProgressWriter } from '../sandbox-host/progress-cell.js';
 import { WorkerIo } from '../sandbox-host/worker-io.js';
 import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bounded.js';
 import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
-import { gradedFrame, knownTests, type Batch, type BatchOptions, type FromWorker, type RunContext, type ToWorker, type WorkItem } from './messages.js';
+import {
+  ANSWER_WITHIN_MS,
+  gradedFrame,
+  knownTests,
+  type Batch,
+  type BatchOptions,
+  type FromWorker,
+  type RunContext,
+  type ToWorker,
+  type WorkItem,
+} from './messages.js';
 
 /** Engines its descriptor calls cheap to start (JavaScript's) are ready before the first job; others start with their first job. */
 const engines = new Engines();
@@ -50,13 +60,12 @@ async function takeContext(run: RunContext): Promise<void> {
 
 /**
  * Answers wait here and go in one write: at the end of a batch, or once the
- * oldest has waited FLUSH_AFTER_MS or they fill FLUSH_AT_CHARS. Each write
- * wakes the supervisor, and on a machine with many workers those wake-ups
- * are what the supervisor would spend its time on. What the supervisor needs
- * to know at once (which item and test runs, for faults and ceilings) is in
- * the progress cell instead.
+ * oldest has waited as long as the batch allows (BatchOptions.answerWithinMs)
+ * or they fill FLUSH_AT_BYTES. Each write wakes the supervisor, and on a
+ * machine with many workers those wake-ups are what the supervisor would
+ * spend its time on. What the supervisor needs to know at once (which item
+ * and test runs, for faults and ceilings) is in the progress cell instead.
  */
-const FLUSH_AFTER_MS = 50;
 const FLUSH_AT_BYTES = 1 << 18;
 const waiting: Buffer[] = [];
 let waitingBytes = 0;
@@ -81,8 +90,8 @@ function queue(...pieces: Buffer[]): void {
   if (sendAtOnce || waitingBytes >= FLUSH_AT_BYTES) flush();
 }
 
-function flushIfWaitedLong(): void {
-  if (waiting.length > 0 && performance.now() - waitingSince >= FLUSH_AFTER_MS) flush();
+function flushIfWaitedLong(withinMs: number): void {
+  if (waiting.length > 0 && performance.now() - waitingSince >= withinMs) flush();
 }
 
 function flush(): void {
@@ -299,6 +308,7 @@ function sendGraded(batch: number, item: number, results: readonly CandidateResu
 
 async function doBatch(id: number, batch: Batch): Promise<void> {
   const select = selector(batch.options.filters);
+  const within = answerWithin(batch.options.answerWithinMs);
   sendAtOnce = batch.items.length === 1;
   for (let index = 0; index < batch.items.length; index++) {
     const item = batch.items[index]!;
@@ -309,9 +319,14 @@ async function doBatch(id: number, batch: Batch): Promise<void> {
       if (e instanceof SupervisorGone) throw e;
       send({ type: 'failed', batch: id, item: index, message: e instanceof Error ? e.message : String(e) });
     }
-    flushIfWaitedLong();
+    flushIfWaitedLong(within);
   }
   flush();
+}
+
+/** The batch's wait for answers, or the default when it names none usable. */
+function answerWithin(ms: number | undefined): number {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : ANSWER_WITHIN_MS;
 }
 
 /**

@@ -33,7 +33,9 @@ import { runCli } from './run-cli.js';
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-batch-faults-'));
 
 const WORKERS = 2;
-const SPIN_MS = 25;
+// Each candidate spins twice this (two tests): a batch of 13 lasts a few times as long as a run's
+// answers may wait in their worker, so that a batch is seen answered in part.
+const SPIN_MS = 40;
 
 describe.each([
   // 200 self-check items, 200 grade items: batches of 13 on 2 workers.

@@ -159,9 +159,10 @@ describe('kill -9, --resume, Ctrl-C', () => {
 });
 
 describe.each([
-  // 120 candidates on 2 workers: batches of 8; the resumed rest, of 4 or 5.
-  { mode: 'a self-check', setup: () => doubleSelfCheck(120, 20) },
-  { mode: 'a run grading submissions', setup: () => doubleSubmissions(6, 4, 5, 20) },
+  // 120 candidates on 2 workers: batches of 8, each lasting a few times as long as a run's answers
+  // may wait in their worker, so that a batch is seen answered in part; the resumed rest, of 4 or 5.
+  { mode: 'a self-check', setup: () => doubleSelfCheck(120, 60) },
+  { mode: 'a run grading submissions', setup: () => doubleSubmissions(6, 4, 5, 60) },
 ])('kill -9 of the CLI in the middle of batches, then --resume, in $mode', ({ setup }: { setup: () => BatchRunSetup }) => {
   it("the resumed scorecard equals a clean run's, and no candidate is logged twice across both runs", async () => {
     const s = setup();

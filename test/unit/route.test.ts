@@ -88,10 +88,11 @@ class FakePool {
 const gradeItems = (n: number) => Array.from({ length: n }, (_, index) => ({ index, item: { kind: 'grade', candidate: candidate(index) } satisfies WorkItem }));
 
 describe('Route', () => {
-  it('sends a request of the grading service as one batch per worker at most, each no larger than a run batch may be', async () => {
+  it('sends a request of the grading service as one batch per worker at most, each smaller than a run batch may be', async () => {
     expect(requestBatchSize(8, 2)).toBe(4);
     expect(requestBatchSize(8, 64)).toBe(1);
     expect(requestBatchSize(1000, 2)).toBe(32);
+    expect(batchSize(1_000_000, 2)).toBeGreaterThan(requestBatchSize(1_000_000, 2));
     const pool = new FakePool(2);
     const route = new Route({ pool, batch: OPTIONS });
     await route.send(gradeItems(8), { onMessage: () => undefined, giveUp: () => undefined }, { request: true });
@@ -120,7 +121,8 @@ describe('Route', () => {
   it('sizes batches so that every worker gets several, and no batch is empty or huge', () => {
     expect(batchSize(1, 64)).toBe(1);
     expect(batchSize(100, 2)).toBeLessThanOrEqual(100 / 2);
-    expect(batchSize(1_000_000, 2)).toBeLessThanOrEqual(32);
+    expect(batchSize(1_000_000, 2)).toBe(128);
+    expect(batchSize(1_000_000, 64)).toBe(128);
     expect(batchSize(4000, 64)).toBeLessThan(4000 / 64);
   });
 
