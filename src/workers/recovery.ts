@@ -136,7 +136,7 @@ function firstUnsettled(tests: number, settled: ReadonlyMap<number, Verdict>): n
 }
 
 /** Options for batches that only carry grade jobs built already, which hold their own. */
-function jobOptions(job: GradeJob): BatchOptions {
+export function jobOptions(job: GradeJob): BatchOptions {
   return {
     grade: { limits: job.limits, tolerance: job.tolerance, languages: [job.language] },
     extractCode: false,

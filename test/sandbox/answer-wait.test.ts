@@ -5,11 +5,11 @@
  * that the supervisor wakes once for the batch.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { NO_FILTERS } from '../../src/grading/filters.js';
 import type { GradeJob } from '../../src/sandbox-host/grade-protocol.js';
 import { encodeWire } from '../../src/values/wire.js';
 import type { BatchOptions, ItemMessage } from '../../src/workers/messages.js';
 import { WorkerPool } from '../../src/workers/pool.js';
+import { jobOptions } from '../../src/workers/recovery.js';
 
 /** Spins `n` times (the sandbox's clock is frozen, so work stands in for time) and returns `n`. */
 function busyJob(n: number): GradeJob {
@@ -37,12 +37,7 @@ describe('answers held in the worker', () => {
   /** Runs three busy jobs as one batch; when each answer arrived (ms) and its verdicts. */
   async function arrivals(answerWithinMs: number): Promise<{ at: number[]; statuses: string[] }> {
     const job = busyJob(SPINS);
-    const options: BatchOptions = {
-      grade: { limits: job.limits, tolerance: job.tolerance, languages: ['javascript'] },
-      extractCode: false,
-      filters: NO_FILTERS,
-      answerWithinMs,
-    };
+    const options: BatchOptions = { ...jobOptions(job), answerWithinMs };
     const at: number[] = [];
     const statuses: string[] = [];
     await pool.run({
