@@ -109,6 +109,8 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     store.log.notePlan({ keys, problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
     for (const { candidate, shard } of candidates) store.recordResults(candidate.key, shards[shard]!.results(candidate.at));
     store.log.noteEnd(end);
+    // On disk before any scorecard is written, as a run's log is.
+    store.log.flush();
   } catch (e) {
     store.log.close();
     throw e;

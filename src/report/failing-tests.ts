@@ -30,20 +30,22 @@ export class FailingTests {
    * has one reason, shown in its own row.
    */
   note(rank: number, key: string, rows: readonly CandidateRow[]): void {
-    const count = rows.reduce((n, r) => n + (r.ran ? r.total - r.passed - r.counts.skipped : 0), 0);
+    this.noteCounted(rank, key, failingCount(rows), () => rows);
+  }
+
+  /**
+   * The same, for a candidate whose failing tests were counted already
+   * (`failingCount`): its rows are asked for only if it is kept.
+   */
+  noteCounted(rank: number, key: string, count: number, rows: () => readonly CandidateRow[]): void {
     if (count === 0) return;
     this.count += count;
     const worst = this.kept[this.kept.length - 1];
     if (this.kept.length >= FAILURES_KEPT && worst !== undefined && worst.rank < rank) return;
     let at = this.kept.length;
     while (at > 0 && this.kept[at - 1]!.rank > rank) at--;
-    this.kept.splice(at, 0, { rank, key, rows });
+    this.kept.splice(at, 0, { rank, key, rows: rows() });
     this.kept.length = Math.min(this.kept.length, FAILURES_KEPT);
-  }
-
-  /** Whether a candidate with these rows has failing tests to note. */
-  static any(rows: readonly CandidateRow[]): boolean {
-    return rows.some((row) => row.ran && row.passed < row.total);
   }
 
   /** The first failing tests in plan order, their records read with `resultsOf`, and how many there are in all. */
@@ -68,4 +70,11 @@ export class FailingTests {
     this.kept.length = 0;
     this.count = 0;
   }
+}
+
+/** The failing tests of a candidate with these rows: in the rows of the suites that ran, the tests that neither passed nor were skipped. */
+export function failingCount(rows: readonly Pick<CandidateRow, 'ran' | 'total' | 'passed' | 'counts'>[]): number {
+  let count = 0;
+  for (const r of rows) if (r.ran) count += r.total - r.passed - r.counts.skipped;
+  return count;
 }

@@ -43,32 +43,62 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
   };
 }
 
-/** Writes the document in pieces of about 1 MB; each result's bytes are copied as the run log holds them. */
+/**
+ * Writes the document in pieces of about 1 MB: the head, then each result's
+ * bytes copied as the run log holds them into one buffer, so that a result
+ * costs a copy and no object of its own.
+ */
 export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) => void): void {
   const head = JSON.stringify(outcome.head, null, 2);
   // The head's closing brace is replaced by the candidates array, written last.
-  let pieces: Uint8Array[] = [Buffer.from(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`, 'utf8')];
-  let size = pieces[0]!.length;
+  write(Buffer.from(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`, 'utf8'));
+  const out = new Output(write);
   let first = true;
-  for (const result of outcome.resultRecords()) {
-    const before = first ? FIRST_ITEM : NEXT_ITEM;
-    pieces.push(before, result);
-    size += before.length + result.length;
+  outcome.resultRecords((bytes, start, end) => {
+    out.add(first ? FIRST_ITEM : NEXT_ITEM);
+    out.copy(bytes, start, end);
     first = false;
-    if (size >= 1 << 20) {
-      write(Buffer.concat(pieces, size));
-      pieces = [];
-      size = 0;
-    }
-  }
-  pieces.push(first ? EMPTY_END : LIST_END);
-  write(Buffer.concat(pieces));
+  });
+  out.add(first ? EMPTY_END : LIST_END);
+  out.flush();
 }
 
 const FIRST_ITEM = Buffer.from('\n    ');
 const NEXT_ITEM = Buffer.from(',\n    ');
 const EMPTY_END = Buffer.from(']\n}\n');
 const LIST_END = Buffer.from('\n  ]\n}\n');
+
+/** Bytes gathered into one buffer and written when it is full. */
+class Output {
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+
+  constructor(private readonly write: (bytes: Uint8Array) => void) {}
+
+  add(bytes: Uint8Array): void {
+    this.copy(bytes, 0, bytes.length);
+  }
+
+  copy(bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (this.used + length > this.buffer.length) {
+      this.flush();
+      if (length > this.buffer.length) {
+        this.write(bytes.subarray(start, end));
+        return;
+      }
+    }
+    this.buffer.set(bytes.subarray(start, end), this.used);
+    this.used += length;
+  }
+
+  flush(): void {
+    if (this.used === 0) return;
+    // The sinks may keep what they are given (stdout writes later): each gets bytes of its own.
+    this.write(Buffer.from(this.buffer.subarray(0, this.used)));
+    this.used = 0;
+  }
+}
 
 export class ScorecardWriteError extends Error {
   constructor(

@@ -28,9 +28,16 @@ export interface RunOutcome {
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */
   results(): Iterable<CandidateResult>;
-  /** The same, each result as its JSON text in UTF-8 bytes: what the JSON scorecard copies without decoding. */
-  resultRecords(): Iterable<Uint8Array>;
+  /**
+   * The same, each result as its JSON text in UTF-8 bytes, handed to `visit`
+   * in place (a view into what the run log read): what the JSON scorecard
+   * copies without decoding, and without an object per result.
+   */
+  resultRecords(visit: VisitRecord): void;
 }
+
+/** Hears one result as JSON text in UTF-8: `bytes[start, end)`, valid only during the call. */
+export type VisitRecord = (bytes: Uint8Array, start: number, end: number) => void;
 
 /**
  * An output format. Each hook is optional; a reporter sees the run start,

@@ -12,6 +12,8 @@ import { grown } from '../typed-arrays.js';
 
 const STATUSES: readonly CandidateStatus[] = ['passed', 'failed', 'load-error', 'unsupported', 'no-tests'];
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i] as const));
+const PASSED = STATUS_CODE.get('passed')!;
+const FAILED = STATUS_CODE.get('failed')!;
 
 /** Number fields of a row, in this order. */
 const NUMBERS = 8;
@@ -46,6 +48,18 @@ export class RowStore {
     const rows: CandidateRow[] = [];
     for (let i = 0; i < this.spans[handle]!; i++) rows.push(this.get(handle + i));
     return rows;
+  }
+
+  /** The failing tests of the candidate of this handle (failing-tests.ts `failingCount`), read without making its rows. */
+  failingCount(handle: number): number {
+    let count = 0;
+    for (let i = handle; i < handle + this.spans[handle]!; i++) {
+      const status = this.statuses[i]!;
+      if (status !== PASSED && status !== FAILED) continue;
+      const n = i * NUMBERS;
+      count += this.numbers[n + 1]! - this.numbers[n]! - this.numbers[n + 7]!;
+    }
+    return count;
   }
 
   private add(row: CandidateRow): void {

@@ -41,14 +41,35 @@ export class LineIndex {
     this.slots.set(key, slot);
   }
 
-  /** A logged line's place, and its results' cuts. */
-  get(key: string): { offset: number; length: number; cuts: Cuts } | undefined {
-    const slot = this.slots.get(key);
-    if (slot === undefined) return undefined;
-    const length = this.lengths[slot]!;
+  /** A logged line's slot, for the accessors below; -1 when the key is not logged. */
+  slot(key: string): number {
+    return this.slots.get(key) ?? -1;
+  }
+
+  /** Where the line of `slot` starts in the log, and its length in bytes. */
+  offsetOf(slot: number): number {
+    return this.offsets[slot]!;
+  }
+
+  lengthOf(slot: number): number {
+    return this.lengths[slot]!;
+  }
+
+  /**
+   * Calls `visit` with where each result of the line lies in it (bytes from
+   * the line's start, end excluded), in order. False, and no call, for a
+   * line of an earlier run, whose results are not cut.
+   */
+  eachCut(slot: number, visit: (start: number, end: number) => void): boolean {
     const first = this.firstCut[slot]!;
-    const cuts = first === EARLIER_RUN ? null : first === MANY ? this.manyCuts.get(slot)! : [first, length - LINE_TAIL_BYTES];
-    return { offset: this.offsets[slot]!, length, cuts };
+    if (first === EARLIER_RUN) return false;
+    if (first !== MANY) {
+      visit(first, this.lengths[slot]! - LINE_TAIL_BYTES);
+      return true;
+    }
+    const cuts = this.manyCuts.get(slot)!;
+    for (let i = 0; i < cuts.length; i += 2) visit(cuts[i]!, cuts[i + 1]!);
+    return true;
   }
 
   private grow(): void {

@@ -11,6 +11,7 @@ import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { LINE_END, LineIndex } from './line-index.js';
 import { readLines } from './read-lines.js';
 import { parseExactJson } from '../problems/exact-json.js';
+import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import { writeBytes } from '../write-text.js';
@@ -42,11 +43,6 @@ export class RunLogWriteError extends Error {
 
 /** Called for each complete candidate line of a log being reopened, in file order. */
 export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
-
-interface Located {
-  offset: number;
-  length: number;
-}
 
 /** Lines are written once per turn of the event loop, or sooner when this much is waiting. */
 const WRITE_AHEAD_BYTES = 1 << 16;
@@ -252,26 +248,28 @@ export class RunLog {
 
   /** A logged candidate's results, read back from the log (none when it is not logged). */
   results(key: string): CandidateResult[] {
-    const located = this.lines.get(key);
-    if (located === undefined) return [];
+    const slot = this.lines.slot(key);
+    if (slot < 0) return [];
+    const length = this.lines.lengthOf(slot);
+    const { bytes, from } = this.lineIn(this.lines.offsetOf(slot), length);
     // Every digit: a recorded value may be an integer beyond 2**53.
-    return (parseExactJson(this.readText(located)) as CandidateLine).results;
+    return (parseExactJson(bytes.toString('utf8', from, from + length)) as CandidateLine).results;
   }
 
   /**
-   * The same results as JSON text in UTF-8 bytes. Lines this process wrote
-   * are cut out of the log as they are; only lines of an earlier run are
-   * parsed and encoded again.
+   * Calls `visit` with each result of a logged candidate as JSON text in
+   * UTF-8: `bytes[start, end)`, valid only during the call. Lines this
+   * process wrote are read in place; only lines of an earlier run are
+   * parsed and encoded again. Nothing is called when the key is not logged.
    */
-  resultRecords(key: string): Buffer[] {
-    const located = this.lines.get(key);
-    if (located === undefined) return [];
-    const cuts = located.cuts;
-    if (cuts === null) return this.results(key).map(recordBytes);
-    const line = this.readLine(located);
-    const records: Buffer[] = [];
-    for (let i = 0; i < cuts.length; i += 2) records.push(line.subarray(cuts[i], cuts[i + 1]));
-    return records;
+  visitResults(key: string, visit: VisitRecord): void {
+    const slot = this.lines.slot(key);
+    if (slot < 0) return;
+    const offset = this.lines.offsetOf(slot);
+    const length = this.lines.lengthOf(slot);
+    const { bytes, from } = this.lineIn(offset, length);
+    const cut = this.lines.eachCut(slot, (start, end) => visit(bytes, from + start, from + end));
+    if (!cut) for (const record of this.results(key).map(recordBytes)) visit(record, 0, record.length);
   }
 
   close(): void {
@@ -362,26 +360,18 @@ export class RunLog {
     }).unref();
   }
 
-  private readText(located: Located): string {
-    return this.readLine(located).toString('utf8');
-  }
-
-  /** A line's bytes: a view of the read window, valid until the next read. */
-  private readLine(located: Located): Buffer {
+  /** The read window holding a line, and where the line starts in it: valid until the next read. */
+  private lineIn(offset: number, length: number): { bytes: Buffer; from: number } {
     this.flush();
-    const end = located.offset + located.length;
+    const end = offset + length;
     let window = this.window;
-    if (window === null || located.offset < window.offset || end > window.offset + window.bytes.length) {
-      window = {
-        offset: located.offset,
-        bytes: this.readBytes(located.offset, Math.max(located.length, Math.min(READ_WINDOW_BYTES, this.size - located.offset))),
-      };
-      if (window.bytes.length < located.length) throw new Error(`${this.file}: log ends early at byte ${located.offset + window.bytes.length}`);
+    if (window === null || offset < window.offset || end > window.offset + window.bytes.length) {
+      window = { offset, bytes: this.readBytes(offset, Math.max(length, Math.min(READ_WINDOW_BYTES, this.size - offset))) };
+      if (window.bytes.length < length) throw new Error(`${this.file}: log ends early at byte ${offset + window.bytes.length}`);
       // A line longer than the window is read alone and not kept.
-      if (located.length <= READ_WINDOW_BYTES) this.window = window;
+      if (length <= READ_WINDOW_BYTES) this.window = window;
     }
-    const from = located.offset - window.offset;
-    return window.bytes.subarray(from, from + located.length);
+    return { bytes: window.bytes, from: offset - window.offset };
   }
 
   private readBytes(offset: number, length: number): Buffer {

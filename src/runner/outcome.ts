@@ -52,6 +52,6 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     rows,
     failures: store.failingTests(),
     results: () => store.results(),
-    resultRecords: () => store.resultRecords(),
+    resultRecords: (visit) => store.resultRecords(visit),
   };
 }

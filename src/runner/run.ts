@@ -165,6 +165,8 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
 
     const end = { finished_at: new Date().toISOString(), complete: tally.missing() === 0 && loaded.unread === 0 };
     tally.log.noteEnd(end);
+    // On disk before any scorecard is written: a scorecard that cannot be written is then all that is missing.
+    tally.log.flush();
     const outcome = outcomeOf(tally, {
       header: { mode, run_id: control.runId, started_at: startedAt, options: recordOptions(options) },
       finishedAt: end.finished_at,

@@ -6,6 +6,7 @@
 import { FailingTests, type FailureRow } from '../report/failing-tests.js';
 import { RowStore } from '../report/row-store.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
+import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
 import { recordBytes } from '../values/wire.js';
@@ -37,9 +38,7 @@ export class Tally {
     this.failing.clear();
     keys.forEach((key, rank) => {
       const handle = this.rowsByKey.get(key);
-      if (handle === undefined) return;
-      const rows = this.store.rowsOf(handle);
-      if (FailingTests.any(rows)) this.failing.note(rank, key, rows);
+      if (handle !== undefined) this.failing.noteCounted(rank, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
     });
   }
 
@@ -88,9 +87,9 @@ export class Tally {
     for (const key of this.order) yield* this.log.results(key);
   }
 
-  /** The same, as JSON text in UTF-8 bytes. */
-  *resultRecords(): Generator<Uint8Array> {
-    for (const key of this.order) yield* this.log.resultRecords(key);
+  /** The same, as JSON text in UTF-8 bytes, each handed to `visit` in place (RunOutcome.resultRecords). */
+  resultRecords(visit: VisitRecord): void {
+    for (const key of this.order) this.log.visitResults(key, visit);
   }
 }
 

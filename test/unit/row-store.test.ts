@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failingCount } from '../../src/report/failing-tests.js';
 import { RowStore } from '../../src/report/row-store.js';
 import type { CandidateRow } from '../../src/report/rows.js';
 import type { CandidateStatus } from '../../src/report/scorecard.js';
@@ -37,6 +38,22 @@ describe('the row store', () => {
       kept.push({ handle: store.addCandidate(rows), rows });
     }
     for (const { handle, rows } of kept) expect(store.rowsOf(handle)).toEqual(rows);
+  });
+
+  it('counts a candidate’s failing tests from its columns as the table counts them from its rows', () => {
+    const store = new RowStore();
+    const counted: Array<[number, number]> = [];
+    let next = 0;
+    for (let c = 0; c < 300; c++) {
+      const rows = Array.from({ length: c % 4 }, () => {
+        const r = row(next++);
+        return { ...r, counts: { ...r.counts, skipped: next % 3 } };
+      });
+      counted.push([store.failingCount(store.addCandidate(rows)), failingCount(rows)]);
+    }
+    expect(counted.map(([fromStore]) => fromStore)).toEqual(counted.map(([fromRows]) => fromRows));
+    expect(counted.filter(([n]) => n > 0).length).toBeGreaterThan(50);
+    expect(counted.filter(([n]) => n === 0).length).toBeGreaterThan(50);
   });
 
   it('gives new objects each time, so that a caller cannot change what is kept', () => {
