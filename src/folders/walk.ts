@@ -160,8 +160,11 @@ function* walkInto(walk: Walk, path: string, parts: string[]): Steps {
     return;
   }
   walk.ancestors.set(real, path);
+  // A listed name is one component (never `.` or `..`), so `join(path, name)` is this
+  // prefix and the name: joined once per folder rather than normalized once per entry.
+  const prefix = join(path, '_').slice(0, -1);
   for (const entry of entries.sort(byName)) {
-    if (!walk.options.ignore(entry.name)) yield* visit(walk, join(path, entry.name), [...parts, entry.name], entry);
+    if (!walk.options.ignore(entry.name)) yield* visit(walk, prefix + entry.name, [...parts, entry.name], entry);
   }
   walk.ancestors.delete(real);
 }

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative as relativeTo } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isHiddenOrNodeModules, walkFolder, walkFolderSync, type WalkEntry, type WalkOptions } from '../../src/folders/walk.js';
 
@@ -50,6 +50,17 @@ describe.each(drivers)('%s', (_name, walk) => {
     // Code units, not code points or the locale: the emoji's leading surrogate sorts before U+FF5E.
     expect(shortly(entries)).toEqual(['file B', 'file a/y/x', 'file a/z', 'file a-b', 'file a.c', 'file b', 'file é', 'file \u{1F600}', 'file \uFF5E']);
     expect(entries[1]).toEqual({ kind: 'file', path: join(root, 'a', 'y', 'x'), parts: ['a', 'y', 'x'] });
+  });
+
+  it('names every entry join(root, ...parts) however the root is spelled', async () => {
+    for (const name of ['a/b/c.json', 'top.json', 'x y/z']) put(name);
+    const relative = relativeTo(process.cwd(), root);
+    const spellings = [root, `${root}/`, `${root}//`, `${root}/a/..`, `${root}/./a/../`, relative, `${relative}/`, `./${relative}`, `${relative}/a/../`];
+    for (const spelling of spellings) {
+      const entries = await walk(spelling, nothingIgnored);
+      expect(entries).toHaveLength(3);
+      for (const entry of entries) expect(entry.path, spelling).toBe(join(spelling, ...entry.parts));
+    }
   });
 
   it('leaves out ignored names wherever they stand, folders with all they hold', async () => {
