@@ -8,8 +8,9 @@
  * results are reported per suite.
  */
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
-import type { Submission } from '../solutions/submission.js';
+import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
+import { readSubmittedText } from '../solutions/read-solution-file.js';
 
 /** What the plan keeps of a valid problem while its file is not being graded. */
 export interface ProblemSummary {
@@ -50,7 +51,7 @@ export interface Candidate {
   /** Tests it will run: an upper bound, for memory budgets. */
   tests: number;
   /** The submitted code, or null for the problem's own optimal_solution (a self-check). */
-  submission: Submission | null;
+  submission: SubmittedCode | null;
   /** Unwrap Markdown fences and drop prose around submitted code. */
   extract: boolean;
   /**
@@ -100,7 +101,7 @@ export function submissionPlan(problem: ProblemSummary, submission: Submission, 
     sampleId: submission.sampleId,
     source: submission.source,
     tests: problem.tests,
-    submission,
+    submission: { text: submission.text, declaredLanguage: submission.declaredLanguage },
     extract,
   };
 }
@@ -111,6 +112,19 @@ export function submissionPlan(problem: ProblemSummary, submission: Submission, 
  */
 export function candidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId' | 'source'>): string {
   return JSON.stringify([c.problemId, c.modelId, c.promptId, c.sampleId, c.source]);
+}
+
+/**
+ * The candidate with its submission's text read (`readSubmittedText`): what
+ * a worker does before grading it; the reason instead when its solution
+ * file no longer holds that text.
+ */
+export function withText(candidate: Candidate): Candidate | { unavailable: string } {
+  const submission = candidate.submission;
+  if (submission === null || submission.text.kind === 'inline') return candidate;
+  const read = readSubmittedText(submission.text);
+  if (!read.ok) return { unavailable: read.reason };
+  return { ...candidate, submission: { ...submission, text: { kind: 'inline', raw: read.raw } } };
 }
 
 /** A candidate with its problem read: the code to run and the suites to run it against. */
@@ -139,15 +153,17 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     const code = selfCheckCode(problem);
     return candidate.correctnessOnly === true ? { ...code, suites: [problem.correctness] } : code;
   }
+  if (submission.text.kind !== 'inline') throw new Error(`the text of ${candidate.source} was not read before grading it`);
+  const raw = submission.text.raw;
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
-  const extracted = candidate.extract ? extractCode(submission.raw) : { code: submission.raw, fenceLanguage: null };
+  const extracted = candidate.extract ? extractCode(raw) : { code: raw, fenceLanguage: null };
   return {
     problem,
-    modelId: submission.modelId,
-    promptId: submission.promptId,
-    sampleId: submission.sampleId,
-    source: submission.source,
-    raw: submission.raw,
+    modelId: candidate.modelId,
+    promptId: candidate.promptId,
+    sampleId: candidate.sampleId,
+    source: candidate.source,
+    raw,
     code: extracted.code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,

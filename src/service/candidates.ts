@@ -50,7 +50,7 @@ export function candidateOf(problem: HeldProblem, input: CheckedCandidate, index
     sampleId: null,
     source,
     tests: problem.tests,
-    submission: { problemId: problem.id, modelId: MODEL_ID, promptId: null, sampleId: null, source, raw: input.code, declaredLanguage: declared },
+    submission: { text: { kind: 'inline', raw: input.code }, declaredLanguage: declared },
     extract,
   };
 }

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { normalizeLanguageName, sourceExtensions, type SolutionLanguage } from './language.js';
 import { idsFromPath, pathIdsForProblem, stemOf, unknownPathReason, unknownProblemReason } from './path-ids.js';
-import { errorText, type SolutionDiscoveryContext, type SolutionFile, type SolutionFileOutcome, type Submission } from './submission.js';
+import { errorText, type SolutionDiscoveryContext, type SolutionFile, type SolutionFileOutcome, type Submission, type SubmittedText } from './submission.js';
 
 const FIELDS = {
   problem: ['problem_identifier', 'problem_id', 'task_id', 'problem'],
@@ -26,28 +27,93 @@ export function readSolutionFile(file: SolutionFile, ctx: SolutionDiscoveryConte
   if (ext !== '.json' && ext !== '.jsonl' && sourceLanguage === undefined) {
     return [skip(file.source, `not a solution file (expected .json, .jsonl, ${[...sourceExtensions().keys()].join(', ')})`)];
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file.source, 'utf8');
+    bytes = readFileSync(file.source);
   } catch (err) {
     return [skip(file.source, `unreadable: ${errorText(err)}`)];
   }
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return [skip(file.source, 'empty file')];
-  if (ext === '.jsonl') return readJsonLines(file, text, ctx);
-  if (ext === '.json') return [readJsonSolution(file, text, ctx)];
-  return [readSourceFile(file, text, sourceLanguage as SolutionLanguage, ctx)];
+  if (ext === '.jsonl') return readJsonLines(file, bytes, ctx);
+  if (ext === '.json') return [readJsonSolution(file, bytes, ctx)];
+  return [readSourceFile(file, bytes, sourceLanguage as SolutionLanguage, ctx)];
 }
 
-function readSourceFile(file: SolutionFile, text: string, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+/**
+ * A submission's text: as given, or read again from the bytes of its
+ * solution file that held it (`SubmittedText`). A reason instead when those
+ * bytes are no longer what they were when the file was first read.
+ */
+export function readSubmittedText(text: SubmittedText): { ok: true; raw: string } | { ok: false; reason: string } {
+  if (text.kind === 'inline') return { ok: true, raw: text.raw };
+  const changed = (why: string) => ({ ok: false as const, reason: `solution file changed during the run: ${text.file} ${why}` });
+  let bytes: Buffer;
+  try {
+    bytes = readRange(text.file, text.start, text.end - text.start);
+  } catch (err) {
+    return changed(`is unreadable (${errorText(err)})`);
+  }
+  if (bytes.length !== text.end - text.start || digestOf(bytes, 0, bytes.length) !== text.digest) return changed('no longer holds the same bytes');
+  const raw = bytes.toString('utf8');
+  if (!text.json) return { ok: true, raw };
+  const record = asRecord(parseOrUndefined(raw));
+  const fields = record === null ? null : readFields(record);
+  return fields !== null && fields.kind === 'valid' ? { ok: true, raw: fields.code } : changed('no longer holds the same solution');
+}
+
+function readRange(file: string, start: number, length: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const bytes = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, bytes, read, length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The first 96 bits of the bytes' SHA-256, in base64: it only has to tell a
+ * changed file from the same one, and every candidate's reference carries it.
+ */
+function digestOf(bytes: Buffer, start: number, end: number): string {
+  return createHash('sha256').update(bytes.subarray(start, end)).digest().toString('base64', 0, 12);
+}
+
+function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number, json: boolean): SubmittedText {
+  return { kind: 'range', file: file.source, start, end, json, digest: digestOf(bytes, start, end) };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the text of a file starts: after a UTF-8 byte order mark, if it has one. */
+function textStart(bytes: Buffer): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+}
+
+function readSourceFile(file: SolutionFile, bytes: Buffer, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   const ids = idsFromPath(file.parts, ctx);
   if (ids === null) return skip(file.source, unknownPathReason(file.parts));
-  return submit({ ...ids, sampleId: null, source: file.source, raw: text, declaredLanguage: language });
+  return submit({ ...ids, sampleId: null, source: file.source, text: rangeOf(file, bytes, 0, bytes.length, false), declaredLanguage: language });
 }
 
-function readJsonSolution(file: SolutionFile, text: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+  const start = textStart(bytes);
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(bytes.toString('utf8', start));
   } catch (err) {
     return skip(file.source, `invalid JSON: ${errorText(err)}`);
   }
@@ -71,23 +137,27 @@ function readJsonSolution(file: SolutionFile, text: string, ctx: SolutionDiscove
     promptId: fields.promptId ?? fromPath.promptId,
     sampleId: fields.sampleId,
     source: file.source,
-    raw: fields.code,
+    text: rangeOf(file, bytes, start, bytes.length, true),
     declaredLanguage: fields.language,
   });
 }
 
-function readJsonLines(file: SolutionFile, text: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome[] {
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
+function readJsonLines(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome[] {
   const defaultModel = file.parts.length >= 2 ? (file.parts[file.parts.length - 2] as string) : stemOf(file.parts[0] as string);
   const outcomes: SolutionFileOutcome[] = [];
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx));
-  });
+  // Cut on the newline byte, which no multi-byte UTF-8 character contains: each line's bytes are where its text is read again.
+  let start = textStart(bytes);
+  for (let index = 0; start <= bytes.length; index++) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline < 0 ? bytes.length : newline;
+    const line = bytes.toString('utf8', start, end);
+    if (line.trim() !== '') outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx, () => rangeOf(file, bytes, start, end, true)));
+    start = end + 1;
+  }
   return outcomes.length > 0 ? outcomes : [skip(file.source, 'empty file')];
 }
 
-function readJsonLine(line: string, source: string, defaultModel: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+function readJsonLine(line: string, source: string, defaultModel: string, ctx: SolutionDiscoveryContext, text: () => SubmittedText): SolutionFileOutcome {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -108,7 +178,7 @@ function readJsonLine(line: string, source: string, defaultModel: string, ctx: S
     promptId: fields.promptId ?? null,
     sampleId: fields.sampleId,
     source,
-    raw: fields.code,
+    text: text(),
     declaredLanguage: fields.language,
   });
 }

@@ -7,10 +7,35 @@ export interface Submission {
   sampleId: string | null;
   /** file, or file:line for JSONL */
   source: string;
-  /** text exactly as submitted */
-  raw: string;
+  /** The text exactly as submitted, or where to read it again. */
+  text: SubmittedText;
   /** language from the file extension or an explicit field, when known */
   declaredLanguage: SolutionLanguage | null;
+}
+
+/** What grading needs of a submission besides who it is: its text, and the language its file or field declared. */
+export type SubmittedCode = Pick<Submission, 'text' | 'declaredLanguage'>;
+
+/**
+ * A submission's text: given with it (the grading service), or the bytes of
+ * a solution file that hold it, read again by the worker that grades it. A
+ * run's plan then holds no candidate's text, and the text never passes
+ * through the supervisor, whose work per candidate bounds the cores a run
+ * can use. `digest` is of those bytes when the file was first read: a file
+ * changed since is reported, not graded.
+ */
+export type SubmittedText = { kind: 'inline'; raw: string } | SolutionTextRange;
+
+export interface SolutionTextRange {
+  kind: 'range';
+  file: string;
+  /** Bytes [start, end) of the file. */
+  start: number;
+  end: number;
+  /** The bytes are a solution object (JSON) whose code field is the text; else they are the text. */
+  json: boolean;
+  /** Of the bytes when the file was first read (read-solution-file.ts `digestOf`). */
+  digest: string;
 }
 
 export interface SkippedSubmission {

@@ -366,8 +366,22 @@ function isSolutionOutcome(value: unknown): value is SolutionFileOutcome {
     isNullableString(s.promptId) &&
     isNullableString(s.sampleId) &&
     typeof s.source === 'string' &&
-    typeof s.raw === 'string' &&
+    isSubmittedText(s.text) &&
     isNullableString(s.declaredLanguage)
+  );
+}
+
+function isSubmittedText(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  if (value.kind === 'inline') return typeof value.raw === 'string';
+  return (
+    value.kind === 'range' &&
+    typeof value.file === 'string' &&
+    isCount(value.start) &&
+    isCount(value.end) &&
+    value.start <= value.end &&
+    typeof value.json === 'boolean' &&
+    typeof value.digest === 'string'
   );
 }
 

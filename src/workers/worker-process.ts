@@ -7,7 +7,7 @@
  * process on some out-of-memory paths inside an isolate; the supervisor
  * then loses one worker and one candidate, never the run.
  */
-import { problemChangedMessage, selfCheckPlans, summarizeProblem, type Candidate } from '../grading/candidate.js';
+import { problemChangedMessage, selfCheckPlans, summarizeProblem, withText, type Candidate } from '../grading/candidate.js';
 import { selector, type Selector } from '../grading/filters.js';
 import { gradeCandidate, internalErrorResults, unavailableResults, type GradeOptions, type RunsJobs } from '../grading/grade.js';
 import { badTestTimeouts, readTestLimits } from '../grading/test-limits.js';
@@ -287,12 +287,15 @@ async function grade(
   options: GradeOptions,
   oneByOne: Array<[number, Verdict]> | undefined,
 ): Promise<CandidateResult[]> {
+  // A submission's text is read here, from its solution file, not sent with it.
+  const withItsText = withText(candidate);
+  if ('unavailable' in withItsText) return unavailableResults(candidate, withItsText.unavailable);
   try {
-    return await gradeCandidate(localJobs(id, index), candidate, problem, options, oneByOne === undefined ? undefined : { settled: oneByOne });
+    return await gradeCandidate(localJobs(id, index), withItsText, problem, options, oneByOne === undefined ? undefined : { settled: oneByOne });
   } catch (e) {
     if (e instanceof SupervisorGone) throw e;
     // A bug in evalrun while grading this candidate: it gets an error verdict naming it, and the run goes on.
-    return internalErrorResults(candidate, problem, e);
+    return internalErrorResults(withItsText, problem, e);
   }
 }
 

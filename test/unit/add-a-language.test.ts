@@ -138,7 +138,7 @@ describe('a language added by its descriptor alone', () => {
       promptId: null,
       sampleId: null,
       source: 'm/half.json',
-      raw,
+      text: { kind: 'inline' as const, raw },
       declaredLanguage: null,
     });
     const plan = (raw: string) => submissionPlan(summarizeProblem(problem), submission(raw), true);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverSubmissions, numberSamples, solutionDiscoveryContext } from '../../src/solutions/discover.js';
 import { findSolutionFiles } from '../../src/solutions/find-solution-files.js';
-import { readSolutionFile } from '../../src/solutions/read-solution-file.js';
+import { readSolutionFile, readSubmittedText } from '../../src/solutions/read-solution-file.js';
 import type { Submission } from '../../src/solutions/submission.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -20,6 +20,13 @@ function find(subs: Submission[], source: string): Submission {
   return found;
 }
 
+/** A submission's text as the worker that grades it reads it again. */
+function rawOf(s: Submission): string {
+  const read = readSubmittedText(s.text);
+  if (!read.ok) throw new Error(read.reason);
+  return read.raw;
+}
+
 function reasonFor(skipped: Array<{ source: string; reason: string }>, source: string): string {
   const found = skipped.find((s) => s.source === path.join(MIXED, source));
   if (found === undefined) throw new Error(`${source} was not skipped; skipped: ${skipped.map((s) => s.source).join(', ')}`);
@@ -29,28 +36,30 @@ function reasonFor(skipped: Array<{ source: string; reason: string }>, source: s
 describe('discoverSubmissions on a folder mixing every layout', () => {
   it('reads reference-framework solution objects with their fields', async () => {
     const { submissions } = await discoverSubmissions(MIXED, KNOWN);
-    expect(find(submissions, 'gpt-4/add/brief_prompt.json')).toEqual({
+    const s = find(submissions, 'gpt-4/add/brief_prompt.json');
+    expect(s).toEqual({
       problemId: 'add',
       modelId: 'gpt-4',
       promptId: 'brief_prompt',
       sampleId: null,
       source: path.join(MIXED, 'gpt-4/add/brief_prompt.json'),
-      raw: 'def add(a: int, b: int) -> int:\n    return a + b',
+      text: expect.objectContaining({ kind: 'range', file: path.join(MIXED, 'gpt-4/add/brief_prompt.json'), json: true }) as unknown,
       declaredLanguage: null,
     });
+    expect(rawOf(s)).toBe('def add(a: int, b: int) -> int:\n    return a + b');
   });
 
   it('falls back to <model>/<problem>/<prompt> path parts for missing fields', async () => {
     const { submissions } = await discoverSubmissions(MIXED, KNOWN);
     const s = find(submissions, 'gpt-4/multiply/detailed_prompt.json');
     expect([s.problemId, s.modelId, s.promptId]).toEqual(['multiply', 'gpt-4', 'detailed_prompt']);
-    expect(s.raw).toBe('```python\ndef multiply(a, b):\n    return a * b\n```');
+    expect(rawOf(s)).toBe('```python\ndef multiply(a, b):\n    return a * b\n```');
   });
 
   it('keeps a solution object with empty code, which the reference framework grades as a failure', async () => {
     const { submissions } = await discoverSubmissions(MIXED, KNOWN);
     const s = find(submissions, 'human/add/brief_prompt.json');
-    expect([s.problemId, s.modelId, s.promptId, s.raw]).toEqual(['add', 'human', 'brief_prompt', '']);
+    expect([s.problemId, s.modelId, s.promptId, rawOf(s)]).toEqual(['add', 'human', 'brief_prompt', '']);
   });
 
   it('names plain source files by the documented path rules, language from the extension', async () => {
@@ -71,7 +80,7 @@ describe('discoverSubmissions on a folder mixing every layout', () => {
   it('keeps source text exactly as written', async () => {
     const { submissions } = await discoverSubmissions(MIXED, KNOWN);
     const onDisk = await readFile(path.join(MIXED, 'claude/add/detailed_prompt.ts'), 'utf8');
-    expect(find(submissions, 'claude/add/detailed_prompt.ts').raw).toBe(onDisk);
+    expect(rawOf(find(submissions, 'claude/add/detailed_prompt.ts'))).toBe(onDisk);
   });
 
   it('reads JSON Lines with field aliases, file:line sources and numbered samples', async () => {
@@ -86,7 +95,7 @@ describe('discoverSubmissions on a folder mixing every layout', () => {
       // `prompt` holding prompt text (several lines) is not taken as an id.
       ['12', 'multiply', 'm2', null, null, 'python'],
     ]);
-    expect(find(submissions, 'samples.jsonl:2').raw).toBe('def add(a, b):\n    return a - b\n');
+    expect(rawOf(find(submissions, 'samples.jsonl:2'))).toBe('def add(a, b):\n    return a - b\n');
   });
 
   it('defaults a JSONL model to the folder holding the file', async () => {
@@ -178,6 +187,49 @@ describe('discoverSubmissions on awkward folders', () => {
     expect(skipped).toEqual([]);
   });
 
+  it('reads each text again from its bytes as it was first read: byte order marks, CRLF lines, blank lines, non-ASCII text', async () => {
+    const line = (code: string, n: number) => JSON.stringify({ problem_id: 'add', model: 'm', sample: n, completion: code });
+    const codes = ['def add(a, b):\r\n    return a + b  # é', 'function add(a, b) { return a + b } // 漢🙂', '', '```py\nreturn 1\n```'];
+    await writeFile(
+      path.join(dir, 'lines.jsonl'),
+      `\uFEFF${line(codes[0]!, 0)}\r\n\n${line(codes[1]!, 1)}\n  \n${line(codes[2]!, 2)}\r\n${line(codes[3]!, 3)}`,
+    );
+    await writeFile(path.join(dir, 'add.json'), `\uFEFF${JSON.stringify({ problem_id: 'add', model: 'j', solution_code: codes[1] })}\n`);
+    await writeFile(path.join(dir, 'add.py'), `\uFEFF${codes[0]}\n`);
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(skipped).toEqual([]);
+    expect(submissions.map((s) => [path.basename(s.source), rawOf(s)])).toEqual([
+      ['add.json', codes[1]],
+      ['add.py', `\uFEFF${codes[0]}\n`],
+      ['lines.jsonl:1', codes[0]],
+      ['lines.jsonl:3', codes[1]],
+      ['lines.jsonl:5', codes[2]],
+      ['lines.jsonl:6', codes[3]],
+    ]);
+    // The plan holds where each text is, not the text.
+    expect(submissions.every((s) => s.text.kind === 'range' && !JSON.stringify(s).includes('return a + b'))).toBe(true);
+  });
+
+  it('says a solution file changed rather than grade text the run did not read', async () => {
+    const file = path.join(dir, 'lines.jsonl');
+    const line = (code: string) => JSON.stringify({ problem_id: 'add', completion: code });
+    await writeFile(file, `${line('a')}\n${line('b')}\n`);
+    const { submissions } = await discoverSubmissions(dir, KNOWN);
+    expect(submissions.map(rawOf)).toEqual(['a', 'b']);
+    // The same length, other bytes.
+    await writeFile(file, `${line('a')}\n${line('c')}\n`);
+    expect(readSubmittedText(submissions[0]!.text)).toEqual({ ok: true, raw: 'a' });
+    expect(readSubmittedText(submissions[1]!.text)).toEqual({
+      ok: false,
+      reason: `solution file changed during the run: ${file} no longer holds the same bytes`,
+    });
+    // Shorter, and gone.
+    await writeFile(file, line('a'));
+    expect(readSubmittedText(submissions[1]!.text)).toMatchObject({ ok: false, reason: expect.stringMatching(/no longer holds the same bytes$/) as string });
+    await rm(file);
+    expect(readSubmittedText(submissions[0]!.text)).toMatchObject({ ok: false, reason: expect.stringMatching(/is unreadable \(ENOENT/) as string });
+  });
+
   it('numbers samples across files of the same (problem, prompt, model)', async () => {
     await mkdir(path.join(dir, 'm'));
     await writeFile(path.join(dir, 'm', 'add.js'), 'function add(a, b) { return a + b }');
@@ -251,7 +303,7 @@ describe.skipIf(!existsSync(CORPUS))('discoverSubmissions on the reference corpu
       expect(skipped).toEqual([]);
       for (const s of submissions) {
         const doc = JSON.parse(await readFile(s.source, 'utf8')) as Record<string, string>;
-        expect([s.problemId, s.modelId, s.promptId, s.raw]).toEqual([
+        expect([s.problemId, s.modelId, s.promptId, rawOf(s)]).toEqual([
           doc['problem_identifier'],
           doc['model_identifier'],
           doc['prompt_identifier'],

@@ -48,7 +48,27 @@ describe('readFromWorker', () => {
         outcomes: [
           {
             kind: 'submission',
-            submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', raw: 'x', declaredLanguage: 'python' },
+            submission: {
+              problemId: 'p',
+              modelId: 'm',
+              promptId: null,
+              sampleId: null,
+              source: 's.py',
+              text: { kind: 'inline', raw: 'x' },
+              declaredLanguage: 'python',
+            },
+          },
+          {
+            kind: 'submission',
+            submission: {
+              problemId: 'p',
+              modelId: 'm',
+              promptId: null,
+              sampleId: '2',
+              source: 's.jsonl:3',
+              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, json: true, digest: 'AAAA' },
+              declaredLanguage: null,
+            },
           },
         ],
       },
@@ -93,6 +113,24 @@ describe('readFromWorker', () => {
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
       [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
       [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
+      ...[
+        { kind: 'inline' },
+        { kind: 'range', file: 's.py', start: 0, end: 4, json: false },
+        { kind: 'range', file: 's.py', start: 5, end: 4, json: false, digest: 'x' },
+        { kind: 'range', file: 's.py', start: -1, end: 4, json: false, digest: 'x' },
+        { kind: 'file', file: 's.py', start: 0, end: 4, json: false, digest: 'x' },
+        'def f(): pass',
+      ].map((text): [unknown, RegExp] => [
+        {
+          type: 'solutions',
+          batch: 1,
+          item: 0,
+          outcomes: [
+            { kind: 'submission', submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', text, declaredLanguage: null } },
+          ],
+        },
+        /malformed outcomes/,
+      ]),
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
       [{ type: 'warmed' }, /"warmed" message without its errors/],
