@@ -28,7 +28,8 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
         throw new ScorecardWriteError(options.outFile, e);
       }
       const sinks: Array<(bytes: Uint8Array) => void> = [(bytes) => writeBytes(fd, bytes, null)];
-      if (options.toStdout) sinks.push((bytes) => process.stdout.write(bytes));
+      // stdout keeps what it is given until it is written: a copy of its own.
+      if (options.toStdout) sinks.push((bytes) => process.stdout.write(Buffer.from(bytes)));
       try {
         writeDocument(outcome, (bytes) => {
           for (const sink of sinks) sink(bytes);
@@ -46,7 +47,8 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
 /**
  * Writes the document in pieces of about 1 MB: the head, then each result's
  * bytes copied as the run log holds them into one buffer, so that a result
- * costs a copy and no object of its own.
+ * costs a copy and no object of its own. `write` must be done with the bytes
+ * it is given when it returns: the buffer is filled again.
  */
 export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) => void): void {
   const head = JSON.stringify(outcome.head, null, 2);
@@ -94,8 +96,7 @@ class Output {
 
   flush(): void {
     if (this.used === 0) return;
-    // The sinks may keep what they are given (stdout writes later): each gets bytes of its own.
-    this.write(Buffer.from(this.buffer.subarray(0, this.used)));
+    this.write(this.buffer.subarray(0, this.used));
     this.used = 0;
   }
 }

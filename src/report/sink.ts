@@ -10,7 +10,11 @@ export interface ReportTarget {
   announce?: (line: string) => void;
 }
 
-/** Renders a finished run as text, in pieces, through `write`; a piece may be UTF-8 bytes already (records copied from the run log). */
+/**
+ * Renders a finished run as text, in pieces, through `write`; a piece may be
+ * UTF-8 bytes already (records copied from the run log), which the renderer
+ * may reuse once `write` returns.
+ */
 export type RenderReport = (outcome: RunOutcome, write: (piece: string | Uint8Array) => void) => void;
 
 export class ReportWriteError extends Error {
@@ -31,7 +35,8 @@ const CHUNK = 1 << 20;
  */
 export function writeReport(outcome: RunOutcome, render: RenderReport, target: ReportTarget): void {
   if (target.file === null) {
-    bufferedRender(outcome, render, (piece) => void process.stdout.write(piece));
+    // stdout keeps a piece until it is written, and a renderer may reuse the bytes it gave: a copy.
+    bufferedRender(outcome, render, (piece) => void process.stdout.write(typeof piece === 'string' ? piece : Buffer.from(piece)));
     return;
   }
   const file = target.file;

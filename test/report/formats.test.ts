@@ -5,12 +5,13 @@
  * installed), Markdown tables, and hostile values kept inert everywhere.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser, type Document as XmlDocument, type Element as XmlElement } from '@xmldom/xmldom';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html-reporter.js';
+import { jsonReporter } from '../../src/report/json-reporter.js';
 import { renderJunit } from '../../src/report/junit-reporter.js';
 import { renderMarkdown } from '../../src/report/markdown-reporter.js';
 import type { RunOutcome } from '../../src/report/reporter.js';
@@ -141,6 +142,31 @@ describe('JUnit XML', () => {
       writeFileSync(file, xml);
       expect(spawnSync('xmllint', ['--noout', '--schema', XSD, file]).status).toBe(0);
     }
+  });
+});
+
+describe('the JSON scorecard', () => {
+  it('holds every result in plan order, in the file and on stdout alike, when it is written in many pieces', () => {
+    // About 3 MB of results: the writer fills and reuses its buffer several times.
+    const big = 'x'.repeat(3000);
+    const candidates: SyntheticCandidate[] = Array.from({ length: 1000 }, (_, i) => ({ problem: `p${i}`, code: `${big}${i}`, tests: ['pass'] }));
+    const outcome = run(candidates);
+    const outFile = join(mkdtempSync(join(tmpdir(), 'evalrun-json-')), 'card.json');
+    // stdout keeps what it is given and writes it later: keep the pieces themselves, as it would.
+    const kept: Uint8Array[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((piece: Uint8Array) => kept.push(piece) > 0) as typeof process.stdout.write;
+    try {
+      void jsonReporter({ outFile, toStdout: true, log: () => undefined }).onRunEnd?.(outcome);
+    } finally {
+      process.stdout.write = write;
+    }
+    const file = readFileSync(outFile, 'utf8');
+    expect(kept.length).toBeGreaterThan(3);
+    expect(Buffer.concat(kept).toString('utf8')).toBe(file);
+    const card = JSON.parse(file) as { candidates: Array<{ problem_id: string; code: string }>; summary: { candidates: number } };
+    expect(card.summary.candidates).toBe(1000);
+    expect(card.candidates.map((c) => [c.problem_id, c.code])).toEqual(candidates.map((c, i) => [c.problem, `${big}${i}`]));
   });
 });
 
