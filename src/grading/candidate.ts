@@ -64,19 +64,22 @@ export interface Candidate {
 
 /** Self-check: the optimal_solution of every problem that has one. */
 export function selfCheckPlans(problems: readonly ProblemSummary[]): Candidate[] {
-  return problems
-    .filter((p) => p.hasOptimalSolution)
-    .map((p) => ({
-      problemId: p.id,
-      file: p.file,
-      modelId: 'optimal_solution',
-      promptId: null,
-      sampleId: null,
-      source: `${p.file}#optimal_solution`,
-      tests: p.tests,
-      submission: null,
-      extract: false,
-    }));
+  return problems.filter((p) => p.hasOptimalSolution).map(selfCheckPlan);
+}
+
+/** The self-check of one problem (whether or not it has an optimal_solution). */
+export function selfCheckPlan(p: ProblemSummary): Candidate {
+  return {
+    problemId: p.id,
+    file: p.file,
+    modelId: 'optimal_solution',
+    promptId: null,
+    sampleId: null,
+    source: `${p.file}#optimal_solution`,
+    tests: p.tests,
+    submission: null,
+    extract: false,
+  };
 }
 
 /**

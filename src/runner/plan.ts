@@ -1,4 +1,4 @@
-import { candidateKey, referencePlans, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { candidateKey, referencePlans, selfCheckPlan, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
@@ -38,13 +38,13 @@ export async function readProblems(
         loaded[index] = m.problem;
       } else if (m.type === 'graded' && grade !== null) {
         const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckOf(summary)), m.rows, m.records, m.joined);
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckPlan(summary)), m.rows, m.records, m.joined);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary))
           loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
         else if (grade !== null) {
-          const candidate = selfCheckOf(summary);
+          const candidate = selfCheckPlan(summary);
           recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
         }
       }
@@ -52,7 +52,7 @@ export async function readProblems(
     // A self-check that had read its problem when its worker failed is graded again as a planned candidate.
     again: (index, item) => {
       const summary = loaded[index];
-      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary) ? { kind: 'grade', candidate: selfCheckOf(summary) } : item;
+      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary) ? { kind: 'grade', candidate: selfCheckPlan(summary) } : item;
     },
     giveUp: (index, _, reason) => {
       loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: reading it stopped the sandbox worker: ${reason}`]);
@@ -68,10 +68,6 @@ export async function readProblems(
       return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
     });
   return { ...splitAndRejectDuplicates(results), walked, unread };
-}
-
-function selfCheckOf(summary: ProblemSummary): Candidate {
-  return selfCheckPlans([summary])[0]!;
 }
 
 export interface ReadProblems {
