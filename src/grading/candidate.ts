@@ -11,6 +11,7 @@ import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../prob
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
+import type { SolutionBytes } from '../solutions/solution-bytes.js';
 
 /** What the plan keeps of a valid problem while its file is not being graded. */
 export interface ProblemSummary {
@@ -122,10 +123,10 @@ export function candidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promp
  * a worker does before grading it; the reason instead when its solution
  * file no longer holds that text.
  */
-export function withText(candidate: Candidate): Candidate | { unavailable: string } {
+export function withText(candidate: Candidate, bytes: SolutionBytes): Candidate | { unavailable: string } {
   const submission = candidate.submission;
   if (submission === null || submission.text.kind === 'inline') return candidate;
-  const read = readSubmittedText(submission.text);
+  const read = readSubmittedText(submission.text, bytes);
   if (!read.ok) return { unavailable: read.reason };
   return { ...candidate, submission: { ...submission, text: { kind: 'inline', raw: read.raw } } };
 }

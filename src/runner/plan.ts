@@ -52,7 +52,9 @@ export async function readProblems(
     // A self-check that had read its problem when its worker failed is graded again as a planned candidate.
     again: (index, item) => {
       const summary = loaded[index];
-      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary) ? { kind: 'grade', candidate: selfCheckPlan(summary) } : item;
+      return item.kind === 'self-check' && summary !== undefined && !isInvalidProblemFile(summary)
+        ? { kind: 'grade', candidate: selfCheckPlan(summary) }
+        : item;
     },
     giveUp: (index, _, reason) => {
       loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: reading it stopped the sandbox worker: ${reason}`]);

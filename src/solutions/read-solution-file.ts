@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { normalizeLanguageName, sourceExtensions, type SolutionLanguage } from './language.js';
 import { idsFromPath, pathIdsForProblem, stemOf, unknownPathReason, unknownProblemReason } from './path-ids.js';
+import { digestOf, type SolutionBytes } from './solution-bytes.js';
 import { errorText, type SolutionDiscoveryContext, type SolutionFile, type SolutionFileOutcome, type Submission, type SubmittedText } from './submission.js';
 
 const FIELDS = {
@@ -41,49 +41,26 @@ export function readSolutionFile(file: SolutionFile, ctx: SolutionDiscoveryConte
 }
 
 /**
- * A submission's text: as given, or read again from the bytes of its
- * solution file that held it (`SubmittedText`). A reason instead when those
+ * A submission's text: as given, or read again (through `bytes`) from the
+ * bytes of its solution file that held it. A reason instead when those
  * bytes are no longer what they were when the file was first read.
  */
-export function readSubmittedText(text: SubmittedText): { ok: true; raw: string } | { ok: false; reason: string } {
+export function readSubmittedText(text: SubmittedText, bytes: SolutionBytes): { ok: true; raw: string } | { ok: false; reason: string } {
   if (text.kind === 'inline') return { ok: true, raw: text.raw };
   const changed = (why: string) => ({ ok: false as const, reason: `solution file changed during the run: ${text.file} ${why}` });
-  let bytes: Buffer;
+  let held: Buffer;
   try {
-    bytes = readRange(text.file, text.start, text.end - text.start);
+    held = bytes.read(text.file, text.start, text.end - text.start);
   } catch (err) {
     return changed(`is unreadable (${errorText(err)})`);
   }
-  if (bytes.length !== text.end - text.start || digestOf(bytes, 0, bytes.length) !== text.digest) return changed('no longer holds the same bytes');
-  const raw = bytes.toString('utf8');
+  if (held.length !== text.end - text.start || digestOf(held, 0, held.length) !== text.digest) return changed('no longer holds the same bytes');
+  const raw = held.toString('utf8');
   if (!text.json) return { ok: true, raw };
+  // The same bytes as when the file was read, so the same solution object: only its code is wanted.
   const record = asRecord(parseOrUndefined(raw));
-  const fields = record === null ? null : readFields(record);
-  return fields !== null && fields.kind === 'valid' ? { ok: true, raw: fields.code } : changed('no longer holds the same solution');
-}
-
-function readRange(file: string, start: number, length: number): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const bytes = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, bytes, read, length - read, start + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * The first 96 bits of the bytes' SHA-256, in base64: it only has to tell a
- * changed file from the same one, and every candidate's reference carries it.
- */
-function digestOf(bytes: Buffer, start: number, end: number): string {
-  return createHash('sha256').update(bytes.subarray(start, end)).digest().toString('base64', 0, 12);
+  const code = record === null ? undefined : firstString(record, FIELDS.code);
+  return code !== undefined ? { ok: true, raw: code } : changed('no longer holds the same solution');
 }
 
 function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number, json: boolean): SubmittedText {

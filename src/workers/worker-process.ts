@@ -16,6 +16,7 @@ import { isInvalidProblemFile, type InvalidProblemFile, type PreparedProblem } f
 import { candidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { readSolutionFile } from '../solutions/read-solution-file.js';
+import { SolutionBytes } from '../solutions/solution-bytes.js';
 import type { SolutionDiscoveryContext } from '../solutions/submission.js';
 import { Engines } from '../engines/registry.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
@@ -42,6 +43,8 @@ import {
 const engines = new Engines();
 const io = new WorkerIo();
 const progress = new ProgressWriter();
+/** Submissions' bytes, read again from their solution files for grading; forgotten at the end of each batch. */
+const solutionBytes = new SolutionBytes();
 /** What reading a solution file needs, from the run's context (sent before the first solution file). */
 let discovery: SolutionDiscoveryContext | null = null;
 
@@ -288,7 +291,7 @@ async function grade(
   oneByOne: Array<[number, Verdict]> | undefined,
 ): Promise<CandidateResult[]> {
   // A submission's text is read here, from its solution file, not sent with it.
-  const withItsText = withText(candidate);
+  const withItsText = withText(candidate, solutionBytes);
   if ('unavailable' in withItsText) return unavailableResults(candidate, withItsText.unavailable);
   try {
     return await gradeCandidate(localJobs(id, index), withItsText, problem, options, oneByOne === undefined ? undefined : { settled: oneByOne });
@@ -324,6 +327,7 @@ async function doBatch(id: number, batch: Batch): Promise<void> {
     }
     flushIfWaitedLong(within);
   }
+  solutionBytes.forget();
   flush();
 }
 

@@ -155,7 +155,7 @@ describe('the JSON scorecard', () => {
     // stdout keeps what it is given and writes it later: keep the pieces themselves, as it would.
     const kept: Uint8Array[] = [];
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((piece: Uint8Array) => kept.push(piece) > 0) as typeof process.stdout.write;
+    process.stdout.write = (piece: Uint8Array) => kept.push(piece) > 0;
     try {
       void jsonReporter({ outFile, toStdout: true, log: () => undefined }).onRunEnd?.(outcome);
     } finally {

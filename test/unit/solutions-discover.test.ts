@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverSubmissions, numberSamples, solutionDiscoveryContext } from '../../src/solutions/discover.js';
 import { findSolutionFiles } from '../../src/solutions/find-solution-files.js';
 import { readSolutionFile, readSubmittedText } from '../../src/solutions/read-solution-file.js';
+import { digestOf, SolutionBytes } from '../../src/solutions/solution-bytes.js';
 import type { Submission } from '../../src/solutions/submission.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,7 +23,7 @@ function find(subs: Submission[], source: string): Submission {
 
 /** A submission's text as the worker that grades it reads it again. */
 function rawOf(s: Submission): string {
-  const read = readSubmittedText(s.text);
+  const read = readSubmittedText(s.text, new SolutionBytes());
   if (!read.ok) throw new Error(read.reason);
   return read.raw;
 }
@@ -218,16 +219,58 @@ describe('discoverSubmissions on awkward folders', () => {
     expect(submissions.map(rawOf)).toEqual(['a', 'b']);
     // The same length, other bytes.
     await writeFile(file, `${line('a')}\n${line('c')}\n`);
-    expect(readSubmittedText(submissions[0]!.text)).toEqual({ ok: true, raw: 'a' });
-    expect(readSubmittedText(submissions[1]!.text)).toEqual({
+    expect(readSubmittedText(submissions[0]!.text, new SolutionBytes())).toEqual({ ok: true, raw: 'a' });
+    expect(readSubmittedText(submissions[1]!.text, new SolutionBytes())).toEqual({
       ok: false,
       reason: `solution file changed during the run: ${file} no longer holds the same bytes`,
     });
     // Shorter, and gone.
     await writeFile(file, line('a'));
-    expect(readSubmittedText(submissions[1]!.text)).toMatchObject({ ok: false, reason: expect.stringMatching(/no longer holds the same bytes$/) as string });
+    expect(readSubmittedText(submissions[1]!.text, new SolutionBytes())).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no longer holds the same bytes$/) as string,
+    });
     await rm(file);
-    expect(readSubmittedText(submissions[0]!.text)).toMatchObject({ ok: false, reason: expect.stringMatching(/is unreadable \(ENOENT/) as string });
+    expect(readSubmittedText(submissions[0]!.text, new SolutionBytes())).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is unreadable \(ENOENT/) as string,
+    });
+  });
+
+  it('reads ranges of a file through one window until told to forget it', async () => {
+    const file = path.join(dir, 'bytes.bin');
+    const content = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 251));
+    await writeFile(file, content);
+    const bytes = new SolutionBytes();
+    const ranges: Array<[number, number]> = [
+      [0, 10],
+      [5, 100],
+      [65_000, 1000],
+      [150_000, 70_000],
+      [199_990, 10],
+      [199_995, 10],
+      [300_000, 5],
+    ];
+    for (const [start, length] of ranges) expect(bytes.read(file, start, length)).toEqual(content.subarray(start, start + length));
+    // A window read stays until forgotten: bytes changed on disk meanwhile are not seen, then are.
+    bytes.read(file, 0, 10);
+    await writeFile(file, Buffer.alloc(200_000, 1));
+    expect(bytes.read(file, 20, 5)).toEqual(content.subarray(20, 25));
+    bytes.forget();
+    expect(bytes.read(file, 20, 5)).toEqual(Buffer.alloc(5, 1));
+  });
+
+  it('gives bytes that differ anywhere digests that differ', () => {
+    const base = Buffer.from('{"problem_id":"add","completion":"def add(a, b): return a + b"}');
+    const seen = new Set([digestOf(base, 0, base.length)]);
+    for (let i = 0; i < base.length; i++) {
+      const changed = Buffer.from(base);
+      changed[i] = changed[i]! ^ 1;
+      seen.add(digestOf(changed, 0, changed.length));
+    }
+    expect(seen.size).toBe(base.length + 1);
+    expect(digestOf(base, 0, base.length)).toMatch(/^[0-9a-f]{16}$/);
+    expect(digestOf(Buffer.concat([Buffer.from('xx'), base]), 2, base.length + 2)).toBe(digestOf(base, 0, base.length));
   });
 
   it('numbers samples across files of the same (problem, prompt, model)', async () => {

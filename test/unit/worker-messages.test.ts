@@ -66,7 +66,7 @@ describe('readFromWorker', () => {
               promptId: null,
               sampleId: '2',
               source: 's.jsonl:3',
-              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, json: true, digest: 'AAAA' },
+              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, json: true, digest: '0123456789abcdef' },
               declaredLanguage: null,
             },
           },

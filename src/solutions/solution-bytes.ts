@@ -1,0 +1,68 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+
+/** How much of a solution file one read takes in: many samples' lines. */
+const WINDOW_BYTES = 1 << 16;
+
+/**
+ * Byte ranges of solution files, for the worker that grades their
+ * submissions (`SubmittedText`). A batch's samples usually lie close
+ * together in one file (a JSON Lines file per model), so a window of the
+ * file is read once and each range inside it is cut from it, rather than
+ * a file opened and read per candidate. `forget` drops the window (the
+ * worker does at the end of each batch), so nothing read is older than the
+ * batch it serves.
+ */
+export class SolutionBytes {
+  private window: { file: string; start: number; bytes: Buffer } | null = null;
+
+  /** Bytes [start, start + length) of `file`: fewer when the file ends first. Throws what reading the file throws. */
+  read(file: string, start: number, length: number): Buffer {
+    let window = this.window;
+    if (window === null || window.file !== file || start < window.start || start + length > window.start + window.bytes.length) {
+      window = { file, start, bytes: readAt(file, start, Math.max(length, WINDOW_BYTES)) };
+      this.window = window;
+    }
+    const from = start - window.start;
+    return window.bytes.subarray(from, Math.min(from + length, window.bytes.length));
+  }
+
+  forget(): void {
+    this.window = null;
+  }
+}
+
+function readAt(file: string, start: number, length: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const bytes = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, bytes, read, length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A 64-bit digest of bytes [start, end), as 16 hex digits: two FNV-1a
+ * lanes with different primes and starting values. It tells a solution
+ * file whose bytes changed from the same file; it is no defence against
+ * bytes chosen to collide, which only someone who may write the solutions
+ * folder could choose, and who decides what is graded anyway. A
+ * cryptographic hash cost more than reading the bytes (an object per call).
+ */
+export function digestOf(bytes: Uint8Array, start: number, end: number): string {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    a = Math.imul(a ^ byte, 0x01000193);
+    b = Math.imul(b ^ byte, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
