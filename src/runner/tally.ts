@@ -18,6 +18,8 @@ export class Tally {
   private order: readonly string[] = [];
   private readonly rankOf = new Map<string, number>();
   private readonly failing = new FailingTests();
+  /** Planned candidates the log holds. */
+  private loggedPlanned = 0;
 
   /** `logged`: rows of the candidates the log already held when it was opened. */
   constructor(
@@ -36,7 +38,9 @@ export class Tally {
     this.rankOf.clear();
     keys.forEach((key, rank) => this.rankOf.set(key, rank));
     this.failing.clear();
+    this.loggedPlanned = 0;
     keys.forEach((key, rank) => {
+      if (this.log.has(key)) this.loggedPlanned++;
       const handle = this.rowsByKey.get(key);
       if (handle !== undefined) this.failing.noteCounted(rank, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
     });
@@ -47,6 +51,7 @@ export class Tally {
    * worker wrote, and keeps its rows for the reporters.
    */
   record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void {
+    if (this.rankOf.has(key) && !this.log.has(key)) this.loggedPlanned++;
     this.log.appendCandidate(key, records, joined);
     this.rowsByKey.set(key, this.store.addCandidate(rows));
     this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
@@ -75,7 +80,7 @@ export class Tally {
 
   /** Planned candidates that have not finished. */
   missing(): number {
-    return this.order.filter((key) => !this.log.has(key)).length;
+    return this.order.length - this.loggedPlanned;
   }
 
   failingTests(): { shown: FailureRow[]; total: number } {

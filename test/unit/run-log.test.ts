@@ -104,6 +104,25 @@ describe('the run log', () => {
     store.log.close();
   });
 
+  it('counts the planned candidates not yet logged, whether they were logged before or after the plan', () => {
+    const file = scratch();
+    const store = new Tally(RunLog.create(file, HEADER));
+    // A streaming self-check logs candidates before its plan is known, some the plan then leaves out.
+    store.recordResults('ka', [result('a', [true])]);
+    store.recordResults('kx', [result('x', [true])]);
+    store.plan(['ka', 'kb', 'kc']);
+    expect(store.missing()).toBe(2);
+    store.recordResults('kb', [result('b', [false])]);
+    store.recordResults('ky', [result('y', [true])]);
+    expect(store.missing()).toBe(1);
+    store.recordResults('kc', [result('c', [true])]);
+    expect(store.missing()).toBe(0);
+    // Planned again (a resumed run plans once its log is read): the same count.
+    store.plan(['kc', 'kd', 'ka']);
+    expect(store.missing()).toBe(1);
+    store.log.close();
+  });
+
   it('sets aside a last line torn by a kill, and starts the next record on a line of its own', () => {
     const file = scratch();
     const first = create(file, ['ka', 'kb']);
