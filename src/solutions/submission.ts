@@ -34,7 +34,7 @@ export interface SolutionTextRange {
   end: number;
   /** The bytes are a solution object (JSON) whose code field is the text; else they are the text. */
   json: boolean;
-  /** Of the bytes when the file was first read (read-solution-file.ts `digestOf`). */
+  /** Of the bytes when the file was first read (solution-bytes.ts `digestOf`). */
   digest: string;
 }
 
