@@ -63,8 +63,14 @@ export function readSubmittedText(text: SubmittedText, bytes: SolutionBytes): { 
   return code !== undefined ? { ok: true, raw: code } : changed('no longer holds the same solution');
 }
 
-function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number, json: boolean): SubmittedText {
-  return { kind: 'range', file: file.source, start, end, json, digest: digestOf(bytes, start, end) };
+/**
+ * Where a JSON Lines submission's text lies. Only these travel as a place:
+ * a worker reads a batch's lines of one file through one window, while a
+ * submission that is a file of its own would cost its grading worker a
+ * file opened per candidate, so its text goes with it.
+ */
+function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number): SubmittedText {
+  return { kind: 'range', file: file.source, start, end, json: true, digest: digestOf(bytes, start, end) };
 }
 
 function parseOrUndefined(text: string): unknown {
@@ -83,7 +89,7 @@ function textStart(bytes: Buffer): number {
 function readSourceFile(file: SolutionFile, bytes: Buffer, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   const ids = idsFromPath(file.parts, ctx);
   if (ids === null) return skip(file.source, unknownPathReason(file.parts));
-  return submit({ ...ids, sampleId: null, source: file.source, text: rangeOf(file, bytes, 0, bytes.length, false), declaredLanguage: language });
+  return submit({ ...ids, sampleId: null, source: file.source, text: { kind: 'inline', raw: bytes.toString('utf8') }, declaredLanguage: language });
 }
 
 function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
@@ -114,7 +120,7 @@ function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscov
     promptId: fields.promptId ?? fromPath.promptId,
     sampleId: fields.sampleId,
     source: file.source,
-    text: rangeOf(file, bytes, start, bytes.length, true),
+    text: { kind: 'inline', raw: fields.code },
     declaredLanguage: fields.language,
   });
 }
@@ -128,7 +134,7 @@ function readJsonLines(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscovery
     const newline = bytes.indexOf(0x0a, start);
     const end = newline < 0 ? bytes.length : newline;
     const line = bytes.toString('utf8', start, end);
-    if (line.trim() !== '') outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx, () => rangeOf(file, bytes, start, end, true)));
+    if (line.trim() !== '') outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx, () => rangeOf(file, bytes, start, end)));
     start = end + 1;
   }
   return outcomes.length > 0 ? outcomes : [skip(file.source, 'empty file')];

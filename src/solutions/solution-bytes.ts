@@ -19,7 +19,7 @@ export class SolutionBytes {
   read(file: string, start: number, length: number): Buffer {
     let window = this.window;
     if (window === null || window.file !== file || start < window.start || start + length > window.start + window.bytes.length) {
-      window = { file, start, bytes: readAt(file, start, Math.max(length, WINDOW_BYTES)) };
+      window = { file, start, bytes: readAt(file, start, length, Math.max(length, WINDOW_BYTES)) };
       this.window = window;
     }
     const from = start - window.start;
@@ -31,13 +31,14 @@ export class SolutionBytes {
   }
 }
 
-function readAt(file: string, start: number, length: number): Buffer {
+/** At least `length` bytes from `start` (fewer at the end of the file), and up to `upTo` if one read gives them. */
+function readAt(file: string, start: number, length: number, upTo: number): Buffer {
   const fd = openSync(file, 'r');
   try {
-    const bytes = Buffer.allocUnsafe(length);
+    const bytes = Buffer.allocUnsafe(upTo);
     let read = 0;
     while (read < length) {
-      const n = readSync(fd, bytes, read, length - read, start + read);
+      const n = readSync(fd, bytes, read, upTo - read, start + read);
       if (n === 0) break;
       read += n;
     }

@@ -17,12 +17,13 @@ export interface Submission {
 export type SubmittedCode = Pick<Submission, 'text' | 'declaredLanguage'>;
 
 /**
- * A submission's text: given with it (the grading service), or the bytes of
- * a solution file that hold it, read again by the worker that grades it. A
- * run's plan then holds no candidate's text, and the text never passes
- * through the supervisor, whose work per candidate bounds the cores a run
- * can use. `digest` is of those bytes when the file was first read: a file
- * changed since is reported, not graded.
+ * A submission's text: given with it (the grading service, and a submission
+ * that is a file of its own), or the bytes of a JSON Lines file that hold
+ * it, read again by the worker that grades it. A run's plan then holds no
+ * such candidate's text, and the text never passes through the supervisor,
+ * whose work per candidate bounds the cores a run can use. `digest` is of
+ * those bytes when the file was first read: a file changed since is
+ * reported, not graded.
  */
 export type SubmittedText = { kind: 'inline'; raw: string } | SolutionTextRange;
 

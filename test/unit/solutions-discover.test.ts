@@ -44,7 +44,7 @@ describe('discoverSubmissions on a folder mixing every layout', () => {
       promptId: 'brief_prompt',
       sampleId: null,
       source: path.join(MIXED, 'gpt-4/add/brief_prompt.json'),
-      text: expect.objectContaining({ kind: 'range', file: path.join(MIXED, 'gpt-4/add/brief_prompt.json'), json: true }) as unknown,
+      text: { kind: 'inline', raw: 'def add(a: int, b: int) -> int:\n    return a + b' },
       declaredLanguage: null,
     });
     expect(rawOf(s)).toBe('def add(a: int, b: int) -> int:\n    return a + b');
@@ -188,7 +188,7 @@ describe('discoverSubmissions on awkward folders', () => {
     expect(skipped).toEqual([]);
   });
 
-  it('reads each text again from its bytes as it was first read: byte order marks, CRLF lines, blank lines, non-ASCII text', async () => {
+  it('reads each JSON Lines text again from its bytes as it was first read: byte order marks, CRLF lines, blank lines, non-ASCII text', async () => {
     const line = (code: string, n: number) => JSON.stringify({ problem_id: 'add', model: 'm', sample: n, completion: code });
     const codes = ['def add(a, b):\r\n    return a + b  # é', 'function add(a, b) { return a + b } // 漢🙂', '', '```py\nreturn 1\n```'];
     await writeFile(
@@ -207,8 +207,10 @@ describe('discoverSubmissions on awkward folders', () => {
       ['lines.jsonl:5', codes[2]],
       ['lines.jsonl:6', codes[3]],
     ]);
-    // The plan holds where each text is, not the text.
-    expect(submissions.every((s) => s.text.kind === 'range' && !JSON.stringify(s).includes('return a + b'))).toBe(true);
+    // A JSON Lines submission travels as where its text is, not the text; a file of its own carries its text.
+    const lines = submissions.filter((s) => s.source.includes('lines.jsonl'));
+    expect(lines.every((s) => s.text.kind === 'range' && !JSON.stringify(s).includes('return a + b'))).toBe(true);
+    expect(submissions.filter((s) => !lines.includes(s)).map((s) => s.text.kind)).toEqual(['inline', 'inline']);
   });
 
   it('says a solution file changed rather than grade text the run did not read', async () => {
