@@ -55,10 +55,8 @@ export function readSubmittedText(text: SubmittedText, bytes: SolutionBytes): { 
     return changed(`is unreadable (${errorText(err)})`);
   }
   if (held.length !== text.end - text.start || digestOf(held, 0, held.length) !== text.digest) return changed('no longer holds the same bytes');
-  const raw = held.toString('utf8');
-  if (!text.json) return { ok: true, raw };
   // The same bytes as when the file was read, so the same solution object: only its code is wanted.
-  const record = asRecord(parseOrUndefined(raw));
+  const record = asRecord(parseOrUndefined(held.toString('utf8')));
   const code = record === null ? undefined : firstString(record, FIELDS.code);
   return code !== undefined ? { ok: true, raw: code } : changed('no longer holds the same solution');
 }
@@ -70,7 +68,7 @@ export function readSubmittedText(text: SubmittedText, bytes: SolutionBytes): { 
  * file opened per candidate, so its text goes with it.
  */
 function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number): SubmittedText {
-  return { kind: 'range', file: file.source, start, end, json: true, digest: digestOf(bytes, start, end) };
+  return { kind: 'range', file: file.source, start, end, digest: digestOf(bytes, start, end) };
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -30,11 +30,9 @@ export type SubmittedText = { kind: 'inline'; raw: string } | SolutionTextRange;
 export interface SolutionTextRange {
   kind: 'range';
   file: string;
-  /** Bytes [start, end) of the file. */
+  /** Bytes [start, end) of the file: a JSON Lines line, a solution object whose code field is the text. */
   start: number;
   end: number;
-  /** The bytes are a solution object (JSON) whose code field is the text; else they are the text. */
-  json: boolean;
   /** Of the bytes when the file was first read (solution-bytes.ts `digestOf`). */
   digest: string;
 }

@@ -380,7 +380,6 @@ function isSubmittedText(value: unknown): boolean {
     isCount(value.start) &&
     isCount(value.end) &&
     value.start <= value.end &&
-    typeof value.json === 'boolean' &&
     typeof value.digest === 'string'
   );
 }

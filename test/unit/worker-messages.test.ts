@@ -66,7 +66,7 @@ describe('readFromWorker', () => {
               promptId: null,
               sampleId: '2',
               source: 's.jsonl:3',
-              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, json: true, digest: '0123456789abcdef' },
+              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, digest: '0123456789abcdef' },
               declaredLanguage: null,
             },
           },
@@ -115,10 +115,10 @@ describe('readFromWorker', () => {
       [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
       ...[
         { kind: 'inline' },
-        { kind: 'range', file: 's.py', start: 0, end: 4, json: false },
-        { kind: 'range', file: 's.py', start: 5, end: 4, json: false, digest: 'x' },
-        { kind: 'range', file: 's.py', start: -1, end: 4, json: false, digest: 'x' },
-        { kind: 'file', file: 's.py', start: 0, end: 4, json: false, digest: 'x' },
+        { kind: 'range', file: 's.py', start: 0, end: 4 },
+        { kind: 'range', file: 's.py', start: 5, end: 4, digest: 'x' },
+        { kind: 'range', file: 's.py', start: -1, end: 4, digest: 'x' },
+        { kind: 'file', file: 's.py', start: 0, end: 4, digest: 'x' },
         'def f(): pass',
       ].map((text): [unknown, RegExp] => [
         {
