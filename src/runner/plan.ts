@@ -1,4 +1,4 @@
-import { candidateKey, referencePlans, selfCheckPlan, selfCheckPlans, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { candidateKey, referencePlans, selfCheckPlan, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
@@ -32,13 +32,21 @@ export async function readProblems(
     if (typeof item === 'string') items.push({ index, item: grade === null ? { kind: 'read-problem', file: item } : { kind: 'self-check', file: item } });
   });
   const fileAt = (index: number): string => found[index] as string;
+  // A self-check's key is worked out once, when it is graded, and the plan reuses that string: a map finds it again without hashing or comparing its text.
+  const keys = new WeakMap<ProblemSummary, string>();
+  const selfCheckKey = (summary: ProblemSummary): string => {
+    let key = keys.get(summary);
+    if (key === undefined) keys.set(summary, (key = candidateKey(selfCheckPlan(summary))));
+    return key;
+  };
   const work = route.send(items, {
     onMessage: (index, m) => {
       if (m.type === 'problem') {
         loaded[index] = m.problem;
       } else if (m.type === 'graded' && grade !== null) {
+        if (m.problem !== undefined) loaded[index] = m.problem;
         const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(candidateKey(selfCheckPlan(summary)), m.rows, m.records, m.joined);
+        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(selfCheckKey(summary), m.rows, m.records, m.joined);
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary))
@@ -69,7 +77,7 @@ export async function readProblems(
       const file = typeof item === 'string' ? item : item.file;
       return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
     });
-  return { ...splitAndRejectDuplicates(results), walked, unread };
+  return { ...splitAndRejectDuplicates(results), walked, unread, selfCheckKey };
 }
 
 export interface ReadProblems {
@@ -79,11 +87,15 @@ export interface ReadProblems {
   walked: () => WalkedFile[];
   /** Files no worker read (the run was interrupted first): the run is not complete. */
   unread: number;
+  /** The key of a problem's self-check (candidateKey), the same string each time for the same problem. */
+  selfCheckKey: (problem: ProblemSummary) => string;
 }
 
 /** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
 export interface PlannedRun {
   candidates: Candidate[];
+  /** Their keys, when the plan knows them already (a self-check's); null: candidateKey of each. */
+  keys: string[] | null;
   skipped: SkippedSubmissionReport[];
   walked: WalkedFile[] | null;
 }
@@ -95,7 +107,10 @@ export async function planCandidates(
   modelSelected: (id: string) => boolean,
   route: Route,
 ): Promise<PlannedRun> {
-  if (options.solutionsDir === null) return { candidates: selfCheckPlans(selected), skipped: [], walked: null };
+  if (options.solutionsDir === null) {
+    const checked = selected.filter((p) => p.hasOptimalSolution);
+    return { candidates: checked.map(selfCheckPlan), keys: checked.map(loaded.selfCheckKey), skipped: [], walked: null };
+  }
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
@@ -122,7 +137,7 @@ export async function planCandidates(
     const submitted = new Set(candidates.map((c) => c.problemId));
     candidates.push(...referencePlans(selected.filter((p) => submitted.has(p.id))));
   }
-  return { candidates, skipped, walked: found.files };
+  return { candidates, keys: null, skipped, walked: found.files };
 }
 
 /**

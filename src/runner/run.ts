@@ -86,9 +86,8 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   let selected: ProblemSummary[];
   let planned: PlannedRun;
   let problemReports: ProblemReport[];
-  let sharded: { record: ShardLogRecord; ranks: number[] } | null = null;
-  /** Problems of the whole run's plan (a shard's own part is smaller). */
-  let wholePlan: Set<string>;
+  /** A shard's part of the run, and the problems of the whole run's plan (its own part is smaller). */
+  let sharded: { record: ShardLogRecord; ranks: number[]; wholePlan: Set<string> } | null = null;
   let loggedLimits: ReadonlyMap<string, TestLimitsReport> = new Map();
   try {
     loaded = await readProblems(
@@ -105,11 +104,11 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     selected = loaded.problems.filter((p) => select.problem(p.id, p.tags));
     planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
-    wholePlan = new Set(planned.candidates.map((c) => c.problemId));
     if (options.shard) {
+      const wholePlan = new Set(planned.candidates.map((c) => c.problemId));
       const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked(), planned.walked), selected);
-      sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks };
-      planned = { ...planned, candidates: plan.specs };
+      sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks, wholePlan };
+      planned = { ...planned, candidates: plan.specs, keys: null };
     }
     if (control.resume) {
       const collected = collectRows();
@@ -131,12 +130,12 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   const { candidates, skipped } = planned;
 
   try {
-    const keys = candidates.map(candidateKey);
+    const keys = planned.keys ?? candidates.map(candidateKey);
     tally.plan(keys);
     // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
     const todo = streaming ? [] : candidates.flatMap((candidate, i) => (tally.has(keys[i]!) ? [] : [{ candidate, key: keys[i]! }]));
     // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
-    const needed = sharded !== null ? wholePlan : new Set(todo.map((t) => t.candidate.problemId));
+    const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((t) => t.candidate.problemId));
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
     if (limits.size > 0)
       problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));

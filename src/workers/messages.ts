@@ -114,6 +114,12 @@ export interface GradedMessage {
   type: 'graded';
   batch: number;
   item: number;
+  /**
+   * A self-check's problem, when its `problem` message did not go first:
+   * in a batch of several items the two would share one write anyway, and
+   * one message costs the supervisor less than two.
+   */
+  problem?: ProblemSummary;
   rows: CandidateRow[];
   /** One `recordJson` text per result, as UTF-8 bytes, as the run log and the scorecard hold it. */
   records: Buffer[];
@@ -122,10 +128,17 @@ export interface GradedMessage {
 }
 
 /** A graded message as the worker writes it: its line, and the payload that follows it. */
-export function gradedFrame(batch: number, item: number, rows: readonly CandidateRow[], texts: readonly string[]): { line: string; payload: Buffer } {
+export function gradedFrame(
+  batch: number,
+  item: number,
+  rows: readonly CandidateRow[],
+  texts: readonly string[],
+  problem?: ProblemSummary,
+): { line: string; payload: Buffer } {
   const payload = Buffer.from(texts.join(','), 'utf8');
   const recordBytes = texts.map((text) => Buffer.byteLength(text, 'utf8'));
-  const line = jsonLine({ type: 'graded', batch, item, rows: rows.map(rowOnWire), recordBytes, [PAYLOAD_FIELD]: payload.length });
+  const head = problem === undefined ? { type: 'graded', batch, item } : { type: 'graded', batch, item, problem };
+  const line = jsonLine({ ...head, rows: rows.map(rowOnWire), recordBytes, [PAYLOAD_FIELD]: payload.length });
   return { line, payload };
 }
 
@@ -187,7 +200,11 @@ export type FromWorker =
   | { type: 'ready' }
   /** The engines the context asked to warm are ready; `errors`: why any of them could not start. */
   | { type: 'warmed'; errors: string[] }
-  /** `grading`: a self-check item whose optimal_solution is graded next (a `graded` message follows). */
+  /**
+   * `grading`: a self-check item whose optimal_solution is graded next (a
+   * `graded` message follows). Only an item sent alone says so before its
+   * grading; in a batch, the problem goes in its `graded` message.
+   */
   | { type: 'problem'; batch: number; item: number; problem: ProblemSummary | InvalidProblemFile; grading: boolean }
   | GradedMessage
   | { type: 'solutions'; batch: number; item: number; outcomes: SolutionFileOutcome[] }
@@ -220,7 +237,12 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
       if (rows === null) return 'a "graded" message with malformed rows';
       const records = payload === null ? null : cutRecords(payload, value.recordBytes, rows.length);
       if (records === null) return 'a "graded" message whose payload is not one record per row';
-      return { type: 'graded', batch: value.batch, item: value.item, rows, records, joined: payload! };
+      const graded: GradedMessage = { type: 'graded', batch: value.batch, item: value.item, rows, records, joined: payload! };
+      if (value.problem !== undefined) {
+        if (!isProblem(value.problem) || 'errors' in value.problem) return 'a "graded" message with a malformed problem';
+        graded.problem = value.problem;
+      }
+      return graded;
     }
     case 'problem':
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';

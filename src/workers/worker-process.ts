@@ -7,7 +7,7 @@
  * process on some out-of-memory paths inside an isolate; the supervisor
  * then loses one worker and one candidate, never the run.
  */
-import { problemChangedMessage, selfCheckPlans, summarizeProblem, withText, type Candidate } from '../grading/candidate.js';
+import { problemChangedMessage, selfCheckPlan, summarizeProblem, withText, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import { selector, type Selector } from '../grading/filters.js';
 import { gradeCandidate, internalErrorResults, unavailableResults, type GradeOptions, type RunsJobs } from '../grading/grade.js';
 import { badTestTimeouts, readTestLimits } from '../grading/test-limits.js';
@@ -247,11 +247,16 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
         return;
       }
       const summary = summarizeProblem(problem);
-      const candidate = select.problem(summary.id, summary.tags) ? selfCheckPlans([summary])[0] : undefined;
+      const candidate = summary.hasOptimalSolution && select.problem(summary.id, summary.tags) ? selfCheckPlan(summary) : undefined;
+      if (candidate === undefined) {
+        send({ type: 'problem', batch: id, item: index, problem: summary, grading: false });
+        return;
+      }
       // Its ceiling now follows from its tests.
-      if (candidate !== undefined) progress.set(id, index, summary.tests, -1);
-      send({ type: 'problem', batch: id, item: index, problem: summary, grading: candidate !== undefined });
-      if (candidate !== undefined) sendGraded(id, index, await grade(id, index, candidate, problem, options.grade, undefined));
+      progress.set(id, index, summary.tests, -1);
+      // Sent again alone after a fault, it says at once what it read, which the next fault would lose; in a batch the problem goes with the results.
+      if (sendAtOnce) send({ type: 'problem', batch: id, item: index, problem: summary, grading: true });
+      sendGraded(id, index, await grade(id, index, candidate, problem, options.grade, undefined), sendAtOnce ? undefined : summary);
       return;
     }
     case 'grade': {
@@ -302,12 +307,13 @@ async function grade(
   }
 }
 
-function sendGraded(batch: number, item: number, results: readonly CandidateResult[]): void {
+function sendGraded(batch: number, item: number, results: readonly CandidateResult[], problem?: ProblemSummary): void {
   const { line, payload } = gradedFrame(
     batch,
     item,
     results.map(candidateRow),
     results.map((r) => recordJson(r)),
+    problem,
   );
   queue(Buffer.from(line, 'utf8'), payload);
 }

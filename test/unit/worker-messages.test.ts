@@ -94,6 +94,15 @@ describe('readFromWorker', () => {
     });
   });
 
+  it("carries a self-check's problem in its graded message when the worker sends one", () => {
+    const texts = ['{"problem_id":"p"}'];
+    const { line, payload } = gradedFrame(4, 2, [row], texts, summary);
+    const frames = new FrameSplitter().push(Buffer.concat([Buffer.from(line), payload]));
+    const read = readFromWorker(frames[0]!.message, frames[0]!.payload);
+    expect(read).toMatchObject({ type: 'graded', batch: 4, item: 2, problem: summary, rows: [row] });
+    expect(endsItem(read as ItemMessage)).toBe(true);
+  });
+
   it('names what is wrong with anything else', () => {
     const bad: Array<[unknown, RegExp]> = [
       [null, /not an object/],
@@ -109,6 +118,8 @@ describe('readFromWorker', () => {
       [{ ...graded, rows: [wireRow.slice(0, 15)] }, /malformed rows/],
       [{ ...graded, rows: [row] }, /malformed rows/],
       [{ ...graded, payloadBytes: undefined }, /one record per row/],
+      [{ ...graded, problem: { ...summary, tests: 'two' } }, /graded" message with a malformed problem/],
+      [{ ...graded, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] } }, /graded" message with a malformed problem/],
       [{ type: 'failed', batch: 1, item: 0, message: 'bug', payloadBytes: 2 }, /with a payload/],
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
       [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
