@@ -84,27 +84,45 @@ export interface AggregatableResult {
 export function aggregateResults(candidates: readonly AggregatableResult[], options: AggregateOptions = {}): Aggregates {
   const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
   const ks = options.ks ?? DEFAULTS.passAtK;
-  // A problem's tags without repeats, worked out once per problem rather than once per candidate.
-  const distinctTags = new Map<string, readonly string[]>();
+  // One pass over the candidates finds each one's group (problem, model,
+  // prompt) with one map lookup; the rows by model, prompt and tag are then
+  // rolled up from the groups, of which there are far fewer.
+  const problems = new Map<string, ProblemGroups>();
+  candidates.forEach((c, index) => {
+    let problem = problems.get(c.problem_id);
+    if (problem === undefined) problems.set(c.problem_id, (problem = { groups: [] }));
+    let group: Group | undefined;
+    for (const g of problem.groups) {
+      if (g.model === c.model_id && g.prompt === c.prompt_id) {
+        group = g;
+        break;
+      }
+    }
+    if (group === undefined) problem.groups.push((group = { model: c.model_id, prompt: c.prompt_id, first: index, n: 0, c: 0, tests: 0, passed: 0 }));
+    group.n++;
+    if (candidatePasses(c)) group.c++;
+    group.tests += c.total;
+    group.passed += c.passed;
+  });
   const models = new Map<string, ModelTally>();
   const prompts = new Map<string | null, Tally>();
   const tags = new Map<string, Tally>();
-  // One pass: a run of a million tests is rolled up without a list per group.
-  for (const c of candidates) {
-    const passes = candidatePasses(c);
-    let model = models.get(c.model_id);
-    if (model === undefined) models.set(c.model_id, (model = { ...newTally(), tasks: new Map() }));
-    count(model, c, passes);
-    countTask(model.tasks, c, passes);
-    let prompt = prompts.get(c.prompt_id);
-    if (prompt === undefined) prompts.set(c.prompt_id, (prompt = newTally()));
-    count(prompt, c, passes);
-    let problemTags = distinctTags.get(c.problem_id);
-    if (problemTags === undefined) distinctTags.set(c.problem_id, (problemTags = [...new Set(tagsByProblem.get(c.problem_id) ?? [])]));
-    for (const name of problemTags) {
+  for (const [problemId, { groups }] of problems) {
+    for (const g of groups) {
+      let model = models.get(g.model);
+      if (model === undefined) models.set(g.model, (model = { ...newTally(), tasks: [], since: 0 }));
+      // A model's tasks go by where its first candidate of each problem comes: the order pass@k sums them in.
+      if (model.lastProblem !== problemId) model.since = g.first;
+      count(model, problemId, g);
+      model.tasks.push({ group: g, since: model.since });
+      let prompt = prompts.get(g.prompt);
+      if (prompt === undefined) prompts.set(g.prompt, (prompt = newTally()));
+      count(prompt, problemId, g);
+    }
+    for (const name of new Set(tagsByProblem.get(problemId) ?? [])) {
       let tag = tags.get(name);
       if (tag === undefined) tags.set(name, (tag = newTally()));
-      count(tag, c, passes);
+      for (const g of groups) count(tag, problemId, g);
     }
   }
   const byModel = [...models].sort(byKey);
@@ -112,48 +130,74 @@ export function aggregateResults(candidates: readonly AggregatableResult[], opti
     models: byModel.map(([model_id, t]) => ({ model_id, ...metrics(t) })),
     prompts: [...prompts].sort(byKey).map(([prompt_id, t]) => ({ prompt_id, ...metrics(t) })),
     tags: [...tags].sort(byKey).map(([tag, t]) => ({ tag, ...metrics(t) })),
-    pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, t.tasks, ks)),
+    pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, inModelOrder(t.tasks), ks)),
   };
+}
+
+/** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
+function inModelOrder(tasks: Array<{ group: Group; since: number }>): Group[] {
+  if (tasks.some((t, i) => i > 0 && t.since < tasks[i - 1]!.since)) tasks.sort((a, b) => a.since - b.since);
+  return tasks.map((t) => t.group);
 }
 
 export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>): boolean {
   return c.total > 0 && c.passed === c.total;
 }
 
-/** A group's running counts: its problems, and those that one of its candidates passes. */
+/** The candidates of one problem, model and prompt: a pass@k task; `c` of its `n` pass. */
+interface Group {
+  model: string;
+  prompt: string | null;
+  /** Where its first candidate comes among them all. */
+  first: number;
+  n: number;
+  c: number;
+  tests: number;
+  passed: number;
+}
+
+/** A problem's groups, in the order their first candidates come. */
+interface ProblemGroups {
+  groups: Group[];
+}
+
+/**
+ * A row's running counts. A problem's groups are counted one after another,
+ * so its problem is counted once when it differs from the last one counted.
+ */
 interface Tally {
   candidates: number;
   tests: number;
   passed: number;
-  problems: Set<string>;
-  solved: Set<string>;
+  problems: number;
+  solved: number;
+  lastProblem: string | null;
+  lastSolved: boolean;
 }
 
-/** A model's counts, and its samples per (problem, prompt) task for pass@k. */
+/** A model's counts, and its pass@k tasks with where its first candidate of their problem comes. */
 interface ModelTally extends Tally {
-  /** A map per problem keeps ids containing any character apart. */
-  tasks: Map<string, Map<string | null, { n: number; c: number }>>;
+  tasks: Array<{ group: Group; since: number }>;
+  since: number;
 }
 
 function newTally(): Tally {
-  return { candidates: 0, tests: 0, passed: 0, problems: new Set(), solved: new Set() };
+  return { candidates: 0, tests: 0, passed: 0, problems: 0, solved: 0, lastProblem: null, lastSolved: false };
 }
 
-function count(t: Tally, c: AggregatableResult, passes: boolean): void {
-  t.candidates++;
-  t.tests += c.total;
-  t.passed += c.passed;
-  t.problems.add(c.problem_id);
-  if (passes) t.solved.add(c.problem_id);
-}
-
-function countTask(tasks: ModelTally['tasks'], c: AggregatableResult, passes: boolean): void {
-  let prompts = tasks.get(c.problem_id);
-  if (prompts === undefined) tasks.set(c.problem_id, (prompts = new Map<string | null, { n: number; c: number }>()));
-  let group = prompts.get(c.prompt_id);
-  if (group === undefined) prompts.set(c.prompt_id, (group = { n: 0, c: 0 }));
-  group.n++;
-  if (passes) group.c++;
+function count(t: Tally, problemId: string, g: Group): void {
+  t.candidates += g.n;
+  t.tests += g.tests;
+  t.passed += g.passed;
+  if (t.lastProblem !== problemId) {
+    t.lastProblem = problemId;
+    t.lastSolved = false;
+    t.problems++;
+  }
+  if (g.c > 0 && !t.lastSolved) {
+    t.lastSolved = true;
+    t.solved++;
+  }
 }
 
 function metrics(t: Tally): RowMetrics {
@@ -161,14 +205,13 @@ function metrics(t: Tally): RowMetrics {
     candidates: t.candidates,
     tests: t.tests,
     passed: t.passed,
-    problems: t.problems.size,
-    problems_solved: t.solved.size,
+    problems: t.problems,
+    problems_solved: t.solved,
     pass_rate: t.tests === 0 ? 0 : t.passed / t.tests,
   };
 }
 
-function passAtKRow(model_id: string, tasks: ModelTally['tasks'], ks: readonly number[]): PassAtKRow {
-  const groups = [...tasks.values()].flatMap((prompts) => [...prompts.values()]);
+function passAtKRow(model_id: string, groups: readonly Group[], ks: readonly number[]): PassAtKRow {
   let min = Infinity;
   let max = 0;
   for (const g of groups) {

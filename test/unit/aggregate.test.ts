@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateResults, candidatePasses, type AggregatableResult } from '../../src/report/aggregate.js';
+import { passAtKTable } from '../../src/report/pass-at-k.js';
 import type { CandidateResult } from '../../src/report/scorecard.js';
 
 function result(problem_id: string, model_id: string, prompt_id: string | null, passed: number, total: number): AggregatableResult {
@@ -105,6 +106,91 @@ describe('aggregateResults', () => {
       tests: [],
     };
     expect(aggregateResults([full]).models[0]).toMatchObject({ model_id: 'm', problems_solved: 1 });
+  });
+});
+
+describe('aggregateResults against a plain reference', () => {
+  /**
+   * The definitions of aggregate.ts worked out the plain way, a list per
+   * row: each row's candidates filtered out of all of them, its problems
+   * as a set. pass@k sums a model's tasks in the order its first candidate
+   * of each problem comes, then the first of each prompt.
+   */
+  function reference(candidates: readonly AggregatableResult[], tags: ReadonlyMap<string, readonly string[]>, ks: readonly number[]): unknown {
+    const row = (of: AggregatableResult[]) => {
+      const tests = of.reduce((n, c) => n + c.total, 0);
+      const passed = of.reduce((n, c) => n + c.passed, 0);
+      return {
+        candidates: of.length,
+        tests,
+        passed,
+        problems: new Set(of.map((c) => c.problem_id)).size,
+        problems_solved: new Set(of.filter(candidatePasses).map((c) => c.problem_id)).size,
+        pass_rate: tests === 0 ? 0 : passed / tests,
+      };
+    };
+    const sorted = <T extends string | null>(values: Iterable<T>): T[] =>
+      [...new Set(values)].sort((a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1));
+    const models = sorted(candidates.map((c) => c.model_id));
+    return {
+      models: models.map((m) => ({ model_id: m, ...row(candidates.filter((c) => c.model_id === m)) })),
+      prompts: sorted(candidates.map((c) => c.prompt_id)).map((p) => ({ prompt_id: p, ...row(candidates.filter((c) => c.prompt_id === p)) })),
+      tags: sorted(candidates.flatMap((c) => tags.get(c.problem_id) ?? [])).map((t) => ({
+        tag: t,
+        ...row(candidates.filter((c) => (tags.get(c.problem_id) ?? []).includes(t))),
+      })),
+      pass_at_k: models.map((m) => {
+        const mine = candidates.filter((c) => c.model_id === m);
+        const groups: Array<{ n: number; c: number }> = [];
+        for (const problem of new Set(mine.map((c) => c.problem_id))) {
+          const ofProblem = mine.filter((c) => c.problem_id === problem);
+          for (const prompt of new Set(ofProblem.map((c) => c.prompt_id))) {
+            const task = ofProblem.filter((c) => c.prompt_id === prompt);
+            groups.push({ n: task.length, c: task.filter(candidatePasses).length });
+          }
+        }
+        return {
+          model_id: m,
+          tasks: groups.length,
+          min_samples: groups.length === 0 ? 0 : Math.min(...groups.map((g) => g.n)),
+          max_samples: Math.max(0, ...groups.map((g) => g.n)),
+          values: passAtKTable(groups, ks),
+        };
+      }),
+    };
+  }
+
+  it("sums a model's pass@k in the order of its own candidates, not of the problems' first candidates", () => {
+    // Model a's tasks pass 3, 2 and 1 in 10; summed p3, p2, p1 they give 0.6, and p1, p2, p3 (the order model b sees them first) 0.6000000000000001.
+    const samples = (problem: string, passing: number) => Array.from({ length: 10 }, (_, i) => result(problem, 'a', null, i < passing ? 1 : 0, 1));
+    const candidates = [
+      result('p1', 'b', null, 1, 1),
+      result('p2', 'b', null, 1, 1),
+      result('p3', 'b', null, 1, 1),
+      ...samples('p3', 3),
+      ...samples('p2', 2),
+      ...samples('p1', 1),
+    ];
+    const a = aggregateResults(candidates, { ks: [1] }).pass_at_k.find((r) => r.model_id === 'a');
+    expect(a?.values['pass@1']).toBe((0.3 + 0.2 + 0.1) / 3);
+    expect(aggregateResults(candidates, { ks: [1] })).toEqual(reference(candidates, new Map(), [1]));
+  });
+
+  it('gives the same rows, to the last bit, on generated runs in any order', () => {
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let run = 0; run < 200; run++) {
+      // Many problems and uneven samples, so that summing pass@k in another order would change its last bits.
+      const candidates = Array.from({ length: next(400) }, () => {
+        const total = next(3);
+        return result(`p${next(40)}`, ['a', 'b', 'optimal'][next(3)]!, [null, 'x', 'y'][next(3)]!, Math.min(total, next(4)), total);
+      });
+      const tags = new Map(Array.from({ length: 40 }, (_, i) => [`p${i}`, ['t1', 't2', 't1', 't3'].slice(next(3), next(5))] as const));
+      expect(aggregateResults(candidates, { tagsByProblem: tags, ks: [1, 2, 5] })).toEqual(reference(candidates, tags, [1, 2, 5]));
+    }
   });
 });
 
