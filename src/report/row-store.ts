@@ -45,9 +45,14 @@ export class RowStore {
 
   /** The rows of the candidate `addCandidate` returned this handle for, as new objects. */
   rowsOf(handle: number): CandidateRow[] {
-    const rows: CandidateRow[] = [];
-    for (let i = 0; i < this.spans[handle]!; i++) rows.push(this.get(handle + i));
-    return rows;
+    return this.pushRows(handle, []);
+  }
+
+  /** The same, pushed onto `into`; returns it. */
+  pushRows(handle: number, into: CandidateRow[]): CandidateRow[] {
+    const end = handle + this.spans[handle]!;
+    for (let i = handle; i < end; i++) into.push(this.get(i));
+    return into;
   }
 
   /** The failing tests of the candidate of this handle (failing-tests.ts `failingCount`), read without making its rows. */

@@ -26,7 +26,8 @@ export class LineIndex {
     return this.slots.has(key);
   }
 
-  set(key: string, offset: number, length: number, cuts: Cuts): void {
+  /** Indexes a line; returns its slot. Slots are given in the order lines are set, from 0. */
+  set(key: string, offset: number, length: number, cuts: Cuts): number {
     const slot = this.count;
     if (slot === this.offsets.length) this.grow();
     this.offsets[slot] = offset;
@@ -39,6 +40,7 @@ export class LineIndex {
     }
     this.count++;
     this.slots.set(key, slot);
+    return slot;
   }
 
   /** A logged line's slot, for the accessors below; -1 when the key is not logged. */

@@ -44,8 +44,9 @@ export class RunLogWriteError extends Error {
 /** Called for each complete candidate line of a log being reopened, in file order. */
 export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
 
-/** Lines are written once per turn of the event loop, or sooner when this much is waiting. */
-const WRITE_AHEAD_BYTES = 1 << 16;
+/** Lines wait at most this long to be written, or until this much is waiting. */
+const WRITE_WITHIN_MS = 100;
+const WRITE_AHEAD_BYTES = 1 << 18;
 
 /** Results are read back through a window of this size: the scorecard reads them nearly in the order they were written. */
 const READ_WINDOW_BYTES = 1 << 20;
@@ -55,10 +56,11 @@ export class RunLog {
   private closed = false;
   /**
    * Lines appended and not yet written, which belong at `size - aheadBytes`:
-   * a run appends a line per candidate, and one write per turn of the event
-   * loop costs the supervisor one system call for all the candidates that
-   * came in that turn. A kill loses at most those lines, which --resume
-   * grades again. Lines are copied into this one buffer as they come,
+   * a run appends a line per candidate, and one write per WRITE_WITHIN_MS
+   * costs the supervisor one system call for all the candidates that came
+   * meanwhile, however many workers answered. A kill loses at most those
+   * lines, which --resume grades again (workers already hold answers back
+   * longer than that). Lines are copied into this one buffer as they come,
    * rather than kept as a buffer each until the write.
    */
   private readonly ahead = Buffer.allocUnsafe(WRITE_AHEAD_BYTES);
@@ -66,6 +68,7 @@ export class RunLog {
   private flushScheduled = false;
   private writeFailure: RunLogWriteError | null = null;
   private window: { offset: number; bytes: Buffer } | null = null;
+  private windowMemory: Buffer | null = null;
   /** Opened by `read`: appending would change a log this process does not own. */
   private readOnly = false;
 
@@ -217,7 +220,7 @@ export class RunLog {
    * `joined`: the same records already separated by commas (as a worker
    * sends them), copied in one piece.
    */
-  appendCandidate(key: string, records: readonly Uint8Array[], joined?: Uint8Array): void {
+  appendCandidate(key: string, records: readonly Uint8Array[], joined?: Uint8Array): number {
     if (joined !== undefined && joined.length !== records.reduce((n, r) => n + r.length, Math.max(0, records.length - 1))) {
       throw new Error(`the joined records of ${key} are not its records and the commas between them`);
     }
@@ -238,7 +241,7 @@ export class RunLog {
     if (joined !== undefined) this.appendBytes(joined);
     this.appendBytes(LINE_END);
     length += LINE_END.length;
-    this.lines.set(key, offset, length, cuts);
+    return this.lines.set(key, offset, length, cuts);
   }
 
   /** True when the log holds a complete line for this candidate. */
@@ -246,9 +249,22 @@ export class RunLog {
     return this.lines.has(key);
   }
 
+  /**
+   * Where the log holds a candidate's line (`appendCandidate` returns the
+   * same for a line it appends), for the reads by slot below; -1 when it
+   * holds none. A key logged twice has the slot of its last line.
+   */
+  slotOf(key: string): number {
+    return this.lines.slot(key);
+  }
+
   /** A logged candidate's results, read back from the log (none when it is not logged). */
   results(key: string): CandidateResult[] {
-    const slot = this.lines.slot(key);
+    return this.resultsAt(this.lines.slot(key));
+  }
+
+  /** The same, by the line's slot (`slotOf`). */
+  resultsAt(slot: number): CandidateResult[] {
     if (slot < 0) return [];
     const length = this.lines.lengthOf(slot);
     const { bytes, from } = this.lineIn(this.lines.offsetOf(slot), length);
@@ -263,13 +279,17 @@ export class RunLog {
    * parsed and encoded again. Nothing is called when the key is not logged.
    */
   visitResults(key: string, visit: VisitRecord): void {
-    const slot = this.lines.slot(key);
+    this.visitResultsAt(this.lines.slot(key), visit);
+  }
+
+  /** The same, by the line's slot (`slotOf`). */
+  visitResultsAt(slot: number, visit: VisitRecord): void {
     if (slot < 0) return;
     const offset = this.lines.offsetOf(slot);
     const length = this.lines.lengthOf(slot);
     const { bytes, from } = this.lineIn(offset, length);
     const cut = this.lines.eachCut(slot, (start, end) => visit(bytes, from + start, from + end));
-    if (!cut) for (const record of this.results(key).map(recordBytes)) visit(record, 0, record.length);
+    if (!cut) for (const record of this.resultsAt(slot).map(recordBytes)) visit(record, 0, record.length);
   }
 
   close(): void {
@@ -349,7 +369,7 @@ export class RunLog {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.flushScheduled = false;
       if (this.closed) return;
       try {
@@ -357,7 +377,7 @@ export class RunLog {
       } catch {
         // Kept, and thrown by the next append, flush or close, where the run reports it.
       }
-    }).unref();
+    }, WRITE_WITHIN_MS).unref();
   }
 
   /** The read window holding a line, and where the line starts in it: valid until the next read. */
@@ -366,7 +386,9 @@ export class RunLog {
     const end = offset + length;
     let window = this.window;
     if (window === null || offset < window.offset || end > window.offset + window.bytes.length) {
-      window = { offset, bytes: this.readBytes(offset, Math.max(length, Math.min(READ_WINDOW_BYTES, this.size - offset))) };
+      // The window's memory is reused from one read to the next: fresh memory costs the system a page fault per page.
+      const into = length <= READ_WINDOW_BYTES ? (this.windowMemory ??= Buffer.allocUnsafe(READ_WINDOW_BYTES)) : Buffer.allocUnsafe(length);
+      window = { offset, bytes: this.readBytes(into, offset, Math.max(length, Math.min(READ_WINDOW_BYTES, this.size - offset))) };
       if (window.bytes.length < length) throw new Error(`${this.file}: log ends early at byte ${offset + window.bytes.length}`);
       // A line longer than the window is read alone and not kept.
       if (length <= READ_WINDOW_BYTES) this.window = window;
@@ -374,15 +396,14 @@ export class RunLog {
     return { bytes: window.bytes, from: offset - window.offset };
   }
 
-  private readBytes(offset: number, length: number): Buffer {
-    const buffer = Buffer.allocUnsafe(length);
+  private readBytes(buffer: Buffer, offset: number, length: number): Buffer {
     let read = 0;
     while (read < length) {
       const n = readSync(this.fd, buffer, read, length - read, offset + read);
       if (n === 0) break;
       read += n;
     }
-    return read === length ? buffer : buffer.subarray(0, read);
+    return buffer.subarray(0, read);
   }
 }
 

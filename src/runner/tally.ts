@@ -12,11 +12,18 @@ import type { RunLog } from '../runlog/run-log.js';
 import { recordBytes } from '../values/wire.js';
 
 export class Tally {
-  /** Each graded candidate's rows, by key: a handle into `store`. */
-  private readonly rowsByKey = new Map<string, number>();
+  /**
+   * Each logged line's rows, by the line's slot in the log (RunLog.slotOf):
+   * a handle into `store`, or -1. A column rather than a map by key: a key
+   * is a long string, and every map entry made for one is work the
+   * supervisor does per candidate.
+   */
+  private rowsOfSlot = new Int32Array(256).fill(NONE);
   private readonly store = new RowStore();
   private order: readonly string[] = [];
   private readonly rankOf = new Map<string, number>();
+  /** Whether each planned candidate (by rank) is logged, for `missing`. */
+  private loggedRanks = new Uint8Array(0);
   private readonly failing = new FailingTests();
   /** Planned candidates the log holds. */
   private loggedPlanned = 0;
@@ -26,7 +33,7 @@ export class Tally {
     readonly log: RunLog,
     logged?: ReadonlyMap<string, CandidateRow[]>,
   ) {
-    for (const [key, rows] of logged ?? []) this.rowsByKey.set(key, this.store.addCandidate(rows));
+    for (const [key, rows] of logged ?? []) this.keepRows(log.slotOf(key), rows);
   }
 
   /**
@@ -36,13 +43,17 @@ export class Tally {
   plan(keys: readonly string[]): void {
     this.order = [...keys];
     this.rankOf.clear();
-    keys.forEach((key, rank) => this.rankOf.set(key, rank));
+    this.loggedRanks = new Uint8Array(keys.length);
     this.failing.clear();
     this.loggedPlanned = 0;
     keys.forEach((key, rank) => {
-      if (this.log.has(key)) this.loggedPlanned++;
-      const handle = this.rowsByKey.get(key);
-      if (handle !== undefined) this.failing.noteCounted(rank, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
+      this.rankOf.set(key, rank);
+      const slot = this.log.slotOf(key);
+      if (slot < 0) return;
+      this.loggedRanks[rank] = 1;
+      this.loggedPlanned++;
+      const handle = this.rowsOfSlot[slot] ?? NONE;
+      if (handle !== NONE) this.failing.noteCounted(rank, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
     });
   }
 
@@ -51,10 +62,14 @@ export class Tally {
    * worker wrote, and keeps its rows for the reporters.
    */
   record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void {
-    if (this.rankOf.has(key) && !this.log.has(key)) this.loggedPlanned++;
-    this.log.appendCandidate(key, records, joined);
-    this.rowsByKey.set(key, this.store.addCandidate(rows));
-    this.failing.note(this.rankOf.get(key) ?? Number.MAX_SAFE_INTEGER, key, rows);
+    const rank = this.rankOf.get(key);
+    const slot = this.log.appendCandidate(key, records, joined);
+    this.keepRows(slot, rows);
+    if (rank !== undefined && this.loggedRanks[rank] === 0) {
+      this.loggedRanks[rank] = 1;
+      this.loggedPlanned++;
+    }
+    this.failing.note(rank ?? Number.MAX_SAFE_INTEGER, key, rows);
   }
 
   /** The same for results held as objects (merged shards); their rows. */
@@ -72,8 +87,9 @@ export class Tally {
   rows(): CandidateRow[] {
     const rows: CandidateRow[] = [];
     for (const key of this.order) {
-      const handle = this.rowsByKey.get(key);
-      if (handle !== undefined) rows.push(...this.store.rowsOf(handle));
+      const slot = this.log.slotOf(key);
+      const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
+      if (handle !== NONE) this.store.pushRows(handle, rows);
     }
     return rows;
   }
@@ -89,14 +105,26 @@ export class Tally {
 
   /** Full results of the finished candidates, in input order, read back from the log one candidate at a time. */
   *results(): Generator<CandidateResult> {
-    for (const key of this.order) yield* this.log.results(key);
+    for (const key of this.order) yield* this.log.resultsAt(this.log.slotOf(key));
   }
 
   /** The same, as JSON text in UTF-8 bytes, each handed to `visit` in place (RunOutcome.resultRecords). */
   resultRecords(visit: VisitRecord): void {
-    for (const key of this.order) this.log.visitResults(key, visit);
+    for (const key of this.order) this.log.visitResultsAt(this.log.slotOf(key), visit);
+  }
+
+  private keepRows(slot: number, rows: readonly CandidateRow[]): void {
+    if (slot < 0) return;
+    if (slot >= this.rowsOfSlot.length) {
+      const wider = new Int32Array(Math.max(slot + 1, this.rowsOfSlot.length * 2)).fill(NONE);
+      wider.set(this.rowsOfSlot);
+      this.rowsOfSlot = wider;
+    }
+    this.rowsOfSlot[slot] = this.store.addCandidate(rows);
   }
 }
+
+const NONE = -1;
 
 /** Collects rows of the candidate lines of a log being opened (RunLog.resume, RunLog.read). */
 export function collectRows(): { rows: Map<string, CandidateRow[]>; visit: (key: string, results: readonly CandidateResult[]) => void } {
