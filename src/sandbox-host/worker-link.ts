@@ -69,7 +69,12 @@ export class WorkerLink {
    * message fails); `done` is called with an error if the pipe broke.
    */
   send(message: unknown, done: (error: Error | null | undefined) => void): void {
-    this.input.write(jsonLine(message), done);
+    this.sendLine(jsonLine(message), done);
+  }
+
+  /** Sends one message already encoded as its line (messages.ts `batchLine`). */
+  sendLine(line: string, done: (error: Error | null | undefined) => void): void {
+    this.input.write(line, done);
   }
 
   /**

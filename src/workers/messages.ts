@@ -16,6 +16,7 @@ import type { InvalidProblemFile } from '../problems/prepared.js';
 import type { CandidateRow, RowEfficiency } from '../report/rows.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
+import type { SolutionLanguage } from '../solutions/language.js';
 import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 
@@ -103,6 +104,117 @@ export interface RunContext {
 }
 
 export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'context'; context: RunContext };
+
+// ---------------------------------------------------------------------------
+// A batch on the wire
+// ---------------------------------------------------------------------------
+
+/**
+ * A batch's line as it goes to a worker. Each grade item's candidate goes
+ * as an array of positions (CandidateOnWire), its strings that repeat from
+ * candidate to candidate (problem, files, model, prompt, language) held
+ * once per batch: encoding a batch is work the supervisor does for every
+ * candidate, and names and paths written out in full made most of it.
+ */
+export function batchLine(id: number, batch: Batch): string {
+  const strings: string[] = [];
+  const refs = new Map<string, number>();
+  const ref = (text: string): number => {
+    let at = refs.get(text);
+    if (at === undefined) {
+      at = strings.length;
+      strings.push(text);
+      refs.set(text, at);
+    }
+    return at;
+  };
+  const items = batch.items.map((item) => (item.kind === 'grade' ? { ...item, candidate: candidateOnWire(item.candidate, ref) } : item));
+  return jsonLine({ type: 'batch', id, batch: { ...batch, strings, items } });
+}
+
+/** A message from the supervisor as the worker reads it (its line parsed): a batch's candidates as they were before `batchLine`; null for anything else. */
+export function readToWorker(value: unknown): ToWorker | null {
+  if (!isObject(value)) return null;
+  if (value.type === 'context') return value as unknown as ToWorker;
+  if (value.type !== 'batch' || !isCount(value.id) || !isObject(value.batch)) return null;
+  const { strings, items, ...options } = value.batch as { strings: unknown; items: unknown };
+  if (!isStrings(strings) || !Array.isArray(items)) return null;
+  const batch = options as unknown as Omit<Batch, 'items'>;
+  return {
+    type: 'batch',
+    id: value.id,
+    batch: {
+      ...batch,
+      items: (items as Array<WorkItem | { kind: 'grade'; candidate: CandidateOnWire }>).map((item): WorkItem =>
+        item.kind === 'grade' ? { ...item, candidate: candidateFromWire(item.candidate as unknown as CandidateOnWire, strings) } : item,
+      ),
+    },
+  };
+}
+
+/** A candidate by position; a string of the batch's strings by its index (-1: null). */
+type CandidateOnWire = [
+  problemId: number,
+  file: number,
+  modelId: number,
+  promptId: number,
+  sampleId: string | null,
+  source: string,
+  tests: number,
+  /** 1: extract, 2: correctnessOnly (false), 4: correctnessOnly (true). */
+  flags: number,
+  submission: SubmissionOnWire | null,
+];
+
+type SubmissionOnWire =
+  [declaredLanguage: number, kind: 'inline', raw: string] | [declaredLanguage: number, kind: 'range', file: number, start: number, end: number, digest: string];
+
+const EXTRACT = 1;
+const CORRECTNESS_ONLY_FALSE = 2;
+const CORRECTNESS_ONLY_TRUE = 4;
+
+function candidateOnWire(c: Candidate, ref: (text: string) => number): CandidateOnWire {
+  const optional = (text: string | null): number => (text === null ? -1 : ref(text));
+  let flags = c.extract ? EXTRACT : 0;
+  if (c.correctnessOnly !== undefined) flags |= c.correctnessOnly ? CORRECTNESS_ONLY_TRUE : CORRECTNESS_ONLY_FALSE;
+  let submission: SubmissionOnWire | null = null;
+  if (c.submission !== null) {
+    const language = optional(c.submission.declaredLanguage);
+    const text = c.submission.text;
+    submission = text.kind === 'inline' ? [language, 'inline', text.raw] : [language, 'range', ref(text.file), text.start, text.end, text.digest];
+  }
+  return [ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), c.sampleId, c.source, c.tests, flags, submission];
+}
+
+function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Candidate {
+  const text = (at: number): string => {
+    const found = strings[at];
+    if (found === undefined) throw new Error(`a batch names string ${at} of ${strings.length}`);
+    return found;
+  };
+  const optional = (at: number): string | null => (at === -1 ? null : text(at));
+  const [problemId, file, modelId, promptId, sampleId, source, tests, flags, submission] = w;
+  const candidate: Candidate = {
+    problemId: text(problemId),
+    file: text(file),
+    modelId: text(modelId),
+    promptId: optional(promptId),
+    sampleId,
+    source,
+    tests,
+    submission: null,
+    extract: (flags & EXTRACT) !== 0,
+  };
+  if ((flags & (CORRECTNESS_ONLY_TRUE | CORRECTNESS_ONLY_FALSE)) !== 0) candidate.correctnessOnly = (flags & CORRECTNESS_ONLY_TRUE) !== 0;
+  if (submission !== null) {
+    const declaredLanguage = optional(submission[0]) as SolutionLanguage | null;
+    candidate.submission =
+      submission[1] === 'inline'
+        ? { text: { kind: 'inline', raw: submission[2] }, declaredLanguage }
+        : { text: { kind: 'range', file: text(submission[2]), start: submission[3], end: submission[4], digest: submission[5] }, declaredLanguage };
+  }
+  return candidate;
+}
 
 /**
  * A graded candidate: its rows for the reports, and its results as record

@@ -31,6 +31,7 @@ import {
   ANSWER_WITHIN_MS,
   gradedFrame,
   knownTests,
+  readToWorker,
   type Batch,
   type BatchOptions,
   type FromWorker,
@@ -357,8 +358,7 @@ async function warmWhenIdle(): Promise<void> {
 
 function parseMessage(text: string): ToWorker | null {
   try {
-    const message = JSON.parse(text) as ToWorker | null;
-    return message?.type === 'batch' || message?.type === 'context' ? message : null;
+    return readToWorker(JSON.parse(text));
   } catch {
     return null;
   }

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { FrameSplitter } from '../../src/sandbox-host/json-lines.js';
 import type { CandidateRow } from '../../src/report/rows.js';
-import { endsItem, gradedFrame, readFromWorker, type FromWorker, type ItemMessage } from '../../src/workers/messages.js';
+import type { Candidate } from '../../src/grading/candidate.js';
+import { NO_FILTERS } from '../../src/grading/filters.js';
+import { batchLine, endsItem, gradedFrame, readFromWorker, readToWorker, type Batch, type FromWorker, type ItemMessage } from '../../src/workers/messages.js';
 
 const row: CandidateRow = {
   problem_id: 'p',
@@ -31,6 +33,66 @@ const graded = { type: 'graded', batch: 1, item: 0, rows: [wireRow], recordBytes
 const withField = (index: number, value: unknown): unknown => ({ ...graded, rows: [wireRow.map((v, i) => (i === index ? value : v))] });
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
+
+describe('batchLine and readToWorker', () => {
+  it('give the worker back every item of a batch as the supervisor had it', () => {
+    const range = { kind: 'range' as const, file: '/s/model.jsonl', start: 10, end: 90, digest: '00ff00ff00ff00ff' };
+    const candidate = (over: Partial<Candidate>): Candidate => ({
+      problemId: 'p',
+      file: '/p/p.json',
+      modelId: 'm',
+      promptId: 'base',
+      sampleId: '3',
+      source: '/s/model.jsonl:2',
+      tests: 5,
+      submission: { text: range, declaredLanguage: 'python' },
+      extract: true,
+      ...over,
+    });
+    const batch: Batch = {
+      options: {
+        grade: { limits: { timeoutMs: 1000, memoryMb: 64, seed: 1 }, tolerance: { relative: 1e-9, absolute: 1e-9 }, languages: ['python'] },
+        extractCode: true,
+        filters: NO_FILTERS,
+        answerWithinMs: 250,
+      },
+      items: [
+        { kind: 'grade', candidate: candidate({}) },
+        {
+          kind: 'grade',
+          candidate: candidate({
+            sampleId: null,
+            promptId: null,
+            submission: { text: { kind: 'inline', raw: 'def f():\n  return "é"' }, declaredLanguage: null },
+          }),
+        },
+        { kind: 'grade', candidate: { ...candidate({ modelId: 'optimal_solution', submission: null, extract: false }), correctnessOnly: true } },
+        {
+          kind: 'grade',
+          candidate: { ...candidate({ submission: null }), correctnessOnly: false },
+          oneByOne: [[1, { status: 'memory', message: 'out of memory' }]],
+        },
+        { kind: 'grade', candidate: candidate({ sampleId: '4' }), limits: { testTimeoutsMs: [5, 6, 7, 8, 9] } as never },
+        { kind: 'self-check', file: '/p/q.json' },
+        { kind: 'read-problem', file: '/p/r.json' },
+      ],
+    };
+    const line = batchLine(7, batch);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(readToWorker(JSON.parse(line))).toEqual({ type: 'batch', id: 7, batch });
+    // The repeated names and paths go once.
+    expect(line.split('/s/model.jsonl"').length - 1).toBe(1);
+    expect(readToWorker({ type: 'context', context: { knownProblemIds: [], solutionsRootName: 's' } })).toEqual({
+      type: 'context',
+      context: { knownProblemIds: [], solutionsRootName: 's' },
+    });
+    expect(readToWorker({ type: 'batch', id: -1, batch: { strings: [], items: [] } })).toBeNull();
+    expect(readToWorker({ type: 'nope' })).toBeNull();
+    expect(() =>
+      readToWorker({ type: 'batch', id: 1, batch: { strings: [], items: [{ kind: 'grade', candidate: [0, 0, 0, -1, null, 's', 1, 0, null] }] } }),
+    ).toThrow(/names string 0 of 0/);
+  });
+});
 
 describe('readFromWorker', () => {
   it('passes well-formed answers through as they are', () => {
