@@ -137,14 +137,13 @@ export function readToWorker(value: unknown): ToWorker | null {
   if (!isObject(value)) return null;
   if (value.type === 'context') return value as unknown as ToWorker;
   if (value.type !== 'batch' || !isCount(value.id) || !isObject(value.batch)) return null;
-  const { strings, items, ...options } = value.batch as { strings: unknown; items: unknown };
+  const { strings, items, ...rest } = value.batch as { strings: unknown; items: unknown };
   if (!isStrings(strings) || !Array.isArray(items)) return null;
-  const batch = options as unknown as Omit<Batch, 'items'>;
   return {
     type: 'batch',
     id: value.id,
     batch: {
-      ...batch,
+      ...(rest as unknown as Omit<Batch, 'items'>),
       items: (items as Array<WorkItem | { kind: 'grade'; candidate: CandidateOnWire }>).map((item): WorkItem =>
         item.kind === 'grade' ? { ...item, candidate: candidateFromWire(item.candidate as unknown as CandidateOnWire, strings) } : item,
       ),
