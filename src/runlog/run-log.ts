@@ -276,13 +276,8 @@ export class RunLog {
    * Calls `visit` with each result of a logged candidate as JSON text in
    * UTF-8: `bytes[start, end)`, valid only during the call. Lines this
    * process wrote are read in place; only lines of an earlier run are
-   * parsed and encoded again. Nothing is called when the key is not logged.
+   * parsed and encoded again. Nothing is called for a slot of -1 (not logged).
    */
-  visitResults(key: string, visit: VisitRecord): void {
-    this.visitResultsAt(this.lines.slot(key), visit);
-  }
-
-  /** The same, by the line's slot (`slotOf`). */
   visitResultsAt(slot: number, visit: VisitRecord): void {
     if (slot < 0) return;
     const offset = this.lines.offsetOf(slot);

@@ -9,6 +9,7 @@ import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
+import { grown } from '../typed-arrays.js';
 import { recordBytes } from '../values/wire.js';
 
 export class Tally {
@@ -115,11 +116,8 @@ export class Tally {
 
   private keepRows(slot: number, rows: readonly CandidateRow[]): void {
     if (slot < 0) return;
-    if (slot >= this.rowsOfSlot.length) {
-      const wider = new Int32Array(Math.max(slot + 1, this.rowsOfSlot.length * 2)).fill(NONE);
-      wider.set(this.rowsOfSlot);
-      this.rowsOfSlot = wider;
-    }
+    const had = this.rowsOfSlot.length;
+    if (slot >= had) this.rowsOfSlot = grown(this.rowsOfSlot, Math.max(slot + 1, had * 2)).fill(NONE, had);
     this.rowsOfSlot[slot] = this.store.addCandidate(rows);
   }
 }

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { FrameSplitter, jsonLine } from './json-lines.js';
+import { FrameSplitter } from './json-lines.js';
 
 /**
  * The worker's file descriptor for messages to the supervisor. Its stdout
@@ -65,14 +65,10 @@ export class WorkerLink {
   }
 
   /**
-   * Sends one message. Throws if it cannot be encoded as JSON (only that
-   * message fails); `done` is called with an error if the pipe broke.
+   * Sends one message, already encoded as its line (workers/messages.ts
+   * `toWorkerLine`, which throws if it cannot be encoded, failing only that
+   * message); `done` is called with an error if the pipe broke.
    */
-  send(message: unknown, done: (error: Error | null | undefined) => void): void {
-    this.sendLine(jsonLine(message), done);
-  }
-
-  /** Sends one message already encoded as its line (messages.ts `batchLine`). */
   sendLine(line: string, done: (error: Error | null | undefined) => void): void {
     this.input.write(line, done);
   }

@@ -132,6 +132,11 @@ export function batchLine(id: number, batch: Batch): string {
   return jsonLine({ type: 'batch', id, batch: { ...batch, strings, items } });
 }
 
+/** A message's line as it goes to a worker: a batch's by `batchLine`, any other as it is. */
+export function toWorkerLine(message: ToWorker): string {
+  return message.type === 'batch' ? batchLine(message.id, message.batch) : jsonLine(message);
+}
+
 /** A message from the supervisor as the worker reads it (its line parsed): a batch's candidates as they were before `batchLine`; null for anything else. */
 export function readToWorker(value: unknown): ToWorker | null {
   if (!isObject(value)) return null;

@@ -3,8 +3,7 @@ import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js'
 import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
-import { jsonLine } from '../sandbox-host/json-lines.js';
-import { batchLine, endsItem, readFromWorker, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
+import { endsItem, readFromWorker, toWorkerLine, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
 
 export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 
@@ -198,10 +197,9 @@ export class WorkerPool {
     }
   }
 
-  /** Sends a message (a batch is encoded by `batchLine`); throws if it cannot be encoded. */
+  /** Sends a message (messages.ts `toWorkerLine`); throws if it cannot be encoded. */
   private send(slot: Slot, message: ToWorker): void {
-    const line = message.type === 'batch' ? batchLine(message.id, message.batch) : jsonLine(message);
-    slot.link.sendLine(line, (error) => {
+    slot.link.sendLine(toWorkerLine(message), (error) => {
       // The pipe broke: the worker is gone or going; its exit settles its batches.
       if (error !== null && error !== undefined) this.kill(slot);
     });
