@@ -6,41 +6,71 @@
  * supervisor does per candidate, which bounds the cores a run can use.
  * Here a row costs a few slots in typed arrays and no object.
  */
-import type { CandidateRow, RowEfficiency } from './rows.js';
-import type { CandidateStatus } from './scorecard.js';
+import { CANDIDATE_STATUSES, pushFlatRow, ROW_STATUS, ROW_STRINGS, ROW_WIDTH, rowFromFlat, type CandidateRow, type RowEfficiency } from './rows.js';
 import { grown } from '../typed-arrays.js';
 
-const STATUSES: readonly CandidateStatus[] = ['passed', 'failed', 'load-error', 'unsupported', 'no-tests'];
-const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i] as const));
-const PASSED = STATUS_CODE.get('passed')!;
-const FAILED = STATUS_CODE.get('failed')!;
-
-/** Number fields of a row, in this order. */
-const NUMBERS = 8;
-/** String fields of a row (an index into the strings, or -1 for null), in this order. */
-const STRINGS = 7;
+const PASSED = CANDIDATE_STATUSES.indexOf('passed');
+const FAILED = CANDIDATE_STATUSES.indexOf('failed');
 const NULL = -1;
+/** In a table's map to the store's strings: not looked up yet. */
+const UNMAPPED = -2;
 
 export class RowStore {
   private readonly strings: string[] = [];
   private readonly stringIds = new Map<string, number>();
-  private numbers = new Float64Array(NUMBERS * 64);
-  private refs = new Int32Array(STRINGS * 64);
-  private statuses = new Uint8Array(64);
+  /**
+   * Rows in the layout of rows.ts (ROW_WIDTH numbers each), their strings
+   * as indexes into `strings`. Float64: a duration is not a whole number.
+   */
+  private flat = new Float64Array(ROW_WIDTH * 64);
   /** On a candidate's first row, how many rows it has (0 on the others). */
   private spans = new Uint32Array(64);
   /** Only rows of a run that measures have one. */
   private readonly efficiency = new Map<number, RowEfficiency>();
   private count = 0;
+  /** The last table of strings rows came with (`addFlatCandidate`), and its strings' indexes here. */
+  private table: readonly string[] | null = null;
+  private tableIds = new Int32Array(0);
 
   /** Keeps a candidate's rows; returns the handle `rowsOf` takes. */
   addCandidate(rows: readonly CandidateRow[]): number {
+    const flat: number[] = [];
+    for (const row of rows) {
+      if (!CANDIDATE_STATUSES.includes(row.status)) throw new Error(`a row with an unknown status ${JSON.stringify(row.status)}`);
+      pushFlatRow(row, (text) => this.id(text), flat);
+    }
     const first = this.count;
-    for (const row of rows) this.add(row);
-    // A candidate without rows still takes a slot, so that its handle is its own.
-    if (rows.length === 0) this.add(EMPTY);
-    this.spans[first] = rows.length;
-    return first;
+    for (let at = 0; at < flat.length; at += ROW_WIDTH) this.push(flat, at, null);
+    rows.forEach((row, i) => row.efficiency !== undefined && this.efficiency.set(first + i, row.efficiency));
+    return this.close(first);
+  }
+
+  /**
+   * Keeps a candidate's rows given as numbers: rows [from, to) of `flat`,
+   * in the layout of rows.ts, checked already, their strings indexes into
+   * `table`. A table that comes with many candidates' rows is mapped to
+   * the store's strings once. `efficiencyOf`: a row's efficiency, by its
+   * index in `flat`.
+   */
+  addFlatCandidate(
+    flat: ArrayLike<number>,
+    from: number,
+    to: number,
+    table: readonly string[],
+    efficiencyOf?: (row: number) => RowEfficiency | undefined,
+  ): number {
+    if (table !== this.table) {
+      this.table = table;
+      if (this.tableIds.length < table.length) this.tableIds = new Int32Array(Math.max(table.length, this.tableIds.length * 2));
+      this.tableIds.fill(UNMAPPED, 0, table.length);
+    }
+    const first = this.count;
+    for (let row = from; row < to; row++) {
+      this.push(flat, row * ROW_WIDTH, table);
+      const efficiency = efficiencyOf?.(row);
+      if (efficiency !== undefined) this.efficiency.set(this.count - 1, efficiency);
+    }
+    return this.close(first);
   }
 
   /** The rows of the candidate `addCandidate` returned this handle for, as new objects. */
@@ -58,73 +88,48 @@ export class RowStore {
   /** The failing tests of the candidate of this handle (failing-tests.ts `failingCount`), read without making its rows. */
   failingCount(handle: number): number {
     let count = 0;
+    const flat = this.flat;
     for (let i = handle; i < handle + this.spans[handle]!; i++) {
-      const status = this.statuses[i]!;
+      const at = i * ROW_WIDTH;
+      const status = flat[at + ROW_STATUS]!;
       if (status !== PASSED && status !== FAILED) continue;
-      const n = i * NUMBERS;
-      count += this.numbers[n + 1]! - this.numbers[n]! - this.numbers[n + 7]!;
+      const n = at + ROW_STATUS + 1;
+      count += flat[n + 1]! - flat[n]! - flat[n + 7]!;
     }
     return count;
   }
 
-  private add(row: CandidateRow): void {
-    const at = this.count;
-    if (at === this.statuses.length) this.grow();
-    const n = at * NUMBERS;
-    const numbers = this.numbers;
-    numbers[n] = row.passed;
-    numbers[n + 1] = row.total;
-    numbers[n + 2] = row.duration_ms;
-    numbers[n + 3] = row.counts.fail;
-    numbers[n + 4] = row.counts.error;
-    numbers[n + 5] = row.counts.timeout;
-    numbers[n + 6] = row.counts.memory;
-    numbers[n + 7] = row.counts.skipped;
-    const s = at * STRINGS;
-    const refs = this.refs;
-    refs[s] = this.id(row.problem_id);
-    refs[s + 1] = this.id(row.model_id);
-    refs[s + 2] = this.id(row.prompt_id);
-    refs[s + 3] = this.id(row.sample_id);
-    refs[s + 4] = this.id(row.language);
-    refs[s + 5] = this.id(row.error);
-    refs[s + 6] = this.id(row.entry_point);
-    const status = STATUS_CODE.get(row.status);
-    if (status === undefined) throw new Error(`a row with an unknown status ${JSON.stringify(row.status)}`);
-    this.statuses[at] = status;
-    if (row.efficiency !== undefined) this.efficiency.set(at, row.efficiency);
+  /** Copies one row of ROW_WIDTH numbers from `source` at `at`; its strings are indexes into `table`, or into this store's own when null. */
+  private push(source: ArrayLike<number>, at: number, table: readonly string[] | null): void {
+    if (this.count === this.spans.length) this.grow();
+    const to = this.count * ROW_WIDTH;
+    const flat = this.flat;
+    for (let i = 0; i < ROW_STRINGS; i++) flat[to + i] = table === null ? source[at + i]! : this.mapped(table, source[at + i]!);
+    for (let i = ROW_STRINGS; i < ROW_WIDTH; i++) flat[to + i] = source[at + i]!;
     this.count++;
+  }
+
+  /** The handle of the candidate whose first row is `first`; a candidate without rows still takes a row, so that its handle is its own. */
+  private close(first: number): number {
+    const rows = this.count - first;
+    if (rows === 0) this.push(EMPTY, 0, null);
+    this.spans[first] = rows;
+    return first;
+  }
+
+  private mapped(table: readonly string[], ref: number): number {
+    if (ref === NULL) return NULL;
+    let id = this.tableIds[ref]!;
+    if (id === UNMAPPED) this.tableIds[ref] = id = this.id(table[ref]!);
+    return id;
   }
 
   private get(index: number): CandidateRow {
     if (!(index >= 0 && index < this.count)) throw new RangeError(`no row ${index}`);
-    const n = index * NUMBERS;
-    const numbers = this.numbers;
-    const s = index * STRINGS;
-    const refs = this.refs;
-    const status = STATUSES[this.statuses[index]!]!;
-    const row: CandidateRow = {
-      problem_id: this.text(refs[s]!)!,
-      model_id: this.text(refs[s + 1]!)!,
-      prompt_id: this.text(refs[s + 2]!),
-      sample_id: this.text(refs[s + 3]!),
-      language: this.text(refs[s + 4]!)!,
-      status,
-      error: this.text(refs[s + 5]!),
-      entry_point: this.text(refs[s + 6]!),
-      passed: numbers[n]!,
-      total: numbers[n + 1]!,
-      duration_ms: numbers[n + 2]!,
-      counts: { fail: numbers[n + 3]!, error: numbers[n + 4]!, timeout: numbers[n + 5]!, memory: numbers[n + 6]!, skipped: numbers[n + 7]! },
-      ran: status === 'passed' || status === 'failed',
-    };
-    const efficiency = this.efficiency.get(index);
-    if (efficiency !== undefined) row.efficiency = efficiency;
-    return row;
+    return rowFromFlat(this.flat, index * ROW_WIDTH, (ref) => (ref === NULL ? null : this.strings[ref]!), this.efficiency.get(index));
   }
 
-  private id(text: string | null): number {
-    if (text === null) return NULL;
+  private id(text: string): number {
     let id = this.stringIds.get(text);
     if (id === undefined) {
       id = this.strings.length;
@@ -134,31 +139,12 @@ export class RowStore {
     return id;
   }
 
-  private text(id: number): string | null {
-    return id === NULL ? null : this.strings[id]!;
-  }
-
   private grow(): void {
-    const capacity = this.statuses.length * 2;
-    this.numbers = grown(this.numbers, capacity * NUMBERS);
-    this.refs = grown(this.refs, capacity * STRINGS);
-    this.statuses = grown(this.statuses, capacity);
+    const capacity = this.spans.length * 2;
+    this.flat = grown(this.flat, capacity * ROW_WIDTH);
     this.spans = grown(this.spans, capacity);
   }
 }
 
-const EMPTY: CandidateRow = {
-  problem_id: '',
-  model_id: '',
-  prompt_id: null,
-  sample_id: null,
-  language: '',
-  status: 'no-tests',
-  error: null,
-  entry_point: null,
-  passed: 0,
-  total: 0,
-  duration_ms: 0,
-  counts: { fail: 0, error: 0, timeout: 0, memory: 0, skipped: 0 },
-  ran: false,
-};
+/** The row a candidate without rows takes: no strings, `no-tests`, all counts 0. */
+const EMPTY: readonly number[] = [NULL, NULL, NULL, NULL, NULL, NULL, NULL, CANDIDATE_STATUSES.indexOf('no-tests'), 0, 0, 0, 0, 0, 0, 0, 0];

@@ -28,6 +28,72 @@ export interface CandidateRow {
   efficiency?: RowEfficiency;
 }
 
+/** The statuses in a fixed order: a row kept as numbers holds its status's place here. */
+export const CANDIDATE_STATUSES: readonly CandidateStatus[] = ['passed', 'failed', 'load-error', 'unsupported', 'no-tests'];
+
+/**
+ * A row as numbers, the form in which workers send rows and the run keeps
+ * them (row-store.ts): ROW_WIDTH numbers from `at`. The seven string fields
+ * come first, each as an index into a table of strings or -1 for null
+ * (ROW_STRINGS, in CandidateRow's order), then the status's place in
+ * CANDIDATE_STATUSES, then passed, total, duration_ms and the five counts.
+ * A row's efficiency, only in a run that measures, is kept beside it.
+ */
+export const ROW_STRINGS = 7;
+export const ROW_STATUS = ROW_STRINGS;
+export const ROW_NUMBERS = 8;
+export const ROW_WIDTH = ROW_STRINGS + 1 + ROW_NUMBERS;
+
+/** Appends `row` to `into` as numbers; `ref` gives a string's index in the table the numbers refer to. */
+export function pushFlatRow(row: CandidateRow, ref: (text: string) => number, into: number[]): void {
+  const optional = (text: string | null): number => (text === null ? -1 : ref(text));
+  const c = row.counts;
+  into.push(
+    ref(row.problem_id),
+    ref(row.model_id),
+    optional(row.prompt_id),
+    optional(row.sample_id),
+    ref(row.language),
+    optional(row.error),
+    optional(row.entry_point),
+    CANDIDATE_STATUSES.indexOf(row.status),
+    row.passed,
+    row.total,
+    row.duration_ms,
+    c.fail,
+    c.error,
+    c.timeout,
+    c.memory,
+    c.skipped,
+  );
+}
+
+/**
+ * The row of ROW_WIDTH numbers at `at` of `flat`, as an object; `text`
+ * gives a string by its index (the caller has checked the numbers).
+ */
+export function rowFromFlat(flat: ArrayLike<number>, at: number, text: (ref: number) => string | null, efficiency?: RowEfficiency): CandidateRow {
+  const status = CANDIDATE_STATUSES[flat[at + ROW_STATUS]!]!;
+  const n = at + ROW_STATUS + 1;
+  const row: CandidateRow = {
+    problem_id: text(flat[at]!)!,
+    model_id: text(flat[at + 1]!)!,
+    prompt_id: text(flat[at + 2]!),
+    sample_id: text(flat[at + 3]!),
+    language: text(flat[at + 4]!)!,
+    status,
+    error: text(flat[at + 5]!),
+    entry_point: text(flat[at + 6]!),
+    passed: flat[n]!,
+    total: flat[n + 1]!,
+    duration_ms: flat[n + 2]!,
+    counts: { fail: flat[n + 3]!, error: flat[n + 4]!, timeout: flat[n + 5]!, memory: flat[n + 6]!, skipped: flat[n + 7]! },
+    ran: status === 'passed' || status === 'failed',
+  };
+  if (efficiency !== undefined) row.efficiency = efficiency;
+  return row;
+}
+
 export function candidateRow(result: CandidateResult): CandidateRow {
   const counts = { fail: 0, error: 0, timeout: 0, memory: 0, skipped: 0 };
   for (const test of result.tests) if (test.status !== 'pass') counts[test.status]++;

@@ -217,31 +217,41 @@ export class RunLog {
    * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
    * from its results' record texts as UTF-8 bytes (`recordJson`, which
    * writes exact integers of any size with every digit), copied as they are.
-   * `joined`: the same records already separated by commas (as a worker
-   * sends them), copied in one piece.
    */
-  appendCandidate(key: string, records: readonly Uint8Array[], joined?: Uint8Array): number {
-    if (joined !== undefined && joined.length !== records.reduce((n, r) => n + r.length, Math.max(0, records.length - 1))) {
-      throw new Error(`the joined records of ${key} are not its records and the commas between them`);
-    }
+  appendCandidate(key: string, records: readonly Uint8Array[]): number {
     const offset = this.size;
     const head = this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
     const cuts: number[] = [];
     let length = head;
     records.forEach((record, i) => {
       if (i > 0) {
-        if (joined === undefined) this.appendBytes(COMMA);
+        this.appendBytes(COMMA);
         length += 1;
       }
       cuts.push(length);
-      if (joined === undefined) this.appendBytes(record);
+      this.appendBytes(record);
       length += record.length;
       cuts.push(length);
     });
-    if (joined !== undefined) this.appendBytes(joined);
     this.appendBytes(LINE_END);
     length += LINE_END.length;
     return this.lines.set(key, offset, length, cuts);
+  }
+
+  /**
+   * The same for a candidate whose records arrived with others' in one
+   * piece (a worker's graded message): its records are bytes[start, end),
+   * separated by commas, the ends of its records in `bytes` being
+   * recordEnds[from] to recordEnds[to - 1]. Copied in one piece.
+   */
+  appendJoined(key: string, bytes: Uint8Array, start: number, end: number, recordEnds: readonly number[], from: number, to: number): number {
+    const offset = this.size;
+    const head = this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
+    const cuts: number[] = [];
+    for (let r = from, at = start; r < to; at = recordEnds[r]! + 1, r++) cuts.push(head + at - start, head + recordEnds[r]! - start);
+    this.appendRange(bytes, start, end);
+    this.appendBytes(LINE_END);
+    return this.lines.set(key, offset, head + (end - start) + LINE_END.length, cuts);
   }
 
   /** True when the log holds a complete line for this candidate. */
@@ -339,18 +349,24 @@ export class RunLog {
   }
 
   private appendBytes(bytes: Uint8Array): void {
+    this.appendRange(bytes, 0, bytes.length);
+  }
+
+  /** Appends bytes[start, end). */
+  private appendRange(bytes: Uint8Array, start: number, end: number): void {
     this.checkWritable();
-    const length = bytes.length;
+    const length = end - start;
     if (this.aheadBytes + length > this.ahead.length) {
       this.flush();
       if (length > this.ahead.length) {
         // Longer than the buffer: written at once, after what waited.
         this.size += length;
-        this.write(bytes, this.size - length);
+        this.write(bytes.subarray(start, end), this.size - length);
         return;
       }
     }
-    this.ahead.set(bytes, this.aheadBytes);
+    if (start === 0 && end === bytes.length) this.ahead.set(bytes, this.aheadBytes);
+    else this.ahead.set(bytes.subarray(start, end), this.aheadBytes);
     this.aheadBytes += length;
     this.size += length;
     this.scheduleFlush();

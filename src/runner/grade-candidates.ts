@@ -4,13 +4,19 @@ import type { TestLimits } from '../grading/test-limits.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
+import type { GradedMessage } from '../workers/messages.js';
 import type { Route } from './route.js';
 
 // Shared by the run loop and a self-check's reading of the problems (plan.ts),
 // whose workers grade each problem as they read it.
 
-/** Appends a graded candidate, by its key, to the run log and tells the reporters. */
-export type RecordCandidate = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array) => void;
+/** Appends graded candidates, by their keys, to the run log and tells the reporters. */
+export interface Recorder {
+  /** One candidate's rows and records (results made in the supervisor: a worker's failure, a candidate given up). */
+  candidate(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void;
+  /** The candidates of a worker's graded message: candidate j by `keyOf(j)`, none when that is null. */
+  graded(message: GradedMessage, keyOf: (j: number) => string | null): void;
+}
 
 /**
  * Grades the planned candidates: a worker reads each one's problem file
@@ -21,7 +27,7 @@ export type RecordCandidate = (key: string, rows: readonly CandidateRow[], recor
 export async function gradeAll(
   route: Route,
   todo: ReadonlyArray<{ candidate: Candidate; key: string }>,
-  record: RecordCandidate,
+  record: Recorder,
   interrupted: () => boolean,
   limitsOf: (candidate: Candidate) => TestLimits | undefined = () => undefined,
 ): Promise<void> {
@@ -34,10 +40,13 @@ export async function gradeAll(
     route.send(
       groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: itemOf(todo[index]!.candidate) })),
       {
-        onMessage: (index, m) => {
-          const { candidate, key } = todo[index]!;
-          if (m.type === 'graded') record(key, m.rows, m.records, m.joined);
-          else if (m.type === 'failed') recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        onMessage: (m, indexOf) => {
+          if (m.type === 'graded') {
+            record.graded(m, (j) => todo[indexOf(j)]!.key);
+          } else if (m.type === 'failed') {
+            const { candidate } = todo[indexOf(0)]!;
+            recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+          }
         },
         giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),
       },
@@ -62,8 +71,8 @@ function groupedByFile(todo: readonly Candidate[]): number[] {
   return [...byFile.values()].flat();
 }
 
-export function recordResults(record: RecordCandidate, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record(candidateKey(candidate), results.map(candidateRow), results.map(recordBytes));
+export function recordResults(record: Recorder, candidate: Candidate, results: readonly CandidateResult[]): void {
+  record.candidate(candidateKey(candidate), results.map(candidateRow), results.map(recordBytes));
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */

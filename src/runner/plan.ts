@@ -9,7 +9,7 @@ import { collectSubmissions, solutionDiscoveryContext } from '../solutions/disco
 import { findSolutionFiles } from '../solutions/find-solution-files.js';
 import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
 import type { IndexedItem } from '../workers/recovery.js';
-import { recordResults, swallowIfInterrupted, type RecordCandidate } from './grade-candidates.js';
+import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
 import type { Route } from './route.js';
 import type { RunOptions } from './run-options.js';
@@ -22,7 +22,7 @@ import type { RunOptions } from './run-options.js';
 export async function readProblems(
   dir: string,
   route: Route,
-  grade: { record: RecordCandidate; interrupted: () => boolean; listed: (files: number) => void } | null,
+  grade: { record: Recorder; interrupted: () => boolean; listed: (files: number) => void } | null,
 ): Promise<ReadProblems> {
   const found = await listProblemFiles(dir);
   grade?.listed(found.length);
@@ -32,21 +32,33 @@ export async function readProblems(
     if (typeof item === 'string') items.push({ index, item: grade === null ? { kind: 'read-problem', file: item } : { kind: 'self-check', file: item } });
   });
   const fileAt = (index: number): string => found[index] as string;
+  // A problem names the file it was read from, which is the one listed: the listing's string is kept, not a copy of it per problem.
+  const ownFile = <P extends ProblemSummary | InvalidProblemFile>(problem: P, index: number): P => {
+    problem.file = fileAt(index);
+    return problem;
+  };
   // A self-check's key is worked out once, when it is graded, and the plan reuses that string: a map finds it again without hashing or comparing its text.
-  const keys = new WeakMap<ProblemSummary, string>();
+  // A plain map: the summaries live as long as the run anyway, and weak entries cost the garbage collector more.
+  const keys = new Map<ProblemSummary, string>();
   const selfCheckKey = (summary: ProblemSummary): string => {
     let key = keys.get(summary);
     if (key === undefined) keys.set(summary, (key = candidateKey(selfCheckPlan(summary))));
     return key;
   };
   const work = route.send(items, {
-    onMessage: (index, m) => {
+    onMessage: (m, indexOf) => {
+      const index = indexOf(0);
       if (m.type === 'problem') {
-        loaded[index] = m.problem;
+        loaded[index] = ownFile(m.problem, index);
       } else if (m.type === 'graded' && grade !== null) {
-        if (m.problem !== undefined) loaded[index] = m.problem;
-        const summary = loaded[index];
-        if (summary !== undefined && !isInvalidProblemFile(summary)) grade.record(selfCheckKey(summary), m.rows, m.records, m.joined);
+        const problems = m.problems;
+        grade.record.graded(m, (j) => {
+          const at = indexOf(j);
+          const given = problems?.[j];
+          if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
+          const summary = loaded[at];
+          return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
+        });
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary))
@@ -156,9 +168,9 @@ async function discoverInWorkers(route: Route, dir: string, known: ReadonlySet<s
   await route.send(
     found.files.map((file, index) => ({ index, item: { kind: 'read-solutions', file } })),
     {
-      onMessage: (index, m) => {
-        if (m.type === 'solutions') outcomes[index] = m.outcomes;
-        else if (m.type === 'failed') skip(index, `unreadable: evalrun failed to read it: ${m.message}`);
+      onMessage: (m, indexOf) => {
+        if (m.type === 'solutions') outcomes[indexOf(0)] = withOwnFile(m.outcomes, found.files[indexOf(0)]!.source);
+        else if (m.type === 'failed') skip(indexOf(0), `unreadable: evalrun failed to read it: ${m.message}`);
       },
       giveUp: (index, _, reason) => skip(index, `unreadable: reading it stopped the sandbox worker: ${reason}`),
     },
@@ -176,4 +188,14 @@ export function reportProblems(selected: readonly ProblemSummary[], invalid: rea
       .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
   ];
   return reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/**
+ * A solution file's submissions, each naming as its text's file the one
+ * listed (the file the worker was asked to read), so that the plan keeps
+ * one string for it rather than a copy per submission.
+ */
+function withOwnFile(outcomes: SolutionFileOutcome[], file: string): SolutionFileOutcome[] {
+  for (const outcome of outcomes) if (outcome.kind === 'submission' && outcome.submission.text.kind === 'range') outcome.submission.text.file = file;
+  return outcomes;
 }

@@ -19,9 +19,10 @@ export class Reports {
   constructor(private readonly reporter: CombinedReporter) {}
 
   /** Rows not yet told: told together, one step of the chain for all that came meanwhile. */
-  private queued: Array<readonly CandidateRow[]> = [];
+  private queued: Array<() => readonly CandidateRow[]> = [];
 
-  graded(key: string, rows: readonly CandidateRow[]): void {
+  /** A candidate graded; `rows` gives its rows, made only when they are told. */
+  graded(key: string, rows: () => readonly CandidateRow[]): void {
     if (!this.started || (this.planned !== null && !this.planned.has(key))) return;
     this.queued.push(rows);
     if (this.queued.length === 1) this.tell(() => this.drain());
@@ -29,7 +30,7 @@ export class Reports {
 
   private async drain(): Promise<void> {
     for (const rows of this.queued.splice(0)) {
-      const told = this.reporter.onCandidateResult(rows);
+      const told = this.reporter.onCandidateResult(rows());
       if (told !== undefined) await told;
     }
   }

@@ -1,11 +1,10 @@
-import type { CandidateRow } from '../report/rows.js';
 import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome } from '../report/reporter.js';
 import type { ProblemReport, ScorecardHead } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
 import { WorkerPool } from '../workers/pool.js';
 import { candidateKey, type ProblemSummary } from '../grading/candidate.js';
 import { selector } from '../grading/filters.js';
-import { gradeAll } from './grade-candidates.js';
+import { gradeAll, type Recorder } from './grade-candidates.js';
 import { outcomeOf } from './outcome.js';
 import { planCandidates, readProblems, reportProblems, type PlannedRun, type ReadProblems } from './plan.js';
 import { Reports } from './reports.js';
@@ -74,10 +73,16 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     pool,
     batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters, answerWithinMs: RUN_ANSWER_WITHIN_MS },
   });
-  const record = (key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void => {
-    if (interrupted()) return;
-    openNewLog().record(key, rows, records, joined);
-    reports.graded(key, rows);
+  const record: Recorder = {
+    candidate(key, rows, records) {
+      if (interrupted()) return;
+      openNewLog().record(key, rows, records);
+      reports.graded(key, () => rows);
+    },
+    graded(message, keyOf) {
+      if (interrupted()) return;
+      openNewLog().recordGraded(message, keyOf, (key, rows) => reports.graded(key, rows));
+    },
   };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.
   const streaming = options.solutionsDir === null && !control.resume && !options.shard;

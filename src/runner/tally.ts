@@ -11,6 +11,7 @@ import type { CandidateResult } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
 import { grown } from '../typed-arrays.js';
 import { recordBytes } from '../values/wire.js';
+import { gradedStart, type GradedMessage } from '../workers/messages.js';
 
 export class Tally {
   /**
@@ -59,18 +60,43 @@ export class Tally {
   }
 
   /**
-   * Appends a graded candidate to the run log, as the record texts the
-   * worker wrote, and keeps its rows for the reporters.
+   * Appends a candidate to the run log, as its record texts, and keeps its
+   * rows for the reporters.
    */
-  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], joined?: Uint8Array): void {
+  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void {
     const rank = this.rankOf.get(key);
-    const slot = this.log.appendCandidate(key, records, joined);
+    const slot = this.log.appendCandidate(key, records);
     this.keepRows(slot, rows);
     if (rank !== undefined && this.loggedRanks[rank] === 0) {
       this.loggedRanks[rank] = 1;
       this.loggedPlanned++;
     }
     this.failing.note(rank ?? Number.MAX_SAFE_INTEGER, key, rows);
+  }
+
+  /**
+   * Appends the candidates of a worker's graded message to the run log, as
+   * the bytes the worker wrote, and keeps their rows as the numbers they
+   * came as: candidate j by `keyOf(j)`, skipped when that is null.
+   * `recorded` hears each one appended, with a way to its rows.
+   */
+  recordGraded(m: GradedMessage, keyOf: (j: number) => string | null, recorded: (key: string, rows: () => CandidateRow[]) => void): void {
+    for (let j = 0, rowStart = 0; j < m.count; rowStart = m.rowEnds[j]!, j++) {
+      const key = keyOf(j);
+      if (key === null) continue;
+      const rowEnd = m.rowEnds[j]!;
+      const slot = this.log.appendJoined(key, m.payload, gradedStart(m, j), m.joinedEnds[j]!, m.recordEnds, rowStart, rowEnd);
+      const efficiency = m.efficiency;
+      const handle = this.store.addFlatCandidate(m.rows, rowStart, rowEnd, m.strings, efficiency === null ? undefined : (row) => efficiency.get(row));
+      this.keepHandle(slot, handle);
+      const rank = this.rankOf.get(key);
+      if (rank !== undefined && this.loggedRanks[rank] === 0) {
+        this.loggedRanks[rank] = 1;
+        this.loggedPlanned++;
+      }
+      this.failing.noteCounted(rank ?? Number.MAX_SAFE_INTEGER, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
+      recorded(key, () => this.store.rowsOf(handle));
+    }
   }
 
   /** The same for results held as objects (merged shards); their rows. */
@@ -115,10 +141,13 @@ export class Tally {
   }
 
   private keepRows(slot: number, rows: readonly CandidateRow[]): void {
-    if (slot < 0) return;
+    if (slot >= 0) this.keepHandle(slot, this.store.addCandidate(rows));
+  }
+
+  private keepHandle(slot: number, handle: number): void {
     const had = this.rowsOfSlot.length;
     if (slot >= had) this.rowsOfSlot = grown(this.rowsOfSlot, Math.max(slot + 1, had * 2)).fill(NONE, had);
-    this.rowsOfSlot[slot] = this.store.addCandidate(rows);
+    this.rowsOfSlot[slot] = handle;
   }
 }
 

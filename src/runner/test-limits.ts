@@ -11,7 +11,7 @@
 import { referencePlans, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import { keepTimeout, limitsFromResult, type LimitBasis, type TestLimits } from '../grading/test-limits.js';
 import type { CandidateResult, TestLimitsReport } from '../report/scorecard.js';
-import type { BatchOptions } from '../workers/messages.js';
+import { gradedRecords, type BatchOptions } from '../workers/messages.js';
 import { swallowIfInterrupted } from './grade-candidates.js';
 import type { Route } from './route.js';
 
@@ -72,10 +72,12 @@ export async function settleTestLimits(
     route.send(
       plans.map((candidate, index) => ({ index, item: { kind: 'grade', candidate } })),
       {
-        onMessage: (index, m) => {
-          const id = plans[index]!.problemId;
-          if (m.type === 'graded') settle(id, fromResult(m.records[0], settings, factor));
-          else if (m.type === 'failed') settle(id, keepTimeout(settings, `grading its optimal_solution failed: ${m.message}`));
+        onMessage: (m, indexOf) => {
+          if (m.type === 'graded') {
+            for (let j = 0; j < m.count; j++) settle(plans[indexOf(j)]!.problemId, fromResult(gradedRecords(m, j)[0], settings, factor));
+          } else if (m.type === 'failed') {
+            settle(plans[indexOf(0)]!.problemId, keepTimeout(settings, `grading its optimal_solution failed: ${m.message}`));
+          }
         },
         giveUp: (index, _, reason) =>
           settle(plans[index]!.problemId, keepTimeout(settings, `grading its optimal_solution stopped the sandbox worker: ${reason}`)),

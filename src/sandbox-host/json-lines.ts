@@ -51,9 +51,10 @@ export interface Frame {
  * Cuts bytes as they arrive into frames: a line, then as many raw bytes as
  * its PAYLOAD_FIELD says. A count that is not a whole number counts as no
  * payload; the message's reader (messages.ts) then refuses the message.
- * A payload that arrived in one piece is a view of that piece, not a copy:
- * the caller must not change bytes once pushed (a socket's chunks are new
- * each time).
+ * A payload that arrived in one piece is a view of that piece, not a copy,
+ * and the start of a line or payload is kept as a view until its end
+ * arrives: the caller must not change bytes once pushed (a socket's chunks
+ * are new each time).
  */
 export class FrameSplitter {
   private partial: Buffer[] = [];
@@ -100,9 +101,10 @@ export class FrameSplitter {
     return frames;
   }
 
+  /** Keeps a piece of a line or payload that goes on in the next bytes: a view, as pushed bytes are not changed. */
   private keep(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    this.partial.push(Buffer.from(bytes));
+    this.partial.push(bytes);
     this.partialBytes += bytes.length;
   }
 

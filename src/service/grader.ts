@@ -18,7 +18,7 @@ import type { Candidate } from '../grading/candidate.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { Route } from '../runner/route.js';
 import { reviveRecordInts } from '../values/wire.js';
-import type { BatchOptions } from '../workers/messages.js';
+import { gradedRecords, type BatchOptions } from '../workers/messages.js';
 import { ceilingForTests } from '../workers/ceilings.js';
 import { WorkerPool } from '../workers/pool.js';
 import type { IndexedItem } from '../workers/recovery.js';
@@ -315,15 +315,16 @@ export class Grader {
       await this.route.send(
         items,
         {
-          onMessage: (index, m) => {
+          onMessage: (m, indexOf) => {
             if (m.type === 'graded') {
-              const record = m.records[0];
-              if (record !== undefined) {
+              for (let j = 0; j < m.count; j++) {
+                const record = gradedRecords(m, j)[0];
+                if (record === undefined) continue;
                 const text = record.toString('utf8');
-                finish(index, reviveRecordInts(JSON.parse(text) as CandidateResult, text));
+                finish(indexOf(j), reviveRecordInts(JSON.parse(text) as CandidateResult, text));
               }
             } else if (m.type === 'failed') {
-              finish(index, unavailableResults(plannedAt(index), `internal error in evalrun: ${m.message}`)[0]!);
+              finish(indexOf(0), unavailableResults(plannedAt(indexOf(0)), `internal error in evalrun: ${m.message}`)[0]!);
             }
           },
           giveUp: (index, _, reason) => finish(index, unavailableResults(plannedAt(index), reason)[0]!),
@@ -355,8 +356,8 @@ export class Grader {
     await this.route.send(
       [{ index: 0, item: { kind: 'grade', candidate: reference } }],
       {
-        onMessage: (_, m) => {
-          const record = m.type === 'graded' ? m.records[0] : undefined;
+        onMessage: (m) => {
+          const record = m.type === 'graded' ? gradedRecords(m, 0)[0] : undefined;
           if (record === undefined) return;
           const text = record.toString('utf8');
           result = reviveRecordInts(JSON.parse(text) as CandidateResult, text);

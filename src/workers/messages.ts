@@ -1,20 +1,21 @@
 /**
  * The messages between the supervisor and a sandbox worker, one JSON
- * document per line each way (a graded candidate's records follow its line
- * as raw bytes, json-lines.ts). The supervisor sends batches of work items;
- * the worker does the items in order and answers each, a few answers to a
- * write, so that a worker lost mid-batch costs only the items it had not
- * answered. Which item (and test) it is running meanwhile is in its
- * progress cell (sandbox-host/progress-cell.ts). What arrives from a worker is checked here (`readFromWorker`)
- * before anything else of the supervisor sees it.
+ * document per line each way (graded candidates' records follow their
+ * line as raw bytes, json-lines.ts). The supervisor sends batches of work
+ * items; the worker does the items in order and answers each, a few
+ * answers to a write (graded candidates of consecutive items in one
+ * message), so that a worker lost mid-batch costs only the items it had
+ * not answered. Which item (and test) it is running meanwhile is in its
+ * progress cell (sandbox-host/progress-cell.ts). What arrives from a
+ * worker is checked here (`readFromWorker`) before anything else of the
+ * supervisor sees it.
  */
 import type { Candidate, ProblemSummary } from '../grading/candidate.js';
 import type { Filters } from '../grading/filters.js';
 import type { GradeOptions } from '../grading/grade.js';
 import type { TestLimits } from '../grading/test-limits.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
-import type { CandidateRow, RowEfficiency } from '../report/rows.js';
-import type { CandidateStatus } from '../report/scorecard.js';
+import { CANDIDATE_STATUSES, pushFlatRow, ROW_STRINGS, ROW_WIDTH, rowFromFlat, type CandidateRow, type RowEfficiency } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
 import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
@@ -221,96 +222,161 @@ function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Cand
 }
 
 /**
- * A graded candidate: its rows for the reports, and its results as record
- * text for the run log. On the wire the records are the message's payload
- * (json-lines.ts), `recordBytes` long each, separated by commas as a log
- * line's results are.
+ * Graded candidates: consecutive items of one batch, `count` of them from
+ * `item`, as one message. Every candidate's answer passes through the
+ * supervisor, whose time per candidate bounds the cores a run can use, so a
+ * worker sends the answers it has ready as one message, and the supervisor
+ * keeps them as they came: rows as numbers (report/rows.ts ROW_WIDTH each,
+ * their strings indexes into `strings`), records as byte ranges of
+ * `payload`. Candidate j's rows are rows [rowEnds[j - 1], rowEnds[j]) (from
+ * 0 for the first); a row's record is its result as `recordJson` text, and
+ * a candidate's records, separated by commas, are its bytes of the payload
+ * (`gradedJoined`), as a run log line holds them. Read them with
+ * `gradedRows`, `gradedRecords` and `gradedJoined`.
  */
 export interface GradedMessage {
   type: 'graded';
   batch: number;
   item: number;
+  count: number;
+  strings: string[];
+  rows: number[];
+  rowEnds: number[];
+  /** Each row's record's end in the payload (a row's record starts after the previous one's comma, or where its candidate starts). */
+  recordEnds: number[];
+  /** Each candidate's end in the payload; the next starts there. */
+  joinedEnds: number[];
+  /** The efficiency of rows that have one (a run that measures), by row. */
+  efficiency: Map<number, RowEfficiency> | null;
   /**
-   * A self-check's problem, when its `problem` message did not go first:
-   * in a batch of several items the two would share one write anyway, and
-   * one message costs the supervisor less than two.
+   * A self-check's problem, by candidate, when its `problem` message did
+   * not go first: in a batch the two would share one write anyway, and
+   * one message costs the supervisor less than two. Null: none has one.
    */
-  problem?: ProblemSummary;
-  rows: CandidateRow[];
-  /** One `recordJson` text per result, as UTF-8 bytes, as the run log and the scorecard hold it. */
-  records: Buffer[];
-  /** The same records as they came, separated by commas: a log line's results, to be copied in one piece. */
-  joined: Buffer;
+  problems: Array<ProblemSummary | null> | null;
+  payload: Buffer;
 }
 
-/** A graded message as the worker writes it: its line, and the payload that follows it. */
-export function gradedFrame(
-  batch: number,
-  item: number,
-  rows: readonly CandidateRow[],
-  texts: readonly string[],
-  problem?: ProblemSummary,
-): { line: string; payload: Buffer } {
-  const payload = Buffer.from(texts.join(','), 'utf8');
-  const recordBytes = texts.map((text) => Buffer.byteLength(text, 'utf8'));
-  const head = problem === undefined ? { type: 'graded', batch, item } : { type: 'graded', batch, item, problem };
-  const line = jsonLine({ ...head, rows: rows.map(rowOnWire), recordBytes, [PAYLOAD_FIELD]: payload.length });
-  return { line, payload };
+/** Candidate j's rows, as objects. */
+export function gradedRows(m: GradedMessage, j: number): CandidateRow[] {
+  const rows: CandidateRow[] = [];
+  const text = (ref: number): string | null => (ref === -1 ? null : m.strings[ref]!);
+  for (let r = j === 0 ? 0 : m.rowEnds[j - 1]!; r < m.rowEnds[j]!; r++) rows.push(rowFromFlat(m.rows, r * ROW_WIDTH, text, m.efficiency?.get(r)));
+  return rows;
+}
+
+/** Candidate j's records, each `recordJson` text as UTF-8 bytes (views of the payload). */
+export function gradedRecords(m: GradedMessage, j: number): Buffer[] {
+  const records: Buffer[] = [];
+  let at = gradedStart(m, j);
+  for (let r = j === 0 ? 0 : m.rowEnds[j - 1]!; r < m.rowEnds[j]!; r++) {
+    records.push(m.payload.subarray(at, m.recordEnds[r]));
+    at = m.recordEnds[r]! + 1;
+  }
+  return records;
+}
+
+/** Candidate j's records separated by commas: a run log line's results, to be copied in one piece. */
+export function gradedJoined(m: GradedMessage, j: number): Buffer {
+  return m.payload.subarray(gradedStart(m, j), m.joinedEnds[j]);
+}
+
+/** Where candidate j's bytes start in the payload. */
+export function gradedStart(m: GradedMessage, j: number): number {
+  return j === 0 ? 0 : m.joinedEnds[j - 1]!;
 }
 
 /**
- * A row as a graded message carries it: its fields by position, without
- * their names, and without `ran`, which follows from the status. Every
- * candidate's answer passes through the supervisor, whose time per
- * candidate bounds the cores a run can use, and positions are read faster.
+ * A worker's graded answers as they wait to go: consecutive items of one
+ * batch, added in order (`follows` says whether an item can join), and
+ * their message's line and payload (`frame`).
  */
-type RowOnWire = [
-  problem_id: string,
-  model_id: string,
-  prompt_id: string | null,
-  sample_id: string | null,
-  language: string,
-  status: CandidateStatus,
-  error: string | null,
-  entry_point: string | null,
-  passed: number,
-  total: number,
-  duration_ms: number,
-  fail: number,
-  errors: number,
-  timeout: number,
-  memory: number,
-  skipped: number,
-  /** Only in a run that measures: [suite, reference, cost, memory, error]. */
-  efficiency?: EfficiencyOnWire,
-];
+export class GradedAnswers {
+  private readonly strings: string[] = [];
+  private readonly refs = new Map<string, number>();
+  private readonly rows: number[] = [];
+  private readonly rowEnds: number[] = [];
+  private readonly recordBytes: number[] = [];
+  private readonly texts: string[] = [];
+  private readonly efficiency: Array<[number, EfficiencyOnWire]> = [];
+  private problems: Array<ProblemSummary | null> | null = null;
+  /** About how many bytes the message will take. */
+  bytes = 0;
+
+  constructor(
+    readonly batch: number,
+    readonly item: number,
+  ) {}
+
+  get count(): number {
+    return this.rowEnds.length;
+  }
+
+  /** Whether item `item` of batch `batch` is the next this message can take. */
+  follows(batch: number, item: number): boolean {
+    return batch === this.batch && item === this.item + this.count;
+  }
+
+  /** Adds the next item's rows and their record texts (one per row); `problem`: a self-check's, when no `problem` message went first. */
+  add(rows: readonly CandidateRow[], texts: readonly string[], problem?: ProblemSummary): void {
+    if (rows.length !== texts.length) throw new Error(`a graded candidate with ${rows.length} rows and ${texts.length} records`);
+    const ref = (text: string): number => {
+      let at = this.refs.get(text);
+      if (at === undefined) {
+        at = this.strings.length;
+        this.strings.push(text);
+        this.refs.set(text, at);
+        this.bytes += text.length;
+      }
+      return at;
+    };
+    for (const row of rows) {
+      const e = row.efficiency;
+      if (e !== undefined) this.efficiency.push([this.rows.length / ROW_WIDTH, [e.suite, e.reference, e.cost, e.memory, e.error]]);
+      pushFlatRow(row, ref, this.rows);
+    }
+    this.rowEnds.push(this.rows.length / ROW_WIDTH);
+    for (const text of texts) {
+      this.recordBytes.push(Buffer.byteLength(text, 'utf8'));
+      this.texts.push(text);
+      this.bytes += text.length;
+    }
+    if (problem !== undefined) {
+      this.problems ??= new Array<ProblemSummary | null>(this.count - 1).fill(null);
+      this.problems.push(problem);
+    } else {
+      this.problems?.push(null);
+    }
+    this.bytes += ROW_WIDTH * 4 * rows.length;
+  }
+
+  /** The message's line, and the payload that follows it: each candidate's record texts, separated by commas, one candidate after another. */
+  frame(): { line: string; payload: Buffer } {
+    const pieces: string[] = [];
+    let record = 0;
+    for (let j = 0; j < this.rowEnds.length; j++) {
+      const end = this.rowEnds[j]!;
+      pieces.push(this.texts.slice(record, end).join(','));
+      record = end;
+    }
+    const payload = Buffer.from(pieces.join(''), 'utf8');
+    const message: Record<string, unknown> = {
+      type: 'graded',
+      batch: this.batch,
+      item: this.item,
+      strings: this.strings,
+      rows: this.rows,
+      rowEnds: this.rowEnds,
+      recordBytes: this.recordBytes,
+    };
+    if (this.efficiency.length > 0) message.efficiency = this.efficiency;
+    if (this.problems !== null) message.problems = this.problems;
+    message[PAYLOAD_FIELD] = payload.length;
+    return { line: jsonLine(message), payload };
+  }
+}
 
 type EfficiencyOnWire = [suite: string, reference: boolean, cost: number | null, memory: number | null, error: string | null];
-
-function rowOnWire(r: CandidateRow): RowOnWire {
-  const c = r.counts;
-  const row: RowOnWire = [
-    r.problem_id,
-    r.model_id,
-    r.prompt_id,
-    r.sample_id,
-    r.language,
-    r.status,
-    r.error,
-    r.entry_point,
-    r.passed,
-    r.total,
-    r.duration_ms,
-    c.fail,
-    c.error,
-    c.timeout,
-    c.memory,
-    c.skipped,
-  ];
-  const e = r.efficiency;
-  if (e !== undefined) row.push([e.suite, e.reference, e.cost, e.memory, e.error]);
-  return row;
-}
 
 export type FromWorker =
   | { type: 'ready' }
@@ -331,9 +397,10 @@ export type FromWorker =
 /** The messages that answer an item (all but `ready` and `warmed`). */
 export type ItemMessage = Exclude<FromWorker, { type: 'ready' } | { type: 'warmed' }>;
 
-/** Whether this message is the item's last. */
-export function endsItem(m: ItemMessage): boolean {
-  return m.type !== 'problem' || !m.grading;
+/** How many items this message ends: a graded message's count; none for a `problem` a graded message follows; one for any other. */
+export function itemsAnswered(m: ItemMessage): number {
+  if (m.type === 'graded') return m.count;
+  return m.type === 'problem' && m.grading ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------
@@ -348,18 +415,8 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
   if (value.type === 'warmed') return isStrings(value.errors) ? { type: 'warmed', errors: value.errors } : 'a "warmed" message without its errors';
   if (!isCount(value.batch) || !isCount(value.item)) return `a "${String(value.type)}" message without its batch and item`;
   switch (value.type) {
-    case 'graded': {
-      const rows = Array.isArray(value.rows) ? rowsFromWire(value.rows) : null;
-      if (rows === null) return 'a "graded" message with malformed rows';
-      const records = payload === null ? null : cutRecords(payload, value.recordBytes, rows.length);
-      if (records === null) return 'a "graded" message whose payload is not one record per row';
-      const graded: GradedMessage = { type: 'graded', batch: value.batch, item: value.item, rows, records, joined: payload! };
-      if (value.problem !== undefined) {
-        if (!isProblem(value.problem) || 'errors' in value.problem) return 'a "graded" message with a malformed problem';
-        graded.problem = value.problem;
-      }
-      return graded;
-    }
+    case 'graded':
+      return readGraded(value, value.batch, value.item, payload);
     case 'problem':
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
       return value as unknown as FromWorker;
@@ -376,79 +433,90 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
   }
 }
 
-const STATUSES: ReadonlySet<CandidateStatus> = new Set<CandidateStatus>(['passed', 'failed', 'load-error', 'unsupported', 'no-tests']);
-
-function rowsFromWire(values: unknown[]): CandidateRow[] | null {
-  const rows: CandidateRow[] = [];
-  for (const value of values) {
-    const row = rowFromWire(value);
-    if (row === null) return null;
-    rows.push(row);
+/**
+ * A graded message, checked: every row's numbers (each string an index
+ * into `strings`, the status a place in CANDIDATE_STATUSES, counts whole
+ * and not negative, passed at most total), one record per row, and the
+ * payload cut exactly into them: each record framed as one JSON object's
+ * text (a brace at each end), a comma between two of a candidate, and no
+ * newline anywhere, which would end the run log's line. A record's inside
+ * is the worker's own encoding (`recordJson`), written to the log as it
+ * came; the run log's reader checks each line again when it is read back.
+ */
+function readGraded(value: Record<string, unknown>, batch: number, item: number, payload: Buffer | null): GradedMessage | string {
+  const { strings, rows, rowEnds, recordBytes } = value;
+  if (!isStrings(strings) || !isNumbers(rows) || rows.length % ROW_WIDTH !== 0 || !isNumbers(rowEnds) || rowEnds.length === 0) {
+    return 'a "graded" message with malformed rows';
   }
-  return rows;
+  const rowCount = rows.length / ROW_WIDTH;
+  if (!flatRowsValid(rows, rowCount, strings.length)) return 'a "graded" message with malformed rows';
+  let previous = 0;
+  for (const end of rowEnds) {
+    if (!Number.isInteger(end) || end < previous || end > rowCount) return 'a "graded" message with malformed rows';
+    previous = end;
+  }
+  if (previous !== rowCount) return 'a "graded" message with malformed rows';
+  const cut = payload === null ? null : cutRecords(payload, recordBytes, rowEnds, rowCount);
+  if (cut === null) return 'a "graded" message whose payload is not one record per row';
+  const graded: GradedMessage = {
+    type: 'graded',
+    batch,
+    item,
+    count: rowEnds.length,
+    strings,
+    rows,
+    rowEnds,
+    recordEnds: cut.recordEnds,
+    joinedEnds: cut.joinedEnds,
+    efficiency: null,
+    problems: null,
+    payload: payload!,
+  };
+  if (value.efficiency !== undefined) {
+    const efficiency = Array.isArray(value.efficiency) ? efficiencyByRow(value.efficiency, rowCount) : null;
+    if (efficiency === null) return 'a "graded" message with malformed efficiency';
+    graded.efficiency = efficiency;
+  }
+  if (value.problems !== undefined) {
+    const problems = value.problems;
+    if (!Array.isArray(problems) || problems.length !== graded.count || !problems.every((p) => p === null || (isProblem(p) && !('errors' in p)))) {
+      return 'a "graded" message with a malformed problem';
+    }
+    graded.problems = problems as Array<ProblemSummary | null>;
+  }
+  return graded;
 }
 
-function rowFromWire(v: unknown): CandidateRow | null {
-  if (!Array.isArray(v) || (v.length !== 16 && v.length !== 17)) return null;
-  const [
-    problem_id,
-    model_id,
-    prompt_id,
-    sample_id,
-    language,
-    status,
-    error,
-    entry_point,
-    passed,
-    total,
-    duration_ms,
-    fail,
-    errors,
-    timeout,
-    memory,
-    skipped,
-    measured,
-  ] = v as unknown[];
-  const efficiency = measured === undefined ? undefined : efficiencyFromWire(measured);
-  if (efficiency === null) return null;
-  if (
-    typeof problem_id !== 'string' ||
-    typeof model_id !== 'string' ||
-    !isNullableString(prompt_id) ||
-    !isNullableString(sample_id) ||
-    typeof language !== 'string' ||
-    !STATUSES.has(status as CandidateStatus) ||
-    !isNullableString(error) ||
-    !isNullableString(entry_point) ||
-    !isCount(passed) ||
-    !isCount(total) ||
-    passed > total ||
-    typeof duration_ms !== 'number' ||
-    !isCount(fail) ||
-    !isCount(errors) ||
-    !isCount(timeout) ||
-    !isCount(memory) ||
-    !isCount(skipped)
-  ) {
-    return null;
+const STATUS_COUNT = CANDIDATE_STATUSES.length;
+/** Which of a row's string fields may be null: prompt_id, sample_id, error, entry_point. */
+const NULLABLE = [false, false, true, true, false, true, true];
+
+function flatRowsValid(rows: readonly number[], rowCount: number, stringCount: number): boolean {
+  for (let r = 0; r < rowCount; r++) {
+    const at = r * ROW_WIDTH;
+    for (let i = 0; i < ROW_STRINGS; i++) {
+      const ref = rows[at + i]!;
+      if (!Number.isInteger(ref) || ref >= stringCount || ref < (NULLABLE[i] ? -1 : 0)) return false;
+    }
+    const status = rows[at + ROW_STRINGS]!;
+    if (!Number.isInteger(status) || status < 0 || status >= STATUS_COUNT) return false;
+    const n = at + ROW_STRINGS + 1;
+    // passed, total, then duration_ms (any number), then the five counts.
+    if (!isCount(rows[n]) || !isCount(rows[n + 1]) || rows[n] > rows[n + 1]!) return false;
+    for (let i = n + 3; i < at + ROW_WIDTH; i++) if (!isCount(rows[i])) return false;
   }
-  const s = status as CandidateStatus;
-  return {
-    problem_id,
-    model_id,
-    prompt_id,
-    sample_id,
-    language,
-    status: s,
-    error,
-    entry_point,
-    passed,
-    total,
-    duration_ms,
-    counts: { fail, error: errors, timeout, memory, skipped },
-    ran: s === 'passed' || s === 'failed',
-    ...(efficiency === undefined ? {} : { efficiency }),
-  };
+  return true;
+}
+
+function efficiencyByRow(values: unknown[], rowCount: number): Map<number, RowEfficiency> | null {
+  const byRow = new Map<number, RowEfficiency>();
+  for (const v of values) {
+    if (!Array.isArray(v) || v.length !== 2 || !isCount(v[0]) || v[0] >= rowCount || byRow.has(v[0])) return null;
+    const efficiency = efficiencyFromWire(v[1]);
+    if (efficiency === null) return null;
+    byRow.set(v[0], efficiency);
+  }
+  return byRow;
 }
 
 function efficiencyFromWire(v: unknown): RowEfficiency | null {
@@ -459,30 +527,28 @@ function efficiencyFromWire(v: unknown): RowEfficiency | null {
   return { suite, reference, cost, memory, error };
 }
 
-/**
- * The records of a graded message, cut from its payload by the lengths it
- * names, when each is framed as one JSON object's text (a brace at each
- * end), a comma between two, and no newline, which would end the run log's
- * line. Their inside is the worker's own encoding (`recordJson`), written to
- * the log as it came; the run log's reader checks each line again when it
- * is read back.
- */
-function cutRecords(payload: Buffer, lengths: unknown, count: number): Buffer[] | null {
-  if (!Array.isArray(lengths) || lengths.length !== count || payload.includes(0x0a)) return null;
-  const records: Buffer[] = [];
+/** Each record's end and each candidate's end in the payload, when the lengths cut it as readGraded says; null otherwise. */
+function cutRecords(payload: Buffer, lengths: unknown, rowEnds: readonly number[], rowCount: number): { recordEnds: number[]; joinedEnds: number[] } | null {
+  if (!Array.isArray(lengths) || lengths.length !== rowCount || payload.includes(0x0a)) return null;
+  const recordEnds: number[] = [];
+  const joinedEnds: number[] = [];
   let at = 0;
-  for (const length of lengths) {
-    if (records.length > 0) {
-      if (payload[at] !== 0x2c) return null;
-      at++;
+  let row = 0;
+  for (const rowEnd of rowEnds) {
+    for (let first = true; row < rowEnd; row++, first = false) {
+      if (!first) {
+        if (payload[at] !== 0x2c) return null;
+        at++;
+      }
+      const length: unknown = lengths[row];
+      if (!isCount(length) || length < 2 || at + length > payload.length) return null;
+      if (payload[at] !== 0x7b || payload[at + length - 1] !== 0x7d) return null;
+      at += length;
+      recordEnds.push(at);
     }
-    if (!isCount(length) || length < 2 || at + length > payload.length) return null;
-    const record = payload.subarray(at, at + length);
-    if (record[0] !== 0x7b || record[length - 1] !== 0x7d) return null;
-    records.push(record);
-    at += length;
+    joinedEnds.push(at);
   }
-  return at === payload.length ? records : null;
+  return at === payload.length ? { recordEnds, joinedEnds } : null;
 }
 
 function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile {
@@ -532,6 +598,10 @@ function isCount(value: unknown): value is number {
 
 function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
+}
+
+function isNumbers(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'number');
 }
 
 function isStrings(value: unknown): value is string[] {

@@ -3,7 +3,7 @@ import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js'
 import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
 import type { WorkerLink } from '../sandbox-host/worker-link.js';
 import { SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
-import { endsItem, readFromWorker, toWorkerLine, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
+import { itemsAnswered, readFromWorker, toWorkerLine, type Batch, type ItemMessage, type RunContext, type ToWorker } from './messages.js';
 
 export { FAULT_RETRIES, isSandboxFault, SandboxCrashed, SandboxUnresponsive } from '../sandbox-host/sandbox-errors.js';
 
@@ -35,7 +35,7 @@ export interface BatchRun {
    * is kept inside the worker.
    */
   ceilingMs(item: number, tests: number): number;
-  /** Hears each answer, in order. */
+  /** Hears each answer, in order (a graded message answers `count` items from its `item`). */
   onMessage(message: ItemMessage): void;
 }
 
@@ -320,6 +320,10 @@ export class WorkerPool {
     // A worker answers its batches in order and each batch's items in order: anything else is not evalrun's worker speaking.
     if (head === undefined || head.id !== message.batch) return this.protocolError(slot, `an answer to batch ${message.batch}, which it is not running`);
     if (message.item !== head.cursor) return this.protocolError(slot, `an answer to item ${message.item} where item ${head.cursor} was due`);
+    const answered = itemsAnswered(message);
+    if (head.cursor + answered > head.run.batch.items.length) {
+      return this.protocolError(slot, `answers to items ${head.cursor} to ${head.cursor + answered - 1} of a batch of ${head.run.batch.items.length}`);
+    }
     try {
       head.run.onMessage(message);
     } catch (e) {
@@ -328,8 +332,8 @@ export class WorkerPool {
       head.reject(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    if (!endsItem(message)) return;
-    head.cursor++;
+    if (answered === 0) return;
+    head.cursor += answered;
     if (head.cursor < head.run.batch.items.length) {
       this.armCeiling(slot, this.ceilingOf(head, head.cursor));
       return;

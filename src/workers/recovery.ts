@@ -36,8 +36,11 @@ export interface RunsBatches {
 export interface ItemHandlers {
   /** Wall-clock ceiling of an item (of each test, when it runs one test at a time), given the tests its worker reports (0: none). */
   ceilingMs(item: WorkItem, tests: number): number;
-  /** Each answer. */
-  onMessage(index: number, message: ItemMessage): void;
+  /**
+   * Each answer; `indexOf(j)`: the caller's index of the j-th item it
+   * answers (a graded message answers `count` items; any other, one: j = 0).
+   */
+  onMessage(message: ItemMessage, indexOf: (j: number) => number): void;
   /** The item to send again after a fault (a self-check that had read its problem is graded as a planned candidate). */
   again?(index: number, item: WorkItem): WorkItem;
   /** An item that is no candidate failed on every attempt: `reason` says how. */
@@ -58,7 +61,7 @@ export async function runItems(pool: RunsBatches, options: BatchOptions, items: 
       await pool.run({
         batch: { options, items: sent.map((s) => s.item) },
         ceilingMs: (i, tests) => handlers.ceilingMs(sent[i]!.item, tests),
-        onMessage: (m) => handlers.onMessage(sent[m.item]!.index, m),
+        onMessage: (m) => handlers.onMessage(m, (j) => sent[m.item + j]!.index),
       });
       return;
     } catch (e) {
@@ -78,7 +81,7 @@ async function runAlone(pool: RunsBatches, options: BatchOptions, entry: Indexed
   // Out of memory is the candidate's doing: straight to one test at a time. An item
   // that is more than a candidate (a self-check before it has read its problem) goes alone first.
   for (let attempt = 1; attempt <= FAULT_RETRIES && !(knownTests(item) !== null && outOfMemory(fault)); attempt++) {
-    const failed = await tryAlone(pool, options, item, handlers, (m) => handlers.onMessage(entry.index, m));
+    const failed = await tryAlone(pool, options, item, handlers, (m) => handlers.onMessage(m, () => entry.index));
     if (failed === null) return;
     fault = failed.fault;
     item = handlers.again?.(entry.index, item) ?? item;
@@ -92,7 +95,7 @@ async function runAlone(pool: RunsBatches, options: BatchOptions, entry: Indexed
   const faults = new Map<number, number>();
   for (;;) {
     const oneByOne: Array<[number, Verdict]> = [...settled];
-    const failed = await tryAlone(pool, options, { ...item, oneByOne }, handlers, (m) => handlers.onMessage(entry.index, m));
+    const failed = await tryAlone(pool, options, { ...item, oneByOne }, handlers, (m) => handlers.onMessage(m, () => entry.index));
     if (failed === null) return;
     // A worker that died before its cell named a test held the first one still to run.
     const test = failed.running?.test ?? firstUnsettled(tests, settled);
@@ -154,7 +157,7 @@ export async function gradeWithRecovery(pool: RunsBatches, job: GradeJob): Promi
   const item: WorkItem = { kind: 'job', job };
   await runItems(pool, jobOptions(job), [{ index: 0, item }], {
     ceilingMs: (it) => ceilingOf(it, job.limits),
-    onMessage: (_, m) => {
+    onMessage: (m) => {
       if (m.type === 'answered') reply = m.reply;
       else if (m.type === 'failed') throw new Error(`sandbox worker failed: ${m.message}`);
     },

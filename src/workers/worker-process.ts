@@ -29,7 +29,7 @@ import { boundMessage, boundValue, MAX_RECORDED_VALUE_CHARS } from '../values/bo
 import { decodeTrustedWire, encodeWire, recordJson } from '../values/wire.js';
 import {
   ANSWER_WITHIN_MS,
-  gradedFrame,
+  GradedAnswers,
   knownTests,
   readToWorker,
   type Batch,
@@ -81,12 +81,31 @@ let waitingSince = 0;
  */
 let sendAtOnce = true;
 
+/**
+ * Graded answers of consecutive items, which go as one message: they can
+ * take the next item until anything else is sent, they are written, or
+ * they reach GRADED_MESSAGE_BYTES.
+ */
+let graded: GradedAnswers | null = null;
+/**
+ * About the most bytes of one graded message. The supervisor reads its
+ * pipe in pieces of some tens of kilobytes, and puts a message that spans
+ * several of them together with a copy; messages this size still share
+ * their cost among many candidates.
+ */
+const GRADED_MESSAGE_BYTES = 1 << 16;
+
+function pending(): boolean {
+  return waiting.length > 0 || graded !== null;
+}
+
 function send(message: FromWorker): void {
+  closeGraded();
   queue(Buffer.from(jsonLine(message), 'utf8'));
 }
 
 function queue(...pieces: Buffer[]): void {
-  if (waiting.length === 0) waitingSince = performance.now();
+  if (!pending()) waitingSince = performance.now();
   for (const piece of pieces) {
     waiting.push(piece);
     waitingBytes += piece.length;
@@ -94,11 +113,36 @@ function queue(...pieces: Buffer[]): void {
   if (sendAtOnce || waitingBytes >= FLUSH_AT_BYTES) flush();
 }
 
+function sendGraded(batch: number, item: number, results: readonly CandidateResult[], problem?: ProblemSummary): void {
+  if (graded !== null && !graded.follows(batch, item)) closeGraded();
+  if (!pending()) waitingSince = performance.now();
+  graded ??= new GradedAnswers(batch, item);
+  graded.add(
+    results.map(candidateRow),
+    results.map((r) => recordJson(r)),
+    problem,
+  );
+  if (graded.bytes >= GRADED_MESSAGE_BYTES) closeGraded();
+  if (sendAtOnce || waitingBytes + (graded?.bytes ?? 0) >= FLUSH_AT_BYTES) flush();
+}
+
+/** The graded answers waiting, as their message, behind what waits already. */
+function closeGraded(): void {
+  if (graded === null) return;
+  const { line, payload } = graded.frame();
+  graded = null;
+  for (const piece of [Buffer.from(line, 'utf8'), payload]) {
+    waiting.push(piece);
+    waitingBytes += piece.length;
+  }
+}
+
 function flushIfWaitedLong(withinMs: number): void {
-  if (waiting.length > 0 && performance.now() - waitingSince >= withinMs) flush();
+  if (pending() && performance.now() - waitingSince >= withinMs) flush();
 }
 
 function flush(): void {
+  closeGraded();
   if (waiting.length === 0) return;
   const bytes = Buffer.concat(waiting, waitingBytes);
   waiting.length = 0;
@@ -306,17 +350,6 @@ async function grade(
     // A bug in evalrun while grading this candidate: it gets an error verdict naming it, and the run goes on.
     return internalErrorResults(withItsText, problem, e);
   }
-}
-
-function sendGraded(batch: number, item: number, results: readonly CandidateResult[], problem?: ProblemSummary): void {
-  const { line, payload } = gradedFrame(
-    batch,
-    item,
-    results.map(candidateRow),
-    results.map((r) => recordJson(r)),
-    problem,
-  );
-  queue(Buffer.from(line, 'utf8'), payload);
 }
 
 async function doBatch(id: number, batch: Batch): Promise<void> {

@@ -12,7 +12,7 @@ import { submissionPlan, type ProblemSummary } from '../../src/grading/candidate
 import { NO_FILTERS } from '../../src/grading/filters.js';
 import { readSolutionFile } from '../../src/solutions/read-solution-file.js';
 import type { Submission } from '../../src/solutions/submission.js';
-import type { BatchOptions } from '../../src/workers/messages.js';
+import { gradedRecords, type BatchOptions } from '../../src/workers/messages.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'cli-pass', 'add.json');
@@ -48,7 +48,8 @@ describe('a submission read again from its solution file', () => {
       ceilingMs: () => 60_000,
       onMessage: (m) => {
         if (m.type !== 'graded') throw new Error(`unexpected ${m.type}`);
-        for (const record of m.records) {
+        for (let j = 0; j < m.count; j++) {
+          const record = gradedRecords(m, j)[0]!;
           const r = JSON.parse(Buffer.from(record).toString('utf8')) as { status: string; error: string | null; code: string };
           graded.push({ status: r.status, error: r.error, code: r.code });
         }

@@ -164,19 +164,22 @@ describe('the judge and the row wire with figures', () => {
   });
 
   it('carries a row’s efficiency to the supervisor and back, and refuses a malformed one', async () => {
-    const { gradedFrame, readFromWorker } = await import('../../src/workers/messages.js');
+    const { GradedAnswers, gradedRows, readFromWorker } = await import('../../src/workers/messages.js');
     const { candidateRow } = await import('../../src/report/rows.js');
     const jobs = fakeJobs();
     const p = problem();
     const results = await gradeCandidate(jobs, referencePlans([summarizeProblem(p)])[0]!, p, MEASURED);
     const rows = results.map(candidateRow);
     const texts = results.map((r) => recordJson(r));
-    const { line, payload } = gradedFrame(1, 0, rows, texts);
+    const answers = new GradedAnswers(1, 0);
+    answers.add(rows, texts);
+    const { line, payload } = answers.frame();
     const message = readFromWorker(JSON.parse(line), payload);
-    expect(typeof message).not.toBe('string');
-    expect(message).toMatchObject({ type: 'graded', rows });
-    const tampered = JSON.parse(line) as { rows: unknown[][] };
-    tampered.rows[0]![16] = ['correctness', true, -1, 0, null];
-    expect(readFromWorker(tampered, payload)).toBe('a "graded" message with malformed rows');
+    if (typeof message === 'string' || message.type !== 'graded') throw new Error(`not a graded message: ${JSON.stringify(message)}`);
+    expect(gradedRows(message, 0)).toEqual(rows);
+    expect(rows.every((r) => r.efficiency !== undefined)).toBe(true);
+    const tampered = JSON.parse(line) as { efficiency: unknown[][] };
+    tampered.efficiency[0]![1] = ['correctness', true, -1, 0, null];
+    expect(readFromWorker(tampered, payload)).toBe('a "graded" message with malformed efficiency');
   });
 });

@@ -10,7 +10,7 @@ import type { Candidate } from '../../src/grading/candidate.js';
 import { NO_FILTERS } from '../../src/grading/filters.js';
 import { batchSize, BATCHES_PER_WORKER, requestBatchSize, Route } from '../../src/runner/route.js';
 import { SandboxCrashed } from '../../src/sandbox-host/sandbox-errors.js';
-import type { BatchOptions, ItemMessage, WorkItem } from '../../src/workers/messages.js';
+import { GradedAnswers, readFromWorker, type BatchOptions, type ItemMessage, type WorkItem } from '../../src/workers/messages.js';
 import { BatchFault, type BatchRun } from '../../src/workers/pool.js';
 import { FAULT_RETRIES } from '../../src/workers/pool.js';
 
@@ -50,7 +50,10 @@ function graded(m: { batch: number; item: number }, passed: boolean): ItemMessag
     counts: { fail: passed ? 0 : 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
     ran: true,
   } as const;
-  return { type: 'graded', batch: m.batch, item: m.item, rows: [row], records: [Buffer.from('{}')], joined: Buffer.from('{}') };
+  const answers = new GradedAnswers(m.batch, m.item);
+  answers.add([row], ['{}']);
+  const { line, payload } = answers.frame();
+  return readFromWorker(JSON.parse(line), payload) as ItemMessage;
 }
 
 /**
@@ -105,7 +108,7 @@ describe('Route', () => {
       const route = new Route({ pool, batch: OPTIONS });
       const answered = new Map<number, number>();
       await route.send(gradeItems(500), {
-        onMessage: (index) => void answered.set(index, (answered.get(index) ?? 0) + 1),
+        onMessage: (_, indexOf) => void answered.set(indexOf(0), (answered.get(indexOf(0)) ?? 0) + 1),
         giveUp: () => {
           throw new Error('nothing is given up');
         },
@@ -139,7 +142,7 @@ describe('Route', () => {
     });
     const route = new Route({ pool, batch: OPTIONS });
     const answered: number[] = [];
-    await route.send(gradeItems(40), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    await route.send(gradeItems(40), { onMessage: (_, indexOf) => void answered.push(indexOf(0)), giveUp: () => undefined });
     expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     const ids = (b: WorkItem[]) => b.map((item) => (item.kind === 'grade' ? item.candidate.problemId : '?'));
     const sent = pool.batches.map(ids);
@@ -175,7 +178,7 @@ describe('Route', () => {
       },
     };
     const route = new Route({ pool, batch: OPTIONS });
-    await route.send(gradeItems(64), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    await route.send(gradeItems(64), { onMessage: (_, indexOf) => void answered.push(indexOf(0)), giveUp: () => undefined });
     expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i));
     expect(batches).toContainEqual(['p4', 'p5', 'p6', 'p7']);
     expect(batches).toContainEqual(['p5']);
@@ -192,7 +195,7 @@ describe('Route', () => {
     );
     const route = new Route({ pool, batch: OPTIONS });
     const answered: number[] = [];
-    await route.send(gradeItems(64), { onMessage: (index) => void answered.push(index), giveUp: () => undefined });
+    await route.send(gradeItems(64), { onMessage: (_, indexOf) => void answered.push(indexOf(0)), giveUp: () => undefined });
     expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i));
     const p5 = pool.batches.filter((b) => b.some((item) => item.kind === 'grade' && item.candidate.problemId === 'p5'));
     // In its batch, then alone on FAULT_RETRIES more workers, then one test at a time.

@@ -8,7 +8,20 @@ import { FrameSplitter } from '../../src/sandbox-host/json-lines.js';
 import type { CandidateRow } from '../../src/report/rows.js';
 import type { Candidate } from '../../src/grading/candidate.js';
 import { NO_FILTERS } from '../../src/grading/filters.js';
-import { batchLine, endsItem, gradedFrame, readFromWorker, readToWorker, type Batch, type FromWorker, type ItemMessage } from '../../src/workers/messages.js';
+import {
+  batchLine,
+  GradedAnswers,
+  gradedJoined,
+  gradedRecords,
+  gradedRows,
+  itemsAnswered,
+  readFromWorker,
+  readToWorker,
+  type Batch,
+  type FromWorker,
+  type GradedMessage,
+  type ItemMessage,
+} from '../../src/workers/messages.js';
 
 const row: CandidateRow = {
   problem_id: 'p',
@@ -25,12 +38,15 @@ const row: CandidateRow = {
   counts: { fail: 1, error: 0, timeout: 0, memory: 0, skipped: 0 },
   ran: true,
 };
-/** The row as a graded message carries it: its fields by position, `ran` left out (it follows from the status). */
-const wireRow = ['p', 'm', null, '0', 'python', 'failed', null, 'f', 1, 2, 3, 1, 0, 0, 0, 0];
+/** The row as a graded message carries it: numbers, its strings by their index in the message's strings (-1: null), its status by its place. */
+const strings = ['p', 'm', '0', 'python', 'f'];
+const flatRow = [0, 1, -1, 2, 3, -1, 4, 1, 1, 2, 3, 1, 0, 0, 0, 0];
 /** A graded message's line, as the worker writes it; its records follow as the payload. */
-const graded = { type: 'graded', batch: 1, item: 0, rows: [wireRow], recordBytes: [18], payloadBytes: 18 };
-/** `graded` with its row's field at `index` replaced. */
-const withField = (index: number, value: unknown): unknown => ({ ...graded, rows: [wireRow.map((v, i) => (i === index ? value : v))] });
+const graded = { type: 'graded', batch: 1, item: 0, strings, rows: flatRow, rowEnds: [1], recordBytes: [18], payloadBytes: 18 };
+/** `graded` with its row's number at `index` replaced. */
+const withField = (index: number, value: unknown): unknown => ({ ...graded, rows: flatRow.map((v, i) => (i === index ? value : v)) });
+/** `graded` with two rows, as one candidate (rowEnds [2]) or two ([1, 2]). */
+const twoRows = (rowEnds: number[]): Record<string, unknown> => ({ ...graded, rows: [...flatRow, ...flatRow], rowEnds });
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
 
@@ -140,48 +156,80 @@ describe('readFromWorker', () => {
     for (const message of good) expect(readFromWorker(message)).toEqual(message);
   });
 
-  it('cuts the records of a graded message out of its payload, byte for byte, as the worker framed them', () => {
+  it("carries graded candidates as one message and gives back each one's rows, records and joined records byte for byte", () => {
+    const measured: CandidateRow = {
+      ...row,
+      problem_id: 'q',
+      status: 'passed',
+      passed: 2,
+      counts: { ...row.counts, fail: 0 },
+      efficiency: { suite: 'performance', reference: false, cost: 1.5, memory: null, error: null },
+    };
     const texts = ['{"problem_id":"p","s":"é漢🙂"}', '{"problem_id":"p","n":2}'];
-    const { line, payload } = gradedFrame(4, 2, [row, row], texts);
+    const answers = new GradedAnswers(4, 2);
+    answers.add([row, row], texts);
+    expect(answers.follows(4, 3)).toBe(true);
+    expect(answers.follows(4, 4)).toBe(false);
+    expect(answers.follows(5, 3)).toBe(false);
+    answers.add([], []);
+    answers.add([measured], ['{"problem_id":"q"}']);
+    const { line, payload } = answers.frame();
     const frames = new FrameSplitter().push(Buffer.concat([Buffer.from(line), payload]));
     expect(frames).toHaveLength(1);
-    const read = readFromWorker(frames[0]!.message, frames[0]!.payload);
-    expect(read).toEqual({
-      type: 'graded',
-      batch: 4,
-      item: 2,
-      rows: [row, row],
-      records: texts.map((t) => Buffer.from(t)),
-      joined: Buffer.from(texts.join(',')),
-    });
+    const read = readFromWorker(frames[0]!.message, frames[0]!.payload) as GradedMessage;
+    expect(read).toMatchObject({ type: 'graded', batch: 4, item: 2, count: 3, problems: null });
+    expect(itemsAnswered(read)).toBe(3);
+    expect([0, 1, 2].map((j) => gradedRows(read, j))).toEqual([[row, row], [], [measured]]);
+    expect([0, 1, 2].map((j) => gradedRecords(read, j).map((r) => r.toString()))).toEqual([texts, [], ['{"problem_id":"q"}']]);
+    expect([0, 1, 2].map((j) => gradedJoined(read, j).toString())).toEqual([texts.join(','), '', '{"problem_id":"q"}']);
   });
 
   it("carries a self-check's problem in its graded message when the worker sends one", () => {
-    const texts = ['{"problem_id":"p"}'];
-    const { line, payload } = gradedFrame(4, 2, [row], texts, summary);
+    const answers = new GradedAnswers(4, 2);
+    answers.add([row], ['{"problem_id":"p"}']);
+    answers.add([row], ['{"problem_id":"p"}'], summary);
+    const { line, payload } = answers.frame();
     const frames = new FrameSplitter().push(Buffer.concat([Buffer.from(line), payload]));
-    const read = readFromWorker(frames[0]!.message, frames[0]!.payload);
-    expect(read).toMatchObject({ type: 'graded', batch: 4, item: 2, problem: summary, rows: [row] });
-    expect(endsItem(read as ItemMessage)).toBe(true);
+    const read = readFromWorker(frames[0]!.message, frames[0]!.payload) as GradedMessage;
+    expect(read).toMatchObject({ type: 'graded', batch: 4, item: 2, count: 2, problems: [null, summary] });
+    expect(gradedRows(read, 1)).toEqual([row]);
   });
 
   it('names what is wrong with anything else', () => {
     const bad: Array<[unknown, RegExp]> = [
       [null, /not an object/],
       [[graded], /not an object/],
-      [{ type: 'graded', item: 0, rows: [wireRow], recordBytes: [2] }, /without its batch and item/],
+      [{ type: 'graded', item: 0, strings, rows: flatRow, rowEnds: [1], recordBytes: [2] }, /without its batch and item/],
       [{ ...graded, batch: -1 }, /without its batch and item/],
       [{ ...graded, item: 1.5 }, /without its batch and item/],
-      [withField(5, 'won'), /malformed rows/],
+      [withField(7, 5), /malformed rows/],
+      [withField(7, -1), /malformed rows/],
       [withField(8, 3), /malformed rows/],
       [withField(11, -1), /malformed rows/],
-      [withField(0, null), /malformed rows/],
+      [withField(12, 0.5), /malformed rows/],
+      [withField(0, -1), /malformed rows/],
+      [withField(4, 5), /malformed rows/],
+      [withField(2, -2), /malformed rows/],
+      [withField(1, 0.5), /malformed rows/],
       [withField(10, '3'), /malformed rows/],
-      [{ ...graded, rows: [wireRow.slice(0, 15)] }, /malformed rows/],
+      [withField(10, null), /malformed rows/],
+      [{ ...graded, rows: flatRow.slice(0, 15) }, /malformed rows/],
       [{ ...graded, rows: [row] }, /malformed rows/],
+      [{ ...graded, strings: ['p', 'm', 0, 'python', 'f'] }, /malformed rows/],
+      [{ ...graded, rowEnds: [] }, /malformed rows/],
+      [{ ...graded, rowEnds: [0] }, /malformed rows/],
+      [{ ...graded, rowEnds: [2] }, /malformed rows/],
+      [twoRows([2, 1]), /malformed rows/],
+      [{ ...graded, rowEnds: [1.5] }, /malformed rows/],
       [{ ...graded, payloadBytes: undefined }, /one record per row/],
-      [{ ...graded, problem: { ...summary, tests: 'two' } }, /graded" message with a malformed problem/],
-      [{ ...graded, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] } }, /graded" message with a malformed problem/],
+      [{ ...graded, problems: [{ ...summary, tests: 'two' }] }, /graded" message with a malformed problem/],
+      [{ ...graded, problems: [{ file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }] }, /graded" message with a malformed problem/],
+      [{ ...graded, problems: [summary, summary] }, /graded" message with a malformed problem/],
+      [{ ...graded, problems: summary }, /graded" message with a malformed problem/],
+      [{ ...graded, efficiency: [[1, ['performance', false, 1, null, null]]] }, /malformed efficiency/],
+      [{ ...graded, efficiency: [[0, ['performance', false, -1, null, null]]] }, /malformed efficiency/],
+      [{ ...graded, efficiency: [[0, ['performance', false, 1, null]]] }, /malformed efficiency/],
+      [{ ...graded, efficiency: [0, ['performance', false, 1, null, null]] }, /malformed efficiency/],
       [{ type: 'failed', batch: 1, item: 0, message: 'bug', payloadBytes: 2 }, /with a payload/],
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
       [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
@@ -222,20 +270,32 @@ describe('readFromWorker', () => {
       [{ ...graded, recordBytes: [] }, '{"problem_id":"p"}'],
       [{ ...graded, recordBytes: [3] }, '[1]'],
       [{ ...graded, recordBytes: [17] }, '{"problem_id":"p"}'],
-      [{ ...graded, recordBytes: [7, 7] }, '{"a":1}\n{"b":2}'],
-      [{ ...graded, recordBytes: [7, 7] }, '{"a":1}{"b":2}'],
-      [{ ...graded, recordBytes: [7, 7] }, '{"a":1};{"b":2}'],
-      [{ ...graded, recordBytes: [7, 6] }, '{"a":1},{"b":2}'],
       [{ ...graded, recordBytes: [1.5] }, '{}'],
+      [{ ...graded, recordBytes: [18, 1] }, '{"problem_id":"p"}'],
+      [{ ...twoRows([2]), recordBytes: [7, 7] }, '{"a":1}\n{"b":2}'],
+      [{ ...twoRows([2]), recordBytes: [7, 7] }, '{"a":1}{"b":2}'],
+      [{ ...twoRows([2]), recordBytes: [7, 7] }, '{"a":1};{"b":2}'],
+      [{ ...twoRows([2]), recordBytes: [7, 6] }, '{"a":1},{"b":2}'],
+      // Two candidates' records follow one another with nothing between them.
+      [{ ...twoRows([1, 2]), recordBytes: [7, 7] }, '{"a":1},{"b":2}'],
+      [{ ...twoRows([1, 2]), recordBytes: [7, 7] }, '{"a":1}\n{"b":2}'],
     ];
     for (const [message, payload] of bad) expect(readFromWorker(message, Buffer.from(payload))).toMatch(/one record per row/);
+    // The same bytes, cut as the message says, pass.
+    expect(readFromWorker({ ...twoRows([2]), recordBytes: [7, 7] }, Buffer.from('{"a":1},{"b":2}'))).toMatchObject({ count: 1 });
+    expect(readFromWorker({ ...twoRows([1, 2]), recordBytes: [7, 7] }, Buffer.from('{"a":1}{"b":2}'))).toMatchObject({ count: 2 });
   });
 
-  it('says which answers end their item: all but a self-check that goes on to grade', () => {
+  it('says how many items an answer ends: none for a self-check that goes on to grade, a graded message its count, any other one', () => {
     const problem = (grading: boolean): FromWorker => ({ type: 'problem', batch: 1, item: 0, problem: summary, grading });
-    expect(endsItem(problem(true) as ItemMessage)).toBe(false);
-    expect(endsItem(problem(false) as ItemMessage)).toBe(true);
-    expect(endsItem({ type: 'graded', batch: 1, item: 0, rows: [], records: [], joined: Buffer.alloc(0) })).toBe(true);
+    expect(itemsAnswered(problem(true) as ItemMessage)).toBe(0);
+    expect(itemsAnswered(problem(false) as ItemMessage)).toBe(1);
+    expect(itemsAnswered({ type: 'failed', batch: 1, item: 0, message: 'bug' })).toBe(1);
+    const answers = new GradedAnswers(1, 0);
+    for (let i = 0; i < 3; i++) answers.add([row], ['{"problem_id":"p"}']);
+    const { line, payload } = answers.frame();
+    const read = readFromWorker(JSON.parse(line), payload) as GradedMessage;
+    expect(itemsAnswered(read)).toBe(3);
   });
 });
 
