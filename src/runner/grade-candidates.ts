@@ -5,7 +5,7 @@ import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import type { GradedMessage } from '../workers/messages.js';
-import type { Route } from './route.js';
+import type { ItemList, Route } from './route.js';
 
 // Shared by the run loop and a self-check's reading of the problems (plan.ts),
 // whose workers grade each problem as they read it.
@@ -19,55 +19,61 @@ export interface Recorder {
 }
 
 /**
- * Grades the planned candidates: a worker reads each one's problem file
- * (candidates of one problem come one after another, so it reads it once
- * for them) and answers with its records. `limitsOf`: a candidate's
- * problem's limit per test, sent with it (--timeout-factor).
+ * Grades the planned candidates `ranks` (places in `candidates` and
+ * `keys`): a worker reads each one's problem file (candidates of one
+ * problem come one after another, so it reads it once for them) and
+ * answers with its records. `limitsOf`: a candidate's problem's limit per
+ * test, sent with it (--timeout-factor).
  */
 export async function gradeAll(
   route: Route,
-  todo: ReadonlyArray<{ candidate: Candidate; key: string }>,
+  planned: { candidates: readonly Candidate[]; keys: readonly string[]; ranks: readonly number[] },
   record: Recorder,
   interrupted: () => boolean,
   limitsOf: (candidate: Candidate) => TestLimits | undefined = () => undefined,
 ): Promise<void> {
-  const itemOf = (candidate: Candidate) => {
-    const limits = limitsOf(candidate);
-    return limits === undefined ? { kind: 'grade' as const, candidate } : { kind: 'grade' as const, candidate, limits };
+  const { candidates, keys } = planned;
+  const ranks = groupedByFile(planned.ranks, candidates);
+  const items: ItemList = {
+    length: ranks.length,
+    at: (k) => {
+      const rank = ranks[k]!;
+      const candidate = candidates[rank]!;
+      const limits = limitsOf(candidate);
+      return { index: rank, item: limits === undefined ? { kind: 'grade', candidate } : { kind: 'grade', candidate, limits } };
+    },
   };
   await swallowIfInterrupted(
     interrupted,
-    route.send(
-      groupedByFile(todo.map((t) => t.candidate)).map((index) => ({ index, item: itemOf(todo[index]!.candidate) })),
-      {
-        onMessage: (m, indexOf) => {
-          if (m.type === 'graded') {
-            record.graded(m, (j) => todo[indexOf(j)]!.key);
-          } else if (m.type === 'failed') {
-            const { candidate } = todo[indexOf(0)]!;
-            recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
-          }
-        },
-        giveUp: (index, _, reason) => recordResults(record, todo[index]!.candidate, unavailableResults(todo[index]!.candidate, reason)),
+    route.send(items, {
+      onMessage: (m, indexOf) => {
+        if (m.type === 'graded') {
+          record.graded(m, (j) => keys[indexOf(j)]!);
+        } else if (m.type === 'failed') {
+          const candidate = candidates[indexOf(0)]!;
+          recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+        }
       },
-    ),
+      giveUp: (rank, _, reason) => recordResults(record, candidates[rank]!, unavailableResults(candidates[rank]!, reason)),
+    }),
   );
 }
 
 /**
- * The candidates' indexes with those of one problem file together, in the
- * order the files first come: a worker then reads a problem once for all
+ * The ranks with those of one problem file together, in the order the
+ * files first come: a worker then reads a problem once for all
  * of a batch's candidates, however the solutions were laid out (a JSON
  * Lines file per model interleaves the problems). Only the order they are
  * sent in changes; the scorecard keeps the plan's.
  */
-function groupedByFile(todo: readonly Candidate[]): number[] {
+function groupedByFile(ranks: readonly number[], candidates: readonly Candidate[]): number[] {
   const byFile = new Map<string, number[]>();
-  todo.forEach((candidate, index) => {
-    const group = byFile.get(candidate.file);
-    if (group === undefined) byFile.set(candidate.file, [index]);
-    else group.push(index);
-  });
+  for (const rank of ranks) {
+    const file = candidates[rank]!.file;
+    const group = byFile.get(file);
+    if (group === undefined) byFile.set(file, [rank]);
+    else group.push(rank);
+  }
   return [...byFile.values()].flat();
 }
 

@@ -8,10 +8,9 @@ import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard
 import { collectSubmissions, solutionDiscoveryContext } from '../solutions/discover.js';
 import { findSolutionFiles } from '../solutions/find-solution-files.js';
 import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
-import type { IndexedItem } from '../workers/recovery.js';
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
-import type { Route } from './route.js';
+import type { ItemList, Route } from './route.js';
 import type { RunOptions } from './run-options.js';
 
 /**
@@ -27,10 +26,17 @@ export async function readProblems(
   const found = await listProblemFiles(dir);
   grade?.listed(found.length);
   const loaded: Array<ProblemSummary | InvalidProblemFile | undefined> = found.map((item) => (typeof item === 'string' ? undefined : item));
-  const items: IndexedItem[] = [];
-  found.forEach((item, index) => {
-    if (typeof item === 'string') items.push({ index, item: grade === null ? { kind: 'read-problem', file: item } : { kind: 'self-check', file: item } });
-  });
+  // The files to read, by their place in the listing; each one's item is made when its batch starts.
+  const toRead: number[] = [];
+  found.forEach((item, index) => typeof item === 'string' && toRead.push(index));
+  const items: ItemList = {
+    length: toRead.length,
+    at: (k) => {
+      const index = toRead[k]!;
+      const file = found[index] as string;
+      return { index, item: grade === null ? { kind: 'read-problem', file } : { kind: 'self-check', file } };
+    },
+  };
   const fileAt = (index: number): string => found[index] as string;
   // A problem names the file it was read from, which is the one listed: the listing's string is kept, not a copy of it per problem.
   const ownFile = <P extends ProblemSummary | InvalidProblemFile>(problem: P, index: number): P => {

@@ -10,8 +10,8 @@ import type { CandidateRow } from '../report/rows.js';
  * the run once grading stops.
  */
 export class Reports {
-  /** Keys the reporters hear of; null: every graded candidate (a self-check, planned as it goes). */
-  private planned: Set<string> | null = null;
+  /** Whether the reporters hear of a key; null: of every graded candidate (a self-check, planned as it goes). */
+  private planned: ((key: string) => boolean) | null = null;
   private started = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | null = null;
@@ -23,7 +23,7 @@ export class Reports {
 
   /** A candidate graded; `rows` gives its rows, made only when they are told. */
   graded(key: string, rows: () => readonly CandidateRow[]): void {
-    if (!this.started || (this.planned !== null && !this.planned.has(key))) return;
+    if (!this.started || (this.planned !== null && !this.planned(key))) return;
     this.queued.push(rows);
     if (this.queued.length === 1) this.tell(() => this.drain());
   }
@@ -41,10 +41,10 @@ export class Reports {
     this.tell(() => this.reporter.onRunStart({ ...info, estimated: true }));
   }
 
-  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. */
-  plan(info: RunStartInfo, keys: readonly string[] | null): void {
+  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. `planned`: whether a key is of the plan (null: every key is). */
+  plan(info: RunStartInfo, planned: ((key: string) => boolean) | null): void {
     const estimated = this.started;
-    this.planned = keys === null ? null : new Set(keys);
+    this.planned = planned;
     this.started = true;
     this.tell(() => (estimated ? this.reporter.onPlan(info) : this.reporter.onRunStart(info)));
   }

@@ -43,6 +43,16 @@ export interface RouteOptions {
   batchesPerWorker?: number;
 }
 
+/**
+ * The items a call sends, in order: an array of them, or anything that
+ * makes the item at an index when asked (`at` is called once per item,
+ * when its batch starts).
+ */
+export interface ItemList {
+  readonly length: number;
+  at(index: number): IndexedItem | undefined;
+}
+
 export class Route {
   /** The bound on the work in flight: batches sent to workers and not yet answered. */
   readonly limit: LimitFunction;
@@ -73,7 +83,7 @@ export class Route {
    * the small batches a whole run's list is cut into to balance its end.
    */
   async send(
-    items: readonly IndexedItem[],
+    items: ItemList,
     handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] },
     call: { batch?: BatchOptions; signal?: AbortSignal; request?: boolean } = {},
   ): Promise<void> {
@@ -84,8 +94,10 @@ export class Route {
     const sent: Array<Promise<void>> = [];
     let failed: { error: unknown } | null = null;
     for (let at = 0; at < items.length; at += size) {
-      const batch = items.slice(at, at + size);
-      const done = this.limit(() => (failed === null && call.signal?.aborted !== true ? runItems(this.options.pool, options, batch, full) : undefined));
+      const from = at;
+      // A batch's items are made when it starts: a run's list of work is not held as objects while it waits.
+      const batch = (): IndexedItem[] => Array.from({ length: Math.min(size, items.length - from) }, (_, k) => items.at(from + k)!);
+      const done = this.limit(() => (failed === null && call.signal?.aborted !== true ? runItems(this.options.pool, options, batch(), full) : undefined));
       // The first failure stops the batches not yet sent; it is thrown once every batch in flight has settled.
       sent.push(done.catch((error: unknown) => void (failed ??= { error })));
     }

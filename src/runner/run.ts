@@ -137,10 +137,11 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   try {
     const keys = planned.keys ?? candidates.map(candidateKey);
     tally.plan(keys);
-    // Graded as its file was read, or not yet graded: to do in this run; in the log from an interrupted one: resumed.
-    const todo = streaming ? [] : candidates.flatMap((candidate, i) => (tally.has(keys[i]!) ? [] : [{ candidate, key: keys[i]! }]));
+    // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
+    const todo: number[] = [];
+    if (!streaming) for (let rank = 0; rank < keys.length; rank++) if (!tally.has(keys[rank]!)) todo.push(rank);
     // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
-    const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((t) => t.candidate.problemId));
+    const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((rank) => candidates[rank]!.problemId));
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
     if (limits.size > 0)
       problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));
@@ -159,9 +160,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
         resumed: streaming ? 0 : candidates.length - todo.length,
         logFile: control.logFile,
       },
-      streaming ? null : keys,
+      streaming ? null : (key) => tally.isPlanned(key),
     );
-    await gradeAll(route, todo, record, interrupted, (candidate) => itemLimits(limits, candidate));
+    await gradeAll(route, { candidates, keys, ranks: todo }, record, interrupted, (candidate) => itemLimits(limits, candidate));
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).

@@ -110,6 +110,11 @@ export class Tally {
     return this.log.has(key);
   }
 
+  /** Whether the key is one of the plan's (`plan`). */
+  isPlanned(key: string): boolean {
+    return this.rankOf.has(key);
+  }
+
   /** Rows of the planned candidates that finished, in input order. */
   rows(): CandidateRow[] {
     const rows: CandidateRow[] = [];

@@ -353,8 +353,9 @@ export class Grader {
   private async gradeReference(problem: HeldProblem, reference: Candidate): Promise<CandidateResult | null> {
     let result: CandidateResult | null = null;
     const grading: SettledGrading = { ...this.settings.defaults, grade: ['correctness'], stopOnFirstFailure: false };
+    const only: IndexedItem = { index: 0, item: { kind: 'grade', candidate: reference } };
     await this.route.send(
-      [{ index: 0, item: { kind: 'grade', candidate: reference } }],
+      [only],
       {
         onMessage: (m) => {
           const record = m.type === 'graded' ? gradedRecords(m, 0)[0] : undefined;

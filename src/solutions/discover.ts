@@ -98,14 +98,24 @@ export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlyS
  * each file), whichever process read them.
  */
 export function numberSamples(submissions: Submission[]): void {
-  const groups = new Map<string, Submission[]>();
+  // By problem, then model, then prompt: maps of the ids as they are, rather than one map of a key made per submission.
+  const byProblem = new Map<string, Map<string, Map<string | null, Submission[]>>>();
+  const groups: Submission[][] = [];
   for (const s of submissions) {
-    const key = JSON.stringify([s.problemId, s.promptId, s.modelId]);
-    const list = groups.get(key);
-    if (list === undefined) groups.set(key, [s]);
-    else list.push(s);
+    let byModel = byProblem.get(s.problemId);
+    if (byModel === undefined) byProblem.set(s.problemId, (byModel = new Map<string, Map<string | null, Submission[]>>()));
+    let byPrompt = byModel.get(s.modelId);
+    if (byPrompt === undefined) byModel.set(s.modelId, (byPrompt = new Map<string | null, Submission[]>()));
+    const list = byPrompt.get(s.promptId);
+    if (list === undefined) {
+      const group = [s];
+      byPrompt.set(s.promptId, group);
+      groups.push(group);
+    } else {
+      list.push(s);
+    }
   }
-  for (const group of groups.values()) {
+  for (const group of groups) {
     if (group.length < 2) continue;
     const taken = new Set(group.map((s) => s.sampleId).filter((id): id is string => id !== null));
     let next = 0;
