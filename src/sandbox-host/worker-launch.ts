@@ -52,10 +52,10 @@ export interface WorkerHandle {
  */
 const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tiering-budget=1800000000'];
 
-/** Starts one sandbox worker process. */
-export function launchWorker(): WorkerHandle {
+/** Starts one sandbox worker process: evalrun's worker program, or `script` (a test's stand-in that speaks the same protocol). */
+export function launchWorker(script: string = workerScript()): WorkerHandle {
   const progress = new ProgressCell();
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, workerScript()], { stdio: workerStdio(progress.fd) });
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, script], { stdio: workerStdio(progress.fd) });
   // The worker has its own descriptor for the cell; this one is kept for reading, until the worker is gone.
   child.once('exit', () => setImmediate(() => progress.close()));
   return { child, link: new WorkerLink(child), progress };

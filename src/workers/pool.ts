@@ -21,6 +21,12 @@ export interface PoolOptions {
   onWarmed?(worker: number, errors: string[]): void;
   /** Hears each worker lost while the pool is open (it died, was killed, or passed its ceiling). */
   onWorkerLost?(worker: number): void;
+  /**
+   * The program each worker runs instead of evalrun's own (which a CLI may
+   * have started already): the tests' stand-ins for a worker that breaks
+   * the protocol.
+   */
+  workerScript?: string;
 }
 
 /** A batch as the pool runs it: the work, and who hears its answers. */
@@ -277,8 +283,9 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const adopted = adoptPrestarted();
-    const { child, link, progress } = adopted ?? launchWorker();
+    const script = this.options.workerScript;
+    const adopted = script === undefined ? adoptPrestarted() : undefined;
+    const { child, link, progress } = adopted ?? launchWorker(script);
     const slot: Slot = {
       child,
       link,
