@@ -126,7 +126,7 @@ export class RowStore {
 
   private get(index: number): CandidateRow {
     if (!(index >= 0 && index < this.count)) throw new RangeError(`no row ${index}`);
-    return rowFromFlat(this.flat, index * ROW_WIDTH, (ref) => (ref === NULL ? null : this.strings[ref]!), this.efficiency.get(index));
+    return rowFromFlat(this.flat, index * ROW_WIDTH, this.strings, this.efficiency.get(index));
   }
 
   private id(text: string): number {

@@ -68,11 +68,15 @@ export function pushFlatRow(row: CandidateRow, ref: (text: string) => number, in
   );
 }
 
+/** Which of the seven string fields may be null (-1), in their order: prompt_id, sample_id, error and entry_point. */
+export const ROW_STRING_NULLABLE: readonly boolean[] = [false, false, true, true, false, true, true];
+
 /**
- * The row of ROW_WIDTH numbers at `at` of `flat`, as an object; `text`
- * gives a string by its index (the caller has checked the numbers).
+ * The row of ROW_WIDTH numbers at `at` of `flat`, as an object, its
+ * strings from `strings` (the caller has checked the numbers).
  */
-export function rowFromFlat(flat: ArrayLike<number>, at: number, text: (ref: number) => string | null, efficiency?: RowEfficiency): CandidateRow {
+export function rowFromFlat(flat: ArrayLike<number>, at: number, strings: readonly string[], efficiency?: RowEfficiency): CandidateRow {
+  const text = (ref: number): string | null => (ref === -1 ? null : strings[ref]!);
   const status = CANDIDATE_STATUSES[flat[at + ROW_STATUS]!]!;
   const n = at + ROW_STATUS + 1;
   const row: CandidateRow = {

@@ -220,7 +220,7 @@ export class RunLog {
    */
   appendCandidate(key: string, records: readonly Uint8Array[]): number {
     const offset = this.size;
-    const head = this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
+    const head = this.appendLineHead(key);
     const cuts: number[] = [];
     let length = head;
     records.forEach((record, i) => {
@@ -246,12 +246,17 @@ export class RunLog {
    */
   appendJoined(key: string, bytes: Uint8Array, start: number, end: number, recordEnds: readonly number[], from: number, to: number): number {
     const offset = this.size;
-    const head = this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
+    const head = this.appendLineHead(key);
     const cuts: number[] = [];
     for (let r = from, at = start; r < to; at = recordEnds[r]! + 1, r++) cuts.push(head + at - start, head + recordEnds[r]! - start);
     this.appendRange(bytes, start, end);
     this.appendBytes(LINE_END);
     return this.lines.set(key, offset, head + (end - start) + LINE_END.length, cuts);
+  }
+
+  /** Appends the start of a candidate's line, up to its results; returns its length in bytes. */
+  private appendLineHead(key: string): number {
+    return this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
   }
 
   /** True when the log holds a complete line for this candidate. */

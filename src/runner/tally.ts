@@ -11,7 +11,7 @@ import type { CandidateResult } from '../report/scorecard.js';
 import type { RunLog } from '../runlog/run-log.js';
 import { grown } from '../typed-arrays.js';
 import { recordBytes } from '../values/wire.js';
-import { gradedStart, type GradedMessage } from '../workers/messages.js';
+import { firstRow, gradedStart, type GradedMessage } from '../workers/messages.js';
 
 export class Tally {
   /**
@@ -64,13 +64,9 @@ export class Tally {
    * rows for the reporters.
    */
   record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void {
-    const rank = this.rankOf.get(key);
     const slot = this.log.appendCandidate(key, records);
     this.keepRows(slot, rows);
-    if (rank !== undefined && this.loggedRanks[rank] === 0) {
-      this.loggedRanks[rank] = 1;
-      this.loggedPlanned++;
-    }
+    const rank = this.noteLogged(key);
     this.failing.note(rank ?? Number.MAX_SAFE_INTEGER, key, rows);
   }
 
@@ -81,19 +77,16 @@ export class Tally {
    * `recorded` hears each one appended, with a way to its rows.
    */
   recordGraded(m: GradedMessage, keyOf: (j: number) => string | null, recorded: (key: string, rows: () => CandidateRow[]) => void): void {
-    for (let j = 0, rowStart = 0; j < m.count; rowStart = m.rowEnds[j]!, j++) {
+    for (let j = 0; j < m.count; j++) {
       const key = keyOf(j);
       if (key === null) continue;
+      const rowStart = firstRow(m, j);
       const rowEnd = m.rowEnds[j]!;
       const slot = this.log.appendJoined(key, m.payload, gradedStart(m, j), m.joinedEnds[j]!, m.recordEnds, rowStart, rowEnd);
       const efficiency = m.efficiency;
       const handle = this.store.addFlatCandidate(m.rows, rowStart, rowEnd, m.strings, efficiency === null ? undefined : (row) => efficiency.get(row));
       this.keepHandle(slot, handle);
-      const rank = this.rankOf.get(key);
-      if (rank !== undefined && this.loggedRanks[rank] === 0) {
-        this.loggedRanks[rank] = 1;
-        this.loggedPlanned++;
-      }
+      const rank = this.noteLogged(key);
       this.failing.noteCounted(rank ?? Number.MAX_SAFE_INTEGER, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
       recorded(key, () => this.store.rowsOf(handle));
     }
@@ -143,6 +136,16 @@ export class Tally {
   /** The same, as JSON text in UTF-8 bytes, each handed to `visit` in place (RunOutcome.resultRecords). */
   resultRecords(visit: VisitRecord): void {
     for (const key of this.order) this.log.visitResultsAt(this.log.slotOf(key), visit);
+  }
+
+  /** Counts a planned key as logged, once; its rank, or undefined when it is not planned. */
+  private noteLogged(key: string): number | undefined {
+    const rank = this.rankOf.get(key);
+    if (rank !== undefined && this.loggedRanks[rank] === 0) {
+      this.loggedRanks[rank] = 1;
+      this.loggedPlanned++;
+    }
+    return rank;
   }
 
   private keepRows(slot: number, rows: readonly CandidateRow[]): void {

@@ -15,7 +15,16 @@ import type { Filters } from '../grading/filters.js';
 import type { GradeOptions } from '../grading/grade.js';
 import type { TestLimits } from '../grading/test-limits.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
-import { CANDIDATE_STATUSES, pushFlatRow, ROW_STRINGS, ROW_WIDTH, rowFromFlat, type CandidateRow, type RowEfficiency } from '../report/rows.js';
+import {
+  CANDIDATE_STATUSES,
+  pushFlatRow,
+  ROW_STRING_NULLABLE,
+  ROW_STRINGS,
+  ROW_WIDTH,
+  rowFromFlat,
+  type CandidateRow,
+  type RowEfficiency,
+} from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
 import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
@@ -260,8 +269,7 @@ export interface GradedMessage {
 /** Candidate j's rows, as objects. */
 export function gradedRows(m: GradedMessage, j: number): CandidateRow[] {
   const rows: CandidateRow[] = [];
-  const text = (ref: number): string | null => (ref === -1 ? null : m.strings[ref]!);
-  for (let r = j === 0 ? 0 : m.rowEnds[j - 1]!; r < m.rowEnds[j]!; r++) rows.push(rowFromFlat(m.rows, r * ROW_WIDTH, text, m.efficiency?.get(r)));
+  for (let r = firstRow(m, j); r < m.rowEnds[j]!; r++) rows.push(rowFromFlat(m.rows, r * ROW_WIDTH, m.strings, m.efficiency?.get(r)));
   return rows;
 }
 
@@ -269,7 +277,7 @@ export function gradedRows(m: GradedMessage, j: number): CandidateRow[] {
 export function gradedRecords(m: GradedMessage, j: number): Buffer[] {
   const records: Buffer[] = [];
   let at = gradedStart(m, j);
-  for (let r = j === 0 ? 0 : m.rowEnds[j - 1]!; r < m.rowEnds[j]!; r++) {
+  for (let r = firstRow(m, j); r < m.rowEnds[j]!; r++) {
     records.push(m.payload.subarray(at, m.recordEnds[r]));
     at = m.recordEnds[r]! + 1;
   }
@@ -284,6 +292,11 @@ export function gradedJoined(m: GradedMessage, j: number): Buffer {
 /** Where candidate j's bytes start in the payload. */
 export function gradedStart(m: GradedMessage, j: number): number {
   return j === 0 ? 0 : m.joinedEnds[j - 1]!;
+}
+
+/** Candidate j's first row (its rows end at rowEnds[j]). */
+export function firstRow(m: GradedMessage, j: number): number {
+  return j === 0 ? 0 : m.rowEnds[j - 1]!;
 }
 
 /**
@@ -488,15 +501,13 @@ function readGraded(value: Record<string, unknown>, batch: number, item: number,
 }
 
 const STATUS_COUNT = CANDIDATE_STATUSES.length;
-/** Which of a row's string fields may be null: prompt_id, sample_id, error, entry_point. */
-const NULLABLE = [false, false, true, true, false, true, true];
 
 function flatRowsValid(rows: readonly number[], rowCount: number, stringCount: number): boolean {
   for (let r = 0; r < rowCount; r++) {
     const at = r * ROW_WIDTH;
     for (let i = 0; i < ROW_STRINGS; i++) {
       const ref = rows[at + i]!;
-      if (!Number.isInteger(ref) || ref >= stringCount || ref < (NULLABLE[i] ? -1 : 0)) return false;
+      if (!Number.isInteger(ref) || ref >= stringCount || ref < (ROW_STRING_NULLABLE[i] ? -1 : 0)) return false;
     }
     const status = rows[at + ROW_STRINGS]!;
     if (!Number.isInteger(status) || status < 0 || status >= STATUS_COUNT) return false;

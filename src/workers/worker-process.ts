@@ -106,11 +106,20 @@ function send(message: FromWorker): void {
 
 function queue(...pieces: Buffer[]): void {
   if (!pending()) waitingSince = performance.now();
+  keep(pieces);
+  flushIfDue();
+}
+
+function keep(pieces: readonly Buffer[]): void {
   for (const piece of pieces) {
     waiting.push(piece);
     waitingBytes += piece.length;
   }
-  if (sendAtOnce || waitingBytes >= FLUSH_AT_BYTES) flush();
+}
+
+/** Writes what waits if the batch allows no wait, or once it fills FLUSH_AT_BYTES. */
+function flushIfDue(): void {
+  if (sendAtOnce || waitingBytes + (graded?.bytes ?? 0) >= FLUSH_AT_BYTES) flush();
 }
 
 function sendGraded(batch: number, item: number, results: readonly CandidateResult[], problem?: ProblemSummary): void {
@@ -123,7 +132,7 @@ function sendGraded(batch: number, item: number, results: readonly CandidateResu
     problem,
   );
   if (graded.bytes >= GRADED_MESSAGE_BYTES) closeGraded();
-  if (sendAtOnce || waitingBytes + (graded?.bytes ?? 0) >= FLUSH_AT_BYTES) flush();
+  flushIfDue();
 }
 
 /** The graded answers waiting, as their message, behind what waits already. */
@@ -131,10 +140,7 @@ function closeGraded(): void {
   if (graded === null) return;
   const { line, payload } = graded.frame();
   graded = null;
-  for (const piece of [Buffer.from(line, 'utf8'), payload]) {
-    waiting.push(piece);
-    waitingBytes += piece.length;
-  }
+  keep([Buffer.from(line, 'utf8'), payload]);
 }
 
 function flushIfWaitedLong(withinMs: number): void {
