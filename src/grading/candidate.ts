@@ -63,6 +63,13 @@ export interface Candidate {
   correctnessOnly?: boolean;
 }
 
+/** The model a problem's own optimal_solution is graded as. */
+const SELF_CHECK_MODEL = 'optimal_solution';
+
+function selfCheckSource(file: string): string {
+  return `${file}#optimal_solution`;
+}
+
 /** Self-check: the optimal_solution of every problem that has one. */
 export function selfCheckPlans(problems: readonly ProblemSummary[]): Candidate[] {
   return problems.filter((p) => p.hasOptimalSolution).map(selfCheckPlan);
@@ -73,10 +80,10 @@ export function selfCheckPlan(p: ProblemSummary): Candidate {
   return {
     problemId: p.id,
     file: p.file,
-    modelId: 'optimal_solution',
+    modelId: SELF_CHECK_MODEL,
     promptId: null,
     sampleId: null,
-    source: `${p.file}#optimal_solution`,
+    source: selfCheckSource(p.file),
     tests: p.tests,
     submission: null,
     extract: false,
@@ -116,6 +123,11 @@ export function submissionPlan(problem: ProblemSummary, submission: Submission, 
  */
 export function candidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId' | 'source'>): string {
   return JSON.stringify([c.problemId, c.modelId, c.promptId, c.sampleId, c.source]);
+}
+
+/** The key of a problem's self-check (candidateKey of selfCheckPlan), without planning the candidate. */
+export function selfCheckKey(p: Pick<ProblemSummary, 'id' | 'file'>): string {
+  return candidateKey({ problemId: p.id, modelId: SELF_CHECK_MODEL, promptId: null, sampleId: null, source: selfCheckSource(p.file) });
 }
 
 /**

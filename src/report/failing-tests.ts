@@ -16,12 +16,13 @@ export interface FailureRow {
 
 /**
  * Keeps the candidates with failing tests that come first in the plan, by
- * key and rows only: their tests are read back (from the run log) when the
- * table asks, so that no test record is held in memory while the run goes.
+ * their line in the run log (its slot) and rows only: their tests are read
+ * back from the log when the table asks, so that no test record is held in
+ * memory while the run goes.
  */
 export class FailingTests {
   /** Candidates with failing tests, lowest ranks first; each has at least one, so FAILURES_KEPT of them are enough. */
-  private readonly kept: Array<{ rank: number; key: string; rows: readonly CandidateRow[] }> = [];
+  private readonly kept: Array<{ rank: number; slot: number; rows: readonly CandidateRow[] }> = [];
   private count = 0;
 
   /**
@@ -29,30 +30,30 @@ export class FailingTests {
    * Only tests of candidates that ran count: a candidate that could not run
    * has one reason, shown in its own row.
    */
-  note(rank: number, key: string, rows: readonly CandidateRow[]): void {
-    this.noteCounted(rank, key, failingCount(rows), () => rows);
+  note(rank: number, slot: number, rows: readonly CandidateRow[]): void {
+    this.noteCounted(rank, slot, failingCount(rows), () => rows);
   }
 
   /**
    * The same, for a candidate whose failing tests were counted already
    * (`failingCount`): its rows are asked for only if it is kept.
    */
-  noteCounted(rank: number, key: string, count: number, rows: () => readonly CandidateRow[]): void {
+  noteCounted(rank: number, slot: number, count: number, rows: () => readonly CandidateRow[]): void {
     if (count === 0) return;
     this.count += count;
     const worst = this.kept[this.kept.length - 1];
     if (this.kept.length >= FAILURES_KEPT && worst !== undefined && worst.rank < rank) return;
     let at = this.kept.length;
     while (at > 0 && this.kept[at - 1]!.rank > rank) at--;
-    this.kept.splice(at, 0, { rank, key, rows: rows() });
+    this.kept.splice(at, 0, { rank, slot, rows: rows() });
     this.kept.length = Math.min(this.kept.length, FAILURES_KEPT);
   }
 
   /** The first failing tests in plan order, their records read with `resultsOf`, and how many there are in all. */
-  result(resultsOf: (key: string) => readonly CandidateResult[]): { shown: FailureRow[]; total: number } {
+  result(resultsOf: (slot: number) => readonly CandidateResult[]): { shown: FailureRow[]; total: number } {
     const shown: FailureRow[] = [];
-    for (const { key, rows } of this.kept) {
-      const results = resultsOf(key);
+    for (const { slot, rows } of this.kept) {
+      const results = resultsOf(slot);
       results.forEach((result, i) => {
         const row = rows[i];
         if (row?.ran !== true) return;

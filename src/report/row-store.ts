@@ -1,6 +1,6 @@
 /**
- * Candidate rows kept for the whole run as columns of numbers, with each
- * distinct string held once. A run keeps a row per candidate until its
+ * Candidate rows kept for the whole run as columns of numbers, with the
+ * strings that repeat mostly held once. A run keeps a row per candidate until its
  * scorecards are written; as objects, every row and its strings would be
  * copied by the garbage collector as they age, and that copying is work the
  * supervisor does per candidate, which bounds the cores a run can use.
@@ -12,6 +12,8 @@ import { grown } from '../typed-arrays.js';
 const PASSED = CANDIDATE_STATUSES.indexOf('passed');
 const FAILED = CANDIDATE_STATUSES.indexOf('failed');
 const NULL = -1;
+/** How many strings `id` remembers to share; past that it starts over (a string seen again is then kept twice). */
+const INTERNED_STRINGS = 4096;
 /** In a table's map to the store's strings: not looked up yet. */
 const UNMAPPED = -2;
 
@@ -134,6 +136,9 @@ export class RowStore {
     if (id === undefined) {
       id = this.strings.length;
       this.strings.push(text);
+      // Strings that repeat (models, prompts, samples, languages, errors) repeat soon; a problem's own (its id, its entry point) seldom do.
+      // A map of every string would grow with the run and be hashed into for each of them, so it is forgotten when full.
+      if (this.stringIds.size === INTERNED_STRINGS) this.stringIds.clear();
       this.stringIds.set(text, id);
     }
     return id;

@@ -10,7 +10,15 @@ import { grown } from '../typed-arrays.js';
 export type Cuts = readonly number[] | null;
 
 export class LineIndex {
-  private readonly slots = new Map<string, number>();
+  /**
+   * Each line's key, by slot, and the map from a key to its last line's
+   * slot, made the first time a key is asked for. A run that grades its own
+   * plan finds its lines by slot (Tally); only reading a log back or
+   * resuming one asks by key, and a map entry per line would be work the
+   * supervisor does per candidate for nothing.
+   */
+  private readonly keys: string[] = [];
+  private slots: Map<string, number> | null = null;
   private offsets = new Float64Array(256);
   private lengths = new Float64Array(256);
   /**
@@ -22,8 +30,13 @@ export class LineIndex {
   private readonly manyCuts = new Map<number, number[]>();
   private count = 0;
 
+  /** How many lines are indexed. */
+  get size(): number {
+    return this.count;
+  }
+
   has(key: string): boolean {
-    return this.slots.has(key);
+    return this.bySlot().has(key);
   }
 
   /** Indexes a line; returns its slot. Slots are given in the order lines are set, from 0. */
@@ -39,13 +52,24 @@ export class LineIndex {
       this.manyCuts.set(slot, [...cuts]);
     }
     this.count++;
-    this.slots.set(key, slot);
+    this.keys.push(key);
+    this.slots?.set(key, slot);
     return slot;
   }
 
   /** A logged line's slot, for the accessors below; -1 when the key is not logged. */
   slot(key: string): number {
-    return this.slots.get(key) ?? -1;
+    return this.bySlot().get(key) ?? -1;
+  }
+
+  private bySlot(): Map<string, number> {
+    if (this.slots === null) {
+      // In slot order, so that a key logged twice maps to its last line.
+      const slots = new Map<string, number>();
+      this.keys.forEach((key, slot) => slots.set(key, slot));
+      this.slots = slots;
+    }
+    return this.slots;
   }
 
   /** Where the line of `slot` starts in the log, and its length in bytes. */

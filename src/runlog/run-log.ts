@@ -259,6 +259,11 @@ export class RunLog {
     return this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
   }
 
+  /** How many candidate lines the log holds (a key logged twice counts twice). */
+  get candidateLines(): number {
+    return this.lines.size;
+  }
+
   /** True when the log holds a complete line for this candidate. */
   has(key: string): boolean {
     return this.lines.has(key);

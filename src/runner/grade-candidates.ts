@@ -5,6 +5,7 @@ import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import type { GradedMessage } from '../workers/messages.js';
+import type { CandidateList } from './candidate-list.js';
 import type { ItemList, Route } from './route.js';
 
 // Shared by the run loop and a self-check's reading of the problems (plan.ts),
@@ -12,10 +13,14 @@ import type { ItemList, Route } from './route.js';
 
 /** Appends graded candidates, by their keys, to the run log and tells the reporters. */
 export interface Recorder {
-  /** One candidate's rows and records (results made in the supervisor: a worker's failure, a candidate given up). */
-  candidate(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void;
-  /** The candidates of a worker's graded message: candidate j by `keyOf(j)`, none when that is null. */
-  graded(message: GradedMessage, keyOf: (j: number) => string | null): void;
+  /**
+   * One candidate's rows and records (results made in the supervisor: a
+   * worker's failure, a candidate given up); `rank`: its place in the plan,
+   * or null when there is no plan yet.
+   */
+  candidate(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], rank: number | null): void;
+  /** The candidates of a worker's graded message: candidate j by `keyOf(j)`, none when that is null, of rank `rankOf(j)` (null: no plan yet). */
+  graded(message: GradedMessage, keyOf: (j: number) => string | null, rankOf: ((j: number) => number) | null): void;
 }
 
 /**
@@ -27,7 +32,7 @@ export interface Recorder {
  */
 export async function gradeAll(
   route: Route,
-  planned: { candidates: readonly Candidate[]; keys: readonly string[]; ranks: readonly number[] },
+  planned: { candidates: CandidateList; keys: readonly string[]; ranks: readonly number[] },
   record: Recorder,
   interrupted: () => boolean,
   limitsOf: (candidate: Candidate) => TestLimits | undefined = () => undefined,
@@ -38,7 +43,7 @@ export async function gradeAll(
     length: ranks.length,
     at: (k) => {
       const rank = ranks[k]!;
-      const candidate = candidates[rank]!;
+      const candidate = candidates.at(rank);
       const limits = limitsOf(candidate);
       return { index: rank, item: limits === undefined ? { kind: 'grade', candidate } : { kind: 'grade', candidate, limits } };
     },
@@ -48,13 +53,17 @@ export async function gradeAll(
     route.send(items, {
       onMessage: (m, indexOf) => {
         if (m.type === 'graded') {
-          record.graded(m, (j) => keys[indexOf(j)]!);
+          record.graded(m, (j) => keys[indexOf(j)]!, indexOf);
         } else if (m.type === 'failed') {
-          const candidate = candidates[indexOf(0)]!;
-          recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+          const rank = indexOf(0);
+          const candidate = candidates.at(rank);
+          recordResults(record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`), rank);
         }
       },
-      giveUp: (rank, _, reason) => recordResults(record, candidates[rank]!, unavailableResults(candidates[rank]!, reason)),
+      giveUp: (rank, _, reason) => {
+        const candidate = candidates.at(rank);
+        recordResults(record, candidate, unavailableResults(candidate, reason), rank);
+      },
     }),
   );
 }
@@ -66,10 +75,10 @@ export async function gradeAll(
  * Lines file per model interleaves the problems). Only the order they are
  * sent in changes; the scorecard keeps the plan's.
  */
-function groupedByFile(ranks: readonly number[], candidates: readonly Candidate[]): number[] {
+function groupedByFile(ranks: readonly number[], candidates: CandidateList): number[] {
   const byFile = new Map<string, number[]>();
   for (const rank of ranks) {
-    const file = candidates[rank]!.file;
+    const file = candidates.file(rank);
     const group = byFile.get(file);
     if (group === undefined) byFile.set(file, [rank]);
     else group.push(rank);
@@ -77,8 +86,9 @@ function groupedByFile(ranks: readonly number[], candidates: readonly Candidate[
   return [...byFile.values()].flat();
 }
 
-export function recordResults(record: Recorder, candidate: Candidate, results: readonly CandidateResult[]): void {
-  record.candidate(candidateKey(candidate), results.map(candidateRow), results.map(recordBytes));
+/** Records results made in the supervisor; `rank`: the candidate's place in the plan (null: no plan yet). */
+export function recordResults(record: Recorder, candidate: Candidate, results: readonly CandidateResult[], rank: number | null): void {
+  record.candidate(candidateKey(candidate), results.map(candidateRow), results.map(recordBytes), rank);
 }
 
 /** An interrupted run stops its workers, which fails the batches in flight: that is no error of the run. */

@@ -1,4 +1,4 @@
-import { candidateKey, referencePlans, selfCheckPlan, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import { selfCheckKey as keyOfSelfCheck, selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
@@ -10,6 +10,7 @@ import { findSolutionFiles } from '../solutions/find-solution-files.js';
 import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
+import { selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
 import type { ItemList, Route } from './route.js';
 import type { RunOptions } from './run-options.js';
 
@@ -48,7 +49,7 @@ export async function readProblems(
   const keys = new Map<ProblemSummary, string>();
   const selfCheckKey = (summary: ProblemSummary): string => {
     let key = keys.get(summary);
-    if (key === undefined) keys.set(summary, (key = candidateKey(selfCheckPlan(summary))));
+    if (key === undefined) keys.set(summary, (key = keyOfSelfCheck(summary)));
     return key;
   };
   const work = route.send(items, {
@@ -58,20 +59,24 @@ export async function readProblems(
         loaded[index] = ownFile(m.problem, index);
       } else if (m.type === 'graded' && grade !== null) {
         const problems = m.problems;
-        grade.record.graded(m, (j) => {
-          const at = indexOf(j);
-          const given = problems?.[j];
-          if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
-          const summary = loaded[at];
-          return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
-        });
+        grade.record.graded(
+          m,
+          (j) => {
+            const at = indexOf(j);
+            const given = problems?.[j];
+            if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
+            const summary = loaded[at];
+            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
+          },
+          null,
+        );
       } else if (m.type === 'failed') {
         const summary = loaded[index];
         if (summary === undefined || isInvalidProblemFile(summary))
           loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
         else if (grade !== null) {
           const candidate = selfCheckPlan(summary);
-          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`));
+          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`), null);
         }
       }
     },
@@ -111,9 +116,7 @@ export interface ReadProblems {
 
 /** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
 export interface PlannedRun {
-  candidates: Candidate[];
-  /** Their keys, when the plan knows them already (a self-check's); null: candidateKey of each. */
-  keys: string[] | null;
+  candidates: CandidateList;
   skipped: SkippedSubmissionReport[];
   walked: WalkedFile[] | null;
 }
@@ -126,8 +129,14 @@ export async function planCandidates(
   route: Route,
 ): Promise<PlannedRun> {
   if (options.solutionsDir === null) {
-    const checked = selected.filter((p) => p.hasOptimalSolution);
-    return { candidates: checked.map(selfCheckPlan), keys: checked.map(loaded.selfCheckKey), skipped: [], walked: null };
+    return {
+      candidates: selfCheckList(
+        selected.filter((p) => p.hasOptimalSolution),
+        loaded.selfCheckKey,
+      ),
+      skipped: [],
+      walked: null,
+    };
   }
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
@@ -138,7 +147,7 @@ export async function planCandidates(
 
   const found = await discoverInWorkers(route, options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
-  const candidates: Candidate[] = [];
+  const candidates = new SubmissionPlan(options.extractCode);
   for (const submission of found.submissions) {
     const invalidFile = invalidFiles.get(submission.problemId);
     if (invalidFile !== undefined) {
@@ -148,14 +157,14 @@ export async function planCandidates(
     const problem = byId.get(submission.problemId);
     // Filtered out by --problem, --tag or --model: not run, and not an error.
     if (problem === undefined || !modelSelected(submission.modelId)) continue;
-    candidates.push(submissionPlan(problem, submission, options.extractCode));
+    candidates.add(problem, submission);
   }
   if (measures(options.graders)) {
     // Efficiency is scored against each problem's optimal solution, graded on the same route and tests; after the submissions, so theirs keep their places.
-    const submitted = new Set(candidates.map((c) => c.problemId));
-    candidates.push(...referencePlans(selected.filter((p) => submitted.has(p.id))));
+    const submitted = candidates.submittedProblems();
+    candidates.addReferences(selected.filter((p) => submitted.has(p.id)));
   }
-  return { candidates, keys: null, skipped, walked: found.files };
+  return { candidates, skipped, walked: found.files };
 }
 
 /**

@@ -6,12 +6,10 @@ import type { CandidateRow } from '../report/rows.js';
  * and one at a time. A self-check starts them once the problem files are
  * listed, with one candidate per file at most, and settles the count once
  * every file is read (`onPlan`); any other run starts them once it is
- * planned, and tells only candidates of the plan. A reporter's failure ends
- * the run once grading stops.
+ * planned, and grades only candidates of its plan. A reporter's failure
+ * ends the run once grading stops.
  */
 export class Reports {
-  /** Whether the reporters hear of a key; null: of every graded candidate (a self-check, planned as it goes). */
-  private planned: ((key: string) => boolean) | null = null;
   private started = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | null = null;
@@ -22,8 +20,8 @@ export class Reports {
   private queued: Array<() => readonly CandidateRow[]> = [];
 
   /** A candidate graded; `rows` gives its rows, made only when they are told. */
-  graded(key: string, rows: () => readonly CandidateRow[]): void {
-    if (!this.started || (this.planned !== null && !this.planned(key))) return;
+  graded(rows: () => readonly CandidateRow[]): void {
+    if (!this.started) return;
     this.queued.push(rows);
     if (this.queued.length === 1) this.tell(() => this.drain());
   }
@@ -41,10 +39,9 @@ export class Reports {
     this.tell(() => this.reporter.onRunStart({ ...info, estimated: true }));
   }
 
-  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. `planned`: whether a key is of the plan (null: every key is). */
-  plan(info: RunStartInfo, planned: ((key: string) => boolean) | null): void {
+  /** The plan is known: starts the reporters, or settles the count of those started on an estimate. */
+  plan(info: RunStartInfo): void {
     const estimated = this.started;
-    this.planned = planned;
     this.started = true;
     this.tell(() => (estimated ? this.reporter.onPlan(info) : this.reporter.onRunStart(info)));
   }

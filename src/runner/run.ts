@@ -2,7 +2,7 @@ import { combineReporters, type CombinedReporter, type Reporter, type RunOutcome
 import type { ProblemReport, ScorecardHead } from '../report/scorecard.js';
 import { RunLog, type RunHeader, type ShardLogRecord } from '../runlog/run-log.js';
 import { WorkerPool } from '../workers/pool.js';
-import { candidateKey, type ProblemSummary } from '../grading/candidate.js';
+import type { ProblemSummary } from '../grading/candidate.js';
 import { selector } from '../grading/filters.js';
 import { gradeAll, type Recorder } from './grade-candidates.js';
 import { outcomeOf } from './outcome.js';
@@ -74,14 +74,14 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     batch: { grade: gradeOptionsOf(options), extractCode: options.extractCode, filters: options.filters, answerWithinMs: RUN_ANSWER_WITHIN_MS },
   });
   const record: Recorder = {
-    candidate(key, rows, records) {
+    candidate(key, rows, records, rank) {
       if (interrupted()) return;
-      openNewLog().record(key, rows, records);
-      reports.graded(key, () => rows);
+      openNewLog().record(key, rows, records, rank);
+      reports.graded(() => rows);
     },
-    graded(message, keyOf) {
+    graded(message, keyOf, rankOf) {
       if (interrupted()) return;
-      openNewLog().recordGraded(message, keyOf, (key, rows) => reports.graded(key, rows));
+      openNewLog().recordGraded(message, keyOf, rankOf, (rows) => reports.graded(rows));
     },
   };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.
@@ -110,10 +110,11 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     planned = await planCandidates(options, loaded, selected, select.model, route);
     problemReports = reportProblems(selected, loaded.invalid, options.filters);
     if (options.shard) {
-      const wholePlan = new Set(planned.candidates.map((c) => c.problemId));
-      const plan = planShard(planned.candidates, options.shard, await digestInputs(options.solutionsDir, loaded.walked(), planned.walked), selected);
+      const all = planned.candidates;
+      const wholePlan = new Set(Array.from({ length: all.length }, (_, rank) => all.problemId(rank)));
+      const plan = planShard(all, options.shard, await digestInputs(options.solutionsDir, loaded.walked(), planned.walked), selected);
       sharded = { record: shardLogRecord(plan, problemReports, planned.skipped), ranks: plan.ranks, wholePlan };
-      planned = { ...planned, candidates: plan.specs, keys: null };
+      planned = { ...planned, candidates: plan.specs };
     }
     if (control.resume) {
       const collected = collectRows();
@@ -135,13 +136,13 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   const { candidates, skipped } = planned;
 
   try {
-    const keys = planned.keys ?? candidates.map(candidateKey);
+    const keys = Array.from({ length: candidates.length }, (_, rank) => candidates.key(rank));
     tally.plan(keys);
     // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
     const todo: number[] = [];
-    if (!streaming) for (let rank = 0; rank < keys.length; rank++) if (!tally.has(keys[rank]!)) todo.push(rank);
+    if (!streaming) for (let rank = 0; rank < keys.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);
     // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
-    const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((rank) => candidates[rank]!.problemId));
+    const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((rank) => candidates.problemId(rank)));
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
     if (limits.size > 0)
       problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));
@@ -151,17 +152,14 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
       skipped_submissions: skipped,
     });
-    reports.plan(
-      {
-        mode,
-        problems: problemReports.length,
-        invalidProblems: invalidCount,
-        candidates: streaming ? candidates.length : todo.length,
-        resumed: streaming ? 0 : candidates.length - todo.length,
-        logFile: control.logFile,
-      },
-      streaming ? null : (key) => tally.isPlanned(key),
-    );
+    reports.plan({
+      mode,
+      problems: problemReports.length,
+      invalidProblems: invalidCount,
+      candidates: streaming ? candidates.length : todo.length,
+      resumed: streaming ? 0 : candidates.length - todo.length,
+      logFile: control.logFile,
+    });
     await gradeAll(route, { candidates, keys, ranks: todo }, record, interrupted, (candidate) => itemLimits(limits, candidate));
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
@@ -180,7 +178,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       tagsByProblem: new Map(selected.map((p) => [p.id, p.tags] as const)),
       skipped,
       passAtK: options.passAtK,
-      shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => tally.has(keys[i]!)),
+      shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => tally.isLogged(i)),
     });
     await reporter.onRunEnd(outcome);
     return outcome;

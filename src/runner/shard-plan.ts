@@ -7,7 +7,8 @@
  */
 import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
-import { candidateKey, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import type { ProblemSummary } from '../grading/candidate.js';
+import { subList, type CandidateList } from './candidate-list.js';
 import { digestDifferences, digestFolder, folderName, type InputDigest, type WalkedFile } from './input-digest.js';
 import type { RunHeader, ShardLogRecord } from '../runlog/run-log.js';
 import type { ShardCardRecord, ShardRecord } from './shard-records.js';
@@ -17,24 +18,20 @@ export type { ShardCardRecord, ShardLogRecord, ShardRecord };
 
 export interface ShardPlan {
   /** This shard's candidates, in the whole plan's order. */
-  specs: Candidate[];
+  specs: CandidateList;
   /** Each one's rank in the whole plan. */
   ranks: number[];
   record: ShardRecord;
 }
 
-export function planShard(all: readonly Candidate[], shard: ShardSpec, inputs: InputDigest, selected: readonly ProblemSummary[]): ShardPlan {
+export function planShard(all: CandidateList, shard: ShardSpec, inputs: InputDigest, selected: readonly ProblemSummary[]): ShardPlan {
   const { shardOf, loads } = assignShards(
-    all.map((c) => ({ problemId: c.problemId, modelId: c.modelId, tests: c.tests })),
+    Array.from({ length: all.length }, (_, rank) => ({ problemId: all.problemId(rank), modelId: all.modelId(rank), tests: all.tests(rank) })),
     shard.count,
   );
-  const specs: Candidate[] = [];
   const ranks: number[] = [];
-  all.forEach((c, rank) => {
-    if (shardOf[rank] !== shard.index) return;
-    specs.push(c);
-    ranks.push(rank);
-  });
+  for (let rank = 0; rank < all.length; rank++) if (shardOf[rank] === shard.index) ranks.push(rank);
+  const specs = subList(all, ranks);
   const problemTags = selected
     .filter((p) => p.tags.length > 0)
     .map((p): [string, string[]] => [p.id, [...p.tags]])
@@ -49,7 +46,7 @@ export function planShard(all: readonly Candidate[], shard: ShardSpec, inputs: I
 export function shardLogRecord(plan: ShardPlan, problems: ProblemReport[], skipped: SkippedSubmissionReport[]): ShardLogRecord {
   return {
     ...plan.record,
-    planned: plan.specs.map((c, i) => [plan.ranks[i]!, candidateKey(c)]),
+    planned: plan.ranks.map((rank, i) => [rank, plan.specs.key(i)]),
     problems,
     skipped_submissions: skipped,
   };

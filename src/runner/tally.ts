@@ -23,9 +23,14 @@ export class Tally {
   private rowsOfSlot = new Int32Array(256).fill(NONE);
   private readonly store = new RowStore();
   private order: readonly string[] = [];
-  private readonly rankOf = new Map<string, number>();
-  /** Whether each planned candidate (by rank) is logged, for `missing`. */
-  private loggedRanks = new Uint8Array(0);
+  /** Each planned candidate's line in the log, by rank: its slot, or -1 while it is not logged. */
+  private slotOfRank = new Int32Array(0);
+  /**
+   * The plan's ranks by key, made the first time a candidate is recorded
+   * without its rank (none is, in a run that grades its own plan) or a key
+   * is looked up.
+   */
+  private rankOf: Map<string, number> | null = null;
   private readonly failing = new FailingTests();
   /** Planned candidates the log holds. */
   private loggedPlanned = 0;
@@ -44,39 +49,47 @@ export class Tally {
    */
   plan(keys: readonly string[]): void {
     this.order = [...keys];
-    this.rankOf.clear();
-    this.loggedRanks = new Uint8Array(keys.length);
+    this.rankOf = null;
+    this.slotOfRank = new Int32Array(keys.length).fill(NONE);
     this.failing.clear();
     this.loggedPlanned = 0;
+    // A new run's log holds no candidate yet: there is nothing to look up by key.
+    if (this.log.candidateLines === 0) return;
     keys.forEach((key, rank) => {
-      this.rankOf.set(key, rank);
       const slot = this.log.slotOf(key);
       if (slot < 0) return;
-      this.loggedRanks[rank] = 1;
+      this.slotOfRank[rank] = slot;
       this.loggedPlanned++;
       const handle = this.rowsOfSlot[slot] ?? NONE;
-      if (handle !== NONE) this.failing.noteCounted(rank, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
+      if (handle !== NONE) this.failing.noteCounted(rank, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
     });
   }
 
   /**
    * Appends a candidate to the run log, as its record texts, and keeps its
-   * rows for the reporters.
+   * rows for the reporters. `rank`: its place in the plan, when the caller
+   * knows it (null: found by its key, if it is planned).
    */
-  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[]): void {
+  record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], rank: number | null = null): void {
     const slot = this.log.appendCandidate(key, records);
     this.keepRows(slot, rows);
-    const rank = this.noteLogged(key);
-    this.failing.note(rank ?? Number.MAX_SAFE_INTEGER, key, rows);
+    const planned = this.noteLogged(key, rank, slot);
+    this.failing.note(planned ?? Number.MAX_SAFE_INTEGER, slot, rows);
   }
 
   /**
    * Appends the candidates of a worker's graded message to the run log, as
    * the bytes the worker wrote, and keeps their rows as the numbers they
-   * came as: candidate j by `keyOf(j)`, skipped when that is null.
-   * `recorded` hears each one appended, with a way to its rows.
+   * came as: candidate j by `keyOf(j)`, skipped when that is null, and of
+   * rank `rankOf(j)` in the plan when the caller knows it. `recorded` hears
+   * each one appended, with a way to its rows.
    */
-  recordGraded(m: GradedMessage, keyOf: (j: number) => string | null, recorded: (key: string, rows: () => CandidateRow[]) => void): void {
+  recordGraded(
+    m: GradedMessage,
+    keyOf: (j: number) => string | null,
+    rankOf: ((j: number) => number) | null,
+    recorded: (rows: () => CandidateRow[]) => void,
+  ): void {
     for (let j = 0; j < m.count; j++) {
       const key = keyOf(j);
       if (key === null) continue;
@@ -86,9 +99,9 @@ export class Tally {
       const efficiency = m.efficiency;
       const handle = this.store.addFlatCandidate(m.rows, rowStart, rowEnd, m.strings, efficiency === null ? undefined : (row) => efficiency.get(row));
       this.keepHandle(slot, handle);
-      const rank = this.noteLogged(key);
-      this.failing.noteCounted(rank ?? Number.MAX_SAFE_INTEGER, key, this.store.failingCount(handle), () => this.store.rowsOf(handle));
-      recorded(key, () => this.store.rowsOf(handle));
+      const planned = this.noteLogged(key, rankOf === null ? null : rankOf(j), slot);
+      this.failing.noteCounted(planned ?? Number.MAX_SAFE_INTEGER, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
+      recorded(() => this.store.rowsOf(handle));
     }
   }
 
@@ -103,16 +116,15 @@ export class Tally {
     return this.log.has(key);
   }
 
-  /** Whether the key is one of the plan's (`plan`). */
-  isPlanned(key: string): boolean {
-    return this.rankOf.has(key);
+  /** Whether the planned candidate of this rank is logged. */
+  isLogged(rank: number): boolean {
+    return (this.slotOfRank[rank] ?? NONE) !== NONE;
   }
 
   /** Rows of the planned candidates that finished, in input order. */
   rows(): CandidateRow[] {
     const rows: CandidateRow[] = [];
-    for (const key of this.order) {
-      const slot = this.log.slotOf(key);
+    for (const slot of this.slotOfRank) {
       const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
       if (handle !== NONE) this.store.pushRows(handle, rows);
     }
@@ -125,27 +137,37 @@ export class Tally {
   }
 
   failingTests(): { shown: FailureRow[]; total: number } {
-    return this.failing.result((key) => this.log.results(key));
+    return this.failing.result((slot) => this.log.resultsAt(slot));
   }
 
   /** Full results of the finished candidates, in input order, read back from the log one candidate at a time. */
   *results(): Generator<CandidateResult> {
-    for (const key of this.order) yield* this.log.resultsAt(this.log.slotOf(key));
+    for (const slot of this.slotOfRank) yield* this.log.resultsAt(slot);
   }
 
   /** The same, as JSON text in UTF-8 bytes, each handed to `visit` in place (RunOutcome.resultRecords). */
   resultRecords(visit: VisitRecord): void {
-    for (const key of this.order) this.log.visitResultsAt(this.log.slotOf(key), visit);
+    for (const slot of this.slotOfRank) this.log.visitResultsAt(slot, visit);
   }
 
-  /** Counts a planned key as logged, once; its rank, or undefined when it is not planned. */
-  private noteLogged(key: string): number | undefined {
-    const rank = this.rankOf.get(key);
-    if (rank !== undefined && this.loggedRanks[rank] === 0) {
-      this.loggedRanks[rank] = 1;
-      this.loggedPlanned++;
+  /** Notes a planned candidate's line (`slot`); its rank, or undefined when it is not planned. */
+  private noteLogged(key: string, rank: number | null, slot: number): number | undefined {
+    const planned = rank ?? this.rankOfKey(key);
+    if (planned === undefined) return undefined;
+    if (this.slotOfRank[planned] === NONE) this.loggedPlanned++;
+    this.slotOfRank[planned] = slot;
+    return planned;
+  }
+
+  private rankOfKey(key: string): number | undefined {
+    if (this.order.length === 0) return undefined;
+    if (this.rankOf === null) {
+      // The last rank of a key that is planned twice, as the log's index keeps its last line.
+      const ranks = new Map<string, number>();
+      this.order.forEach((planned, rank) => ranks.set(planned, rank));
+      this.rankOf = ranks;
     }
-    return rank;
+    return this.rankOf.get(key);
   }
 
   private keepRows(slot: number, rows: readonly CandidateRow[]): void {

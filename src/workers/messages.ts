@@ -127,6 +127,13 @@ export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'co
  * candidate, and names and paths written out in full made most of it.
  */
 export function batchLine(id: number, batch: Batch): string {
+  const { strings, ref } = stringTable();
+  const items = batch.items.map((item) => (item.kind === 'grade' ? { ...item, candidate: candidateOnWire(item.candidate, ref) } : item));
+  return jsonLine({ type: 'batch', id, batch: { ...batch, strings, items } });
+}
+
+/** Strings held once for a message: `ref` gives a string's index in `strings`, adding it the first time. */
+function stringTable(): { strings: string[]; ref: (text: string) => number } {
   const strings: string[] = [];
   const refs = new Map<string, number>();
   const ref = (text: string): number => {
@@ -138,8 +145,7 @@ export function batchLine(id: number, batch: Batch): string {
     }
     return at;
   };
-  const items = batch.items.map((item) => (item.kind === 'grade' ? { ...item, candidate: candidateOnWire(item.candidate, ref) } : item));
-  return jsonLine({ type: 'batch', id, batch: { ...batch, strings, items } });
+  return { strings, ref };
 }
 
 /** A message's line as it goes to a worker: a batch's by `batchLine`, any other as it is. */
@@ -228,6 +234,113 @@ function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Cand
         : { text: { kind: 'range', file: text(submission[2]), start: submission[3], end: submission[4], digest: submission[5] }, declaredLanguage };
   }
   return candidate;
+}
+
+/**
+ * A solution file's outcomes as they go to the supervisor (`solutionsLine`):
+ * like a batch's candidates, each submission as an array of positions, the
+ * strings that repeat (problem, model, prompt, sample, language and the
+ * file) held once per message. A file of JSON Lines holds thousands of
+ * submissions, and as objects with their fields named, parsing them was
+ * most of the supervisor's work on such a file.
+ */
+interface SolutionsOnWire {
+  type: 'solutions';
+  batch: number;
+  item: number;
+  strings: string[];
+  submissions: SubmissionOutcomeOnWire[];
+  /** Solutions of the file that are skipped: [source, reason]. */
+  skipped: Array<[source: string, reason: string]>;
+}
+
+/** A submission by position: ids and language as indexes into the message's strings (-1: null), then its text: inline, or a range of a file. */
+type SubmissionOutcomeOnWire =
+  | [problemId: number, modelId: number, promptId: number, sampleId: number, source: string, declaredLanguage: number, file: -1, raw: string]
+  | [
+      problemId: number,
+      modelId: number,
+      promptId: number,
+      sampleId: number,
+      source: string,
+      declaredLanguage: number,
+      file: number,
+      start: number,
+      end: number,
+      digest: string,
+    ];
+
+/**
+ * The line of a `solutions` message: the submissions, then the skipped
+ * solutions, each in the file's order (the plan keeps the two apart, so
+ * their order between each other is not kept).
+ */
+export function solutionsLine(batch: number, item: number, outcomes: readonly SolutionFileOutcome[]): string {
+  const { strings, ref } = stringTable();
+  const optional = (text: string | null): number => (text === null ? -1 : ref(text));
+  const message: SolutionsOnWire = { type: 'solutions', batch, item, strings, submissions: [], skipped: [] };
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'skipped') {
+      message.skipped.push([outcome.skipped.source, outcome.skipped.reason]);
+      continue;
+    }
+    const s = outcome.submission;
+    const head = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId), s.source, optional(s.declaredLanguage)] as const;
+    message.submissions.push(s.text.kind === 'inline' ? [...head, -1, s.text.raw] : [...head, ref(s.text.file), s.text.start, s.text.end, s.text.digest]);
+  }
+  return jsonLine(message);
+}
+
+/** A `solutions` message's outcomes, checked; what is wrong otherwise. */
+function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[] | string {
+  const { strings, submissions, skipped } = value;
+  if (!isStrings(strings) || !Array.isArray(submissions) || !Array.isArray(skipped)) return 'a "solutions" message with malformed outcomes';
+  const text = (at: unknown): string | undefined => (isCount(at) ? strings[at] : undefined);
+  const optional = (at: unknown): string | null | undefined => (at === -1 ? null : text(at));
+  const outcomes: SolutionFileOutcome[] = [];
+  for (const w of submissions as unknown[]) {
+    if (!Array.isArray(w) || (w.length !== 8 && w.length !== 10)) return 'a "solutions" message with a malformed submission';
+    const problemId = text(w[0]);
+    const modelId = text(w[1]);
+    const promptId = optional(w[2]);
+    const sampleId = optional(w[3]);
+    const source: unknown = w[4];
+    const declaredLanguage = optional(w[5]) as SolutionLanguage | null | undefined;
+    const inline = w.length === 8 && w[6] === -1 && typeof w[7] === 'string';
+    const file = inline ? undefined : text(w[6]);
+    const range = file !== undefined && isCount(w[7]) && isCount(w[8]) && w[7] <= w[8] && typeof w[9] === 'string';
+    if (
+      problemId === undefined ||
+      modelId === undefined ||
+      promptId === undefined ||
+      sampleId === undefined ||
+      typeof source !== 'string' ||
+      declaredLanguage === undefined ||
+      (!inline && !range)
+    ) {
+      return 'a "solutions" message with a malformed submission';
+    }
+    outcomes.push({
+      kind: 'submission',
+      submission: {
+        problemId,
+        modelId,
+        promptId,
+        sampleId,
+        source,
+        text: inline
+          ? { kind: 'inline', raw: w[7] as string }
+          : { kind: 'range', file: file!, start: w[7] as number, end: w[8] as number, digest: w[9] as string },
+        declaredLanguage,
+      },
+    });
+  }
+  for (const w of skipped as unknown[]) {
+    if (!Array.isArray(w) || w.length !== 2 || typeof w[0] !== 'string' || typeof w[1] !== 'string')
+      return 'a "solutions" message with a malformed skipped solution';
+    outcomes.push({ kind: 'skipped', skipped: { source: w[0], reason: w[1] } });
+  }
+  return outcomes;
 }
 
 /**
@@ -433,9 +546,10 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
     case 'problem':
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
       return value as unknown as FromWorker;
-    case 'solutions':
-      if (!Array.isArray(value.outcomes) || !value.outcomes.every(isSolutionOutcome)) return 'a "solutions" message with malformed outcomes';
-      return value as unknown as FromWorker;
+    case 'solutions': {
+      const outcomes = solutionsFromWire(value);
+      return typeof outcomes === 'string' ? outcomes : { type: 'solutions', batch: value.batch, item: value.item, outcomes };
+    }
     case 'answered':
       if (!isObject(value.reply) || (value.reply.kind !== 'ran' && value.reply.kind !== 'load-error')) return 'an "answered" message without a reply';
       return value as unknown as FromWorker;
@@ -567,35 +681,6 @@ function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile
   if ('errors' in value) return isNullableString(value.id) && isStrings(value.errors);
   return (
     typeof value.id === 'string' && isStrings(value.tags) && isStrings(value.warnings) && typeof value.hasOptimalSolution === 'boolean' && isCount(value.tests)
-  );
-}
-
-function isSolutionOutcome(value: unknown): value is SolutionFileOutcome {
-  if (!isObject(value)) return false;
-  if (value.kind === 'skipped') return isObject(value.skipped) && typeof value.skipped.source === 'string' && typeof value.skipped.reason === 'string';
-  if (value.kind !== 'submission' || !isObject(value.submission)) return false;
-  const s = value.submission;
-  return (
-    typeof s.problemId === 'string' &&
-    typeof s.modelId === 'string' &&
-    isNullableString(s.promptId) &&
-    isNullableString(s.sampleId) &&
-    typeof s.source === 'string' &&
-    isSubmittedText(s.text) &&
-    isNullableString(s.declaredLanguage)
-  );
-}
-
-function isSubmittedText(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  if (value.kind === 'inline') return typeof value.raw === 'string';
-  return (
-    value.kind === 'range' &&
-    typeof value.file === 'string' &&
-    isCount(value.start) &&
-    isCount(value.end) &&
-    value.start <= value.end &&
-    typeof value.digest === 'string'
   );
 }
 

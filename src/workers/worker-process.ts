@@ -32,6 +32,7 @@ import {
   GradedAnswers,
   knownTests,
   readToWorker,
+  solutionsLine,
   type Batch,
   type BatchOptions,
   type FromWorker,
@@ -100,8 +101,12 @@ function pending(): boolean {
 }
 
 function send(message: FromWorker): void {
+  sendLine(jsonLine(message));
+}
+
+function sendLine(line: string): void {
   closeGraded();
-  queue(Buffer.from(jsonLine(message), 'utf8'));
+  queue(Buffer.from(line, 'utf8'));
 }
 
 function queue(...pieces: Buffer[]): void {
@@ -323,8 +328,7 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
     }
     case 'read-solutions': {
       if (discovery === null) throw new Error('no run context before a solution file');
-      const outcomes = readSolutionFile(item.file, discovery);
-      send({ type: 'solutions', batch: id, item: index, outcomes });
+      sendLine(solutionsLine(id, index, readSolutionFile(item.file, discovery)));
       return;
     }
     case 'job': {

@@ -8,6 +8,7 @@ import { FrameSplitter } from '../../src/sandbox-host/json-lines.js';
 import type { CandidateRow } from '../../src/report/rows.js';
 import type { Candidate } from '../../src/grading/candidate.js';
 import { NO_FILTERS } from '../../src/grading/filters.js';
+import type { SolutionFileOutcome, Submission } from '../../src/solutions/submission.js';
 import {
   batchLine,
   GradedAnswers,
@@ -17,6 +18,7 @@ import {
   itemsAnswered,
   readFromWorker,
   readToWorker,
+  solutionsLine,
   type Batch,
   type FromWorker,
   type GradedMessage,
@@ -49,6 +51,8 @@ const withField = (index: number, value: unknown): unknown => ({ ...graded, rows
 const twoRows = (rowEnds: number[]): Record<string, unknown> => ({ ...graded, rows: [...flatRow, ...flatRow], rowEnds });
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
+/** A `solutions` message as a worker writes it, with one good submission (a text given inline) and nothing skipped. */
+const solutions = { type: 'solutions', batch: 1, item: 0, strings: ['p', 'm'], submissions: [[0, 1, -1, -1, 's.py', -1, -1, 'x']], skipped: [] };
 
 describe('batchLine and readToWorker', () => {
   it('give the worker back every item of a batch as the supervisor had it', () => {
@@ -118,42 +122,38 @@ describe('readFromWorker', () => {
       { type: 'warmed', errors: ['python: the interpreter could not start'] },
       { type: 'problem', batch: 2, item: 3, problem: summary, grading: true },
       { type: 'problem', batch: 2, item: 4, problem: { file: '/q.json', id: null, errors: ['/q.json: not valid JSON'] }, grading: false },
-      { type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'skipped', skipped: { source: 'a.txt', reason: 'not a solution file' } }] },
-      {
-        type: 'solutions',
-        batch: 1,
-        item: 1,
-        outcomes: [
-          {
-            kind: 'submission',
-            submission: {
-              problemId: 'p',
-              modelId: 'm',
-              promptId: null,
-              sampleId: null,
-              source: 's.py',
-              text: { kind: 'inline', raw: 'x' },
-              declaredLanguage: 'python',
-            },
-          },
-          {
-            kind: 'submission',
-            submission: {
-              problemId: 'p',
-              modelId: 'm',
-              promptId: null,
-              sampleId: '2',
-              source: 's.jsonl:3',
-              text: { kind: 'range', file: 's.jsonl', start: 10, end: 52, digest: '0123456789abcdef' },
-              declaredLanguage: null,
-            },
-          },
-        ],
-      },
       { type: 'answered', batch: 1, item: 0, reply: { kind: 'load-error', message: 'no' } },
       { type: 'failed', batch: 1, item: 0, message: 'bug' },
     ];
     for (const message of good) expect(readFromWorker(message)).toEqual(message);
+  });
+
+  it("gives back a solution file's outcomes as the worker read them: its submissions, then its skipped solutions, each in the file's order", () => {
+    const submission = (over: Partial<Submission>): SolutionFileOutcome => ({
+      kind: 'submission',
+      submission: {
+        problemId: 'p',
+        modelId: 'm',
+        promptId: null,
+        sampleId: null,
+        source: 's.py',
+        text: { kind: 'inline', raw: 'x' },
+        declaredLanguage: 'python',
+        ...over,
+      },
+    });
+    const skipped = (source: string): SolutionFileOutcome => ({ kind: 'skipped', skipped: { source, reason: `${source} is not a solution` } });
+    const range = { kind: 'range' as const, file: '/s/samples.jsonl', start: 10, end: 52, digest: '0123456789abcdef' };
+    const outcomes = [
+      skipped('a.txt'),
+      submission({}),
+      submission({ promptId: 'brief', sampleId: '2', source: 's.jsonl:3', text: range, declaredLanguage: null }),
+      skipped('s.jsonl:4'),
+      submission({ problemId: 'q', modelId: 'other', source: 's.jsonl:5', text: { ...range, start: 52, end: 52 } }),
+    ];
+    const read = readFromWorker(JSON.parse(solutionsLine(3, 4, outcomes)));
+    expect(read).toEqual({ type: 'solutions', batch: 3, item: 4, outcomes: [outcomes[1], outcomes[2], outcomes[4], outcomes[0], outcomes[3]] });
+    expect(readFromWorker(JSON.parse(solutionsLine(3, 5, [])))).toEqual({ type: 'solutions', batch: 3, item: 5, outcomes: [] });
   });
 
   it("carries graded candidates as one message and gives back each one's rows, records and joined records byte for byte", () => {
@@ -233,25 +233,27 @@ describe('readFromWorker', () => {
       [{ type: 'failed', batch: 1, item: 0, message: 'bug', payloadBytes: 2 }, /with a payload/],
       [{ type: 'problem', batch: 1, item: 0, problem: { ...summary, tests: -1 }, grading: false }, /malformed problem/],
       [{ type: 'problem', batch: 1, item: 0, problem: summary }, /malformed problem/],
-      [{ type: 'solutions', batch: 1, item: 0, outcomes: [{ kind: 'submission', submission: { problemId: 'p' } }] }, /malformed outcomes/],
+      [{ type: 'solutions', batch: 1, item: 0, outcomes: [] }, /"solutions" message with malformed outcomes/],
+      [{ ...solutions, strings: [1] }, /"solutions" message with malformed outcomes/],
+      [{ ...solutions, skipped: [['a.txt']] }, /malformed skipped solution/],
+      [{ ...solutions, skipped: [['a.txt', 2]] }, /malformed skipped solution/],
       ...[
-        { kind: 'inline' },
-        { kind: 'range', file: 's.py', start: 0, end: 4 },
-        { kind: 'range', file: 's.py', start: 5, end: 4, digest: 'x' },
-        { kind: 'range', file: 's.py', start: -1, end: 4, digest: 'x' },
-        { kind: 'file', file: 's.py', start: 0, end: 4, digest: 'x' },
-        'def f(): pass',
-      ].map((text): [unknown, RegExp] => [
-        {
-          type: 'solutions',
-          batch: 1,
-          item: 0,
-          outcomes: [
-            { kind: 'submission', submission: { problemId: 'p', modelId: 'm', promptId: null, sampleId: null, source: 's.py', text, declaredLanguage: null } },
-          ],
-        },
-        /malformed outcomes/,
-      ]),
+        [0, 1, -1, -1, 's.py', -1, -1],
+        [0, 1, -1, -1, 's.py', -1, -1, 7],
+        [0, 1, -1, -1, 's.py', -1, 0, 'x'],
+        [2, 1, -1, -1, 's.py', -1, -1, 'x'],
+        [0, null, -1, -1, 's.py', -1, -1, 'x'],
+        [0, 1, -2, -1, 's.py', -1, -1, 'x'],
+        [0, 1, -1, 0.5, 's.py', -1, -1, 'x'],
+        [0, 1, -1, -1, 3, -1, -1, 'x'],
+        [0, 1, -1, -1, 's.py', 9, -1, 'x'],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4],
+        [0, 1, -1, -1, 's.py', -1, 0, 5, 4, 'x'],
+        [0, 1, -1, -1, 's.py', -1, 0, -1, 4, 'x'],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, null],
+        [0, 1, -1, -1, 's.py', -1, 5, 0, 4, 'x'],
+        { problemId: 'p' },
+      ].map((submission): [unknown, RegExp] => [{ ...solutions, submissions: [submission] }, /"solutions" message with a malformed submission/]),
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
       [{ type: 'warmed' }, /"warmed" message without its errors/],
