@@ -1,0 +1,90 @@
+/**
+ * A plan kept in columns (runner/candidate-list.ts) gives back each
+ * candidate as planning it one object at a time would have made it.
+ */
+import { describe, expect, it } from 'vitest';
+import { candidateKey, referencePlans, selfCheckKey, selfCheckPlan, submissionPlan, type ProblemSummary } from '../../src/grading/candidate.js';
+import { candidateArray, selfCheckList, subList, SubmissionPlan, type CandidateList } from '../../src/runner/candidate-list.js';
+import type { Submission } from '../../src/solutions/submission.js';
+
+const problem = (id: string, tests: number): ProblemSummary => ({ id, file: `/p/${id}.json`, tags: [], warnings: [], hasOptimalSolution: true, tests });
+const add = problem('add', 3);
+const gcd = problem('gcd "quoted" é', 5);
+
+const submissions: Array<[ProblemSummary, Submission]> = [
+  [
+    add,
+    {
+      problemId: 'add',
+      modelId: 'm1',
+      promptId: null,
+      sampleId: null,
+      source: '/s/add.py',
+      text: { kind: 'inline', raw: 'def add(a, b): return a + b' },
+      declaredLanguage: 'python',
+    },
+  ],
+  [
+    gcd,
+    {
+      problemId: gcd.id,
+      modelId: 'm2',
+      promptId: 'brief',
+      sampleId: '0',
+      source: '/s/m2.jsonl:1',
+      text: { kind: 'range', file: '/s/m2.jsonl', start: 0, end: 120, digest: 'ab'.repeat(32) },
+      declaredLanguage: null,
+    },
+  ],
+  [
+    gcd,
+    {
+      problemId: gcd.id,
+      modelId: 'm2',
+      promptId: 'brief',
+      sampleId: '1',
+      source: '/s/m2.jsonl:2',
+      text: { kind: 'range', file: '/s/m2.jsonl', start: 120, end: 120, digest: 'cd'.repeat(32) },
+      declaredLanguage: null,
+    },
+  ],
+];
+
+/** Every accessor of a list, rank by rank, against the candidates it should hold. */
+function expectList(list: CandidateList, expected: ReturnType<typeof submissionPlan>[]): void {
+  expect(list.length).toBe(expected.length);
+  expected.forEach((candidate, rank) => {
+    expect(list.at(rank)).toEqual(candidate);
+    expect(list.problemId(rank)).toBe(candidate.problemId);
+    expect(list.modelId(rank)).toBe(candidate.modelId);
+    expect(list.file(rank)).toBe(candidate.file);
+    expect(list.tests(rank)).toBe(candidate.tests);
+    expect(list.key(rank)).toBe(candidateKey(candidate));
+  });
+}
+
+describe('a plan in columns', () => {
+  it('gives back each submission as submissionPlan makes it, then the references', () => {
+    for (const extract of [false, true]) {
+      const plan = new SubmissionPlan(extract);
+      for (const [p, s] of submissions) plan.add(p, s);
+      expect([...plan.submittedProblems()]).toEqual(['add', gcd.id]);
+      plan.addReferences([add, gcd]);
+      expectList(plan, [...submissions.map(([p, s]) => submissionPlan(p, s, extract)), ...referencePlans([add, gcd])]);
+      expect(() => plan.at(plan.length)).toThrow(RangeError);
+    }
+  });
+
+  it("plans a self-check from its problems, each key the same as its candidate's", () => {
+    expectList(selfCheckList([add, gcd]), [selfCheckPlan(add), selfCheckPlan(gcd)]);
+    expect(selfCheckKey(gcd)).toBe(candidateKey(selfCheckPlan(gcd)));
+  });
+
+  it('takes a part of a plan by rank, and a plan held as objects', () => {
+    const all = submissions.map(([p, s]) => submissionPlan(p, s, false));
+    const plan = new SubmissionPlan(false);
+    for (const [p, s] of submissions) plan.add(p, s);
+    expectList(subList(plan, [2, 0]), [all[2]!, all[0]!]);
+    expectList(candidateArray(all), all);
+  });
+});
