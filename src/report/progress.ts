@@ -1,4 +1,3 @@
-import type { CandidateRow } from './rows.js';
 import type { Reporter, RunStartInfo } from './reporter.js';
 import { formatClock, plural } from './text.js';
 
@@ -108,13 +107,11 @@ export function progressReporter(options: ProgressOptions): Reporter {
       timer.unref();
       if (options.live) draw();
     },
-    onCandidateResult(rows: readonly CandidateRow[]) {
+    onCandidateCounted(tests: number, passed: number) {
       counts.done++;
-      for (const row of rows) {
-        counts.tests += row.total;
-        counts.testsPassed += row.passed;
-        counts.failing += row.total - row.passed;
-      }
+      counts.tests += tests;
+      counts.testsPassed += passed;
+      counts.failing += tests - passed;
       dirty = true;
     },
     onRunEnd() {

@@ -48,6 +48,12 @@ export interface Reporter {
   /** The run's settled counts, after an `estimated` start. */
   onPlan?(info: RunStartInfo): void | Promise<void>;
   onCandidateResult?(rows: readonly CandidateRow[]): void | Promise<void>;
+  /**
+   * The same candidate counted: the tests its suites ran and those that
+   * passed. For a reporter that only counts (progress): a candidate's rows
+   * are made only when some reporter has `onCandidateResult`.
+   */
+  onCandidateCounted?(tests: number, passed: number): void;
   onRunEnd?(outcome: RunOutcome): void | Promise<void>;
 }
 
@@ -55,13 +61,20 @@ export interface Reporter {
 export interface CombinedReporter {
   onRunStart(info: RunStartInfo): Promise<void>;
   onPlan(info: RunStartInfo): Promise<void>;
+  /** Whether some reporter has `onCandidateResult`: if none has, a run need not make the rows. */
+  readonly hearsRows: boolean;
   /** Returns a promise only when a reporter's hook did: a run tells this once per candidate. */
   onCandidateResult(rows: readonly CandidateRow[]): void | Promise<void>;
+  onCandidateCounted(tests: number, passed: number): void;
   onRunEnd(outcome: RunOutcome): Promise<void>;
 }
 
 export function combineReporters(reporters: readonly Reporter[]): CombinedReporter {
   return {
+    hearsRows: reporters.some((r) => r.onCandidateResult !== undefined),
+    onCandidateCounted(tests, passed) {
+      for (const r of reporters) r.onCandidateCounted?.(tests, passed);
+    },
     async onRunStart(info) {
       for (const r of reporters) await r.onRunStart?.(info);
     },

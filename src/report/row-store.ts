@@ -87,6 +87,16 @@ export class RowStore {
     return into;
   }
 
+  /** The tests the candidate of this handle ran (its rows' totals), read without making its rows. */
+  testsOf(handle: number): number {
+    return this.sum(handle, 1);
+  }
+
+  /** The tests it passed. */
+  passedOf(handle: number): number {
+    return this.sum(handle, 0);
+  }
+
   /** The failing tests of the candidate of this handle (failing-tests.ts `failingCount`), read without making its rows. */
   failingCount(handle: number): number {
     let count = 0;
@@ -99,6 +109,13 @@ export class RowStore {
       count += flat[n + 1]! - flat[n]! - flat[n + 7]!;
     }
     return count;
+  }
+
+  /** The sum over the candidate's rows of the number `field` places after its status (0: passed, 1: total). */
+  private sum(handle: number, field: number): number {
+    let sum = 0;
+    for (let i = handle; i < handle + this.spans[handle]!; i++) sum += this.flat[i * ROW_WIDTH + ROW_STATUS + 1 + field]!;
+    return sum;
   }
 
   /** Copies one row of ROW_WIDTH numbers from `source` at `at`; its strings are indexes into `table`, or into this store's own when null. */

@@ -16,19 +16,29 @@ export class Reports {
 
   constructor(private readonly reporter: CombinedReporter) {}
 
-  /** Rows not yet told: told together, one step of the chain for all that came meanwhile. */
-  private queued: Array<() => readonly CandidateRow[]> = [];
+  /**
+   * Candidates not yet told, told together, one step of the chain for all
+   * that came meanwhile: each one's tests and passed tests, two numbers a
+   * candidate, and its rows only when a reporter hears rows.
+   */
+  private queuedCounts: number[] = [];
+  private queuedRows: Array<() => readonly CandidateRow[]> = [];
 
-  /** A candidate graded; `rows` gives its rows, made only when they are told. */
-  graded(rows: () => readonly CandidateRow[]): void {
+  /** A candidate graded, counted (`tests` ran, `passed` passed); `rows` gives its rows, made only when a reporter hears them. */
+  graded(tests: number, passed: number, rows: () => readonly CandidateRow[]): void {
     if (!this.started) return;
-    this.queued.push(rows);
-    if (this.queued.length === 1) this.tell(() => this.drain());
+    this.queuedCounts.push(tests, passed);
+    if (this.reporter.hearsRows) this.queuedRows.push(rows);
+    if (this.queuedCounts.length === 2) this.tell(() => this.drain());
   }
 
   private async drain(): Promise<void> {
-    for (const rows of this.queued.splice(0)) {
-      const told = this.reporter.onCandidateResult(rows());
+    const counts = this.queuedCounts.splice(0);
+    const rows = this.queuedRows.splice(0);
+    for (let i = 0; i < counts.length / 2; i++) {
+      this.reporter.onCandidateCounted(counts[2 * i]!, counts[2 * i + 1]!);
+      if (!this.reporter.hearsRows) continue;
+      const told = this.reporter.onCandidateResult(rows[i]!());
       if (told !== undefined) await told;
     }
   }

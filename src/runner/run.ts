@@ -77,11 +77,15 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     candidate(key, rows, records, rank) {
       if (interrupted()) return;
       openNewLog().record(key, rows, records, rank);
-      reports.graded(() => rows);
+      reports.graded(
+        rows.reduce((n, row) => n + row.total, 0),
+        rows.reduce((n, row) => n + row.passed, 0),
+        () => rows,
+      );
     },
     graded(message, keyOf, rankOf) {
       if (interrupted()) return;
-      openNewLog().recordGraded(message, keyOf, rankOf, (rows) => reports.graded(rows));
+      openNewLog().recordGraded(message, keyOf, rankOf, (tests, passed, rows) => reports.graded(tests, passed, rows));
     },
   };
   // A shard knows its candidates only once every problem is read; a resumed run once its log is read.

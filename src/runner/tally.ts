@@ -82,13 +82,13 @@ export class Tally {
    * the bytes the worker wrote, and keeps their rows as the numbers they
    * came as: candidate j by `keyOf(j)`, skipped when that is null, and of
    * rank `rankOf(j)` in the plan when the caller knows it. `recorded` hears
-   * each one appended, with a way to its rows.
+   * each one appended: the tests it ran and passed, and a way to its rows.
    */
   recordGraded(
     m: GradedMessage,
     keyOf: (j: number) => string | null,
     rankOf: ((j: number) => number) | null,
-    recorded: (rows: () => CandidateRow[]) => void,
+    recorded: (tests: number, passed: number, rows: () => CandidateRow[]) => void,
   ): void {
     for (let j = 0; j < m.count; j++) {
       const key = keyOf(j);
@@ -101,7 +101,7 @@ export class Tally {
       this.keepHandle(slot, handle);
       const planned = this.noteLogged(key, rankOf === null ? null : rankOf(j), slot);
       this.failing.noteCounted(planned ?? Number.MAX_SAFE_INTEGER, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
-      recorded(() => this.store.rowsOf(handle));
+      recorded(this.store.testsOf(handle), this.store.passedOf(handle), () => this.store.rowsOf(handle));
     }
   }
 

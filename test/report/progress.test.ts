@@ -1,25 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { progressLine, progressMode, progressReporter } from '../../src/report/progress.js';
-import type { CandidateRow } from '../../src/report/rows.js';
-
-function row(passed: number, total: number): CandidateRow {
-  return {
-    problem_id: 'p',
-    model_id: 'm',
-    prompt_id: null,
-    sample_id: null,
-    language: 'javascript',
-    status: passed === total ? 'passed' : 'failed',
-    error: null,
-    entry_point: null,
-    passed,
-    total,
-    duration_ms: 1,
-    counts: { fail: total - passed, error: 0, timeout: 0, memory: 0, skipped: 0 },
-    ran: true,
-  };
-}
-
 const START = { mode: 'grade' as const, problems: 1, invalidProblems: 0, candidates: 4, resumed: 0, logFile: 'x.jsonl' };
 
 describe('progressMode', () => {
@@ -56,7 +36,7 @@ describe('progressReporter', () => {
     await p.onRunStart?.(START);
     expect(writes).toEqual(['\r\x1b[2K0/4 candidates · 0/0 tests passed · 0 failing tests · 0 s elapsed']);
     // A burst of results between two ticks draws nothing by itself.
-    for (let i = 0; i < 3; i++) await p.onCandidateResult?.([row(2, 3)]);
+    for (let i = 0; i < 3; i++) p.onCandidateCounted?.(3, 2);
     expect(writes).toHaveLength(1);
     clock = 3000;
     vi.advanceTimersByTime(200);
@@ -84,7 +64,7 @@ describe('progressReporter', () => {
     const writes: string[] = [];
     const p = progressReporter({ stream: { write: (t: string) => writes.push(t) }, live: false, now: () => clock });
     await p.onRunStart?.(START);
-    await p.onCandidateResult?.([row(1, 1)]);
+    p.onCandidateCounted?.(1, 1);
     clock = 9_999;
     vi.advanceTimersByTime(9_999);
     expect(writes).toEqual([]);
