@@ -51,10 +51,24 @@ export class LineIndex {
       this.firstCut[slot] = MANY;
       this.manyCuts.set(slot, [...cuts]);
     }
+    return this.added(key, slot);
+  }
+
+  private added(key: string, slot: number): number {
     this.count++;
     this.keys.push(key);
     this.slots?.set(key, slot);
     return slot;
+  }
+
+  /** The same for a line this process wrote with one result, which starts at `start` (its cuts, without a list of them). */
+  setOne(key: string, offset: number, length: number, start: number): number {
+    const slot = this.count;
+    if (slot === this.offsets.length) this.grow();
+    this.offsets[slot] = offset;
+    this.lengths[slot] = length;
+    this.firstCut[slot] = start;
+    return this.added(key, slot);
   }
 
   /** A logged line's slot, for the accessors below; -1 when the key is not logged. */

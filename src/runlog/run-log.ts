@@ -247,16 +247,22 @@ export class RunLog {
   appendJoined(key: string, bytes: Uint8Array, start: number, end: number, recordEnds: readonly number[], from: number, to: number): number {
     const offset = this.size;
     const head = this.appendLineHead(key);
-    const cuts: number[] = [];
-    for (let r = from, at = start; r < to; at = recordEnds[r]! + 1, r++) cuts.push(head + at - start, head + recordEnds[r]! - start);
+    // One result (a submission's): its cuts are known without a list.
+    const cuts: number[] | null = to - from === 1 ? null : [];
+    if (cuts !== null) for (let r = from, at = start; r < to; at = recordEnds[r]! + 1, r++) cuts.push(head + at - start, head + recordEnds[r]! - start);
     this.appendRange(bytes, start, end);
     this.appendBytes(LINE_END);
-    return this.lines.set(key, offset, head + (end - start) + LINE_END.length, cuts);
+    const length = head + (end - start) + LINE_END.length;
+    return cuts === null ? this.lines.setOne(key, offset, length, head) : this.lines.set(key, offset, length, cuts);
   }
 
   /** Appends the start of a candidate's line, up to its results; returns its length in bytes. */
   private appendLineHead(key: string): number {
-    return this.appendText(`{"type":"candidate","key":${JSON.stringify(key)},"results":[`);
+    // In three pieces rather than one string made of them, which would be made, flattened and dropped for every candidate.
+    this.appendBytes(LINE_HEAD_START);
+    const escaped = this.appendText(JSON.stringify(key));
+    this.appendBytes(LINE_HEAD_END);
+    return LINE_HEAD_START.length + escaped + LINE_HEAD_END.length;
   }
 
   /** How many candidate lines the log holds (a key logged twice counts twice). */
@@ -429,6 +435,9 @@ export class RunLog {
 }
 
 const COMMA = Buffer.from(',');
+/** A candidate line up to its key, and from its key to its results. */
+const LINE_HEAD_START = Buffer.from('{"type":"candidate","key":');
+const LINE_HEAD_END = Buffer.from(',"results":[');
 
 function lastByte(fd: number, size: number): number {
   const one = Buffer.alloc(1);
