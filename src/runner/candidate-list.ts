@@ -48,8 +48,8 @@ export function subList(list: CandidateList, ranks: readonly number[]): Candidat
   };
 }
 
-/** A self-check: each problem's optimal_solution; `keyOf` gives a problem's key (the same string each time, so the plan makes none). */
-export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (problem: ProblemSummary) => string = selfCheckKey): CandidateList {
+/** A self-check: each problem's optimal_solution; `keyOf` gives a rank's key (the same string each time, so the plan makes none). */
+export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (rank: number) => string = (rank) => selfCheckKey(problems[rank]!)): CandidateList {
   return {
     length: problems.length,
     at: (rank) => selfCheckPlan(problems[rank]!),
@@ -57,7 +57,7 @@ export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (probl
     modelId: () => SELF_CHECK_MODEL,
     file: (rank) => problems[rank]!.file,
     tests: (rank) => problems[rank]!.tests,
-    key: (rank) => keyOf(problems[rank]!),
+    key: keyOf,
   };
 }
 

@@ -44,14 +44,9 @@ export async function readProblems(
     problem.file = fileAt(index);
     return problem;
   };
-  // A self-check's key is worked out once, when it is graded, and the plan reuses that string: a map finds it again without hashing or comparing its text.
-  // A plain map: the summaries live as long as the run anyway, and weak entries cost the garbage collector more.
-  const keys = new Map<ProblemSummary, string>();
-  const selfCheckKey = (summary: ProblemSummary): string => {
-    let key = keys.get(summary);
-    if (key === undefined) keys.set(summary, (key = keyOfSelfCheck(summary)));
-    return key;
-  };
+  // A self-check's key is worked out once, when it is graded, and the plan reuses that string, found by the problem's place in the listing.
+  const keys: Array<string | undefined> = [];
+  const selfCheckKey = (summary: ProblemSummary, index: number): string => (keys[index] ??= keyOfSelfCheck(summary));
   const work = route.send(items, {
     onMessage: (m, indexOf) => {
       const index = indexOf(0);
@@ -66,9 +61,10 @@ export async function readProblems(
             const given = problems?.[j];
             if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
             const summary = loaded[at];
-            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
+            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary, at) : null;
           },
-          null,
+          // Graded before the plan: the tally knows it by its place in the listing until the plan says where that is (`PlannedRun.listed`).
+          indexOf,
         );
       } else if (m.type === 'failed') {
         const summary = loaded[index];
@@ -76,7 +72,7 @@ export async function readProblems(
           loaded[index] = invalid(fileAt(index), null, [`${fileAt(index)}: evalrun failed to read it: ${m.message}`]);
         else if (grade !== null) {
           const candidate = selfCheckPlan(summary);
-          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`), null);
+          recordResults(grade.record, candidate, unavailableResults(candidate, `internal error in evalrun: ${m.message}`), index);
         }
       }
     },
@@ -100,7 +96,15 @@ export async function readProblems(
       const file = typeof item === 'string' ? item : item.file;
       return { path: typeof item === 'string' ? item : null, relative: pathInside(dir, file) };
     });
-  return { ...splitAndRejectDuplicates(results), walked, unread, selfCheckKey };
+  const split = splitAndRejectDuplicates(results);
+  // The valid problems keep the listing's order, each one the object `loaded` holds.
+  const listed = (problems: readonly ProblemSummary[]): number[] => {
+    const places: number[] = [];
+    for (let index = 0; places.length < problems.length && index < loaded.length; index++) if (loaded[index] === problems[places.length]) places.push(index);
+    if (places.length !== problems.length) throw new Error('problems not in the order they were listed');
+    return places;
+  };
+  return { ...split, walked, unread, selfCheckKey, listed };
 }
 
 export interface ReadProblems {
@@ -110,8 +114,10 @@ export interface ReadProblems {
   walked: () => WalkedFile[];
   /** Files no worker read (the run was interrupted first): the run is not complete. */
   unread: number;
-  /** The key of a problem's self-check (candidateKey), the same string each time for the same problem. */
-  selfCheckKey: (problem: ProblemSummary) => string;
+  /** The key of a problem's self-check (candidateKey), given its place in the listing: the same string each time for the same problem. */
+  selfCheckKey: (problem: ProblemSummary, index: number) => string;
+  /** The places in the listing of some of `problems`, given in the order they are there. */
+  listed: (problems: readonly ProblemSummary[]) => number[];
 }
 
 /** The run's candidates, what was skipped, and the solution files found (none for a self-check). */
@@ -119,6 +125,8 @@ export interface PlannedRun {
   candidates: CandidateList;
   skipped: SkippedSubmissionReport[];
   walked: WalkedFile[] | null;
+  /** A self-check's: each candidate's problem's place in the listing, by which it was recorded if it was graded as it was read. */
+  listed: number[] | null;
 }
 
 export async function planCandidates(
@@ -129,14 +137,9 @@ export async function planCandidates(
   route: Route,
 ): Promise<PlannedRun> {
   if (options.solutionsDir === null) {
-    return {
-      candidates: selfCheckList(
-        selected.filter((p) => p.hasOptimalSolution),
-        loaded.selfCheckKey,
-      ),
-      skipped: [],
-      walked: null,
-    };
+    const checked = selected.filter((p) => p.hasOptimalSolution);
+    const listed = loaded.listed(checked);
+    return { candidates: selfCheckList(checked, (rank) => loaded.selfCheckKey(checked[rank]!, listed[rank]!)), skipped: [], walked: null, listed };
   }
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));
@@ -164,7 +167,7 @@ export async function planCandidates(
     const submitted = candidates.submittedProblems();
     candidates.addReferences(selected.filter((p) => submitted.has(p.id)));
   }
-  return { candidates, skipped, walked: found.files };
+  return { candidates, skipped, walked: found.files, listed: null };
 }
 
 /**

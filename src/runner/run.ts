@@ -141,7 +141,8 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
 
   try {
     const keys = Array.from({ length: candidates.length }, (_, rank) => candidates.key(rank));
-    tally.plan(keys);
+    // A self-check graded as it read the problems recorded each one by its place in the listing.
+    tally.plan(keys, streaming ? planned.listed : null);
     // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
     const todo: number[] = [];
     if (!streaming) for (let rank = 0; rank < keys.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);

@@ -45,18 +45,22 @@ export class Tally {
 
   /**
    * Declares the candidates in input order. Failing tests of candidates
-   * already in the log are ranked again, reading their lines back.
+   * already in the log are ranked again, reading their lines back. Those
+   * recorded before the plan are found by key, or, when `earlier` is given,
+   * by the rank each one was recorded with: `earlier[rank]` (a self-check
+   * records a problem by its place in the listing as it reads it).
    */
-  plan(keys: readonly string[]): void {
+  plan(keys: readonly string[], earlier: readonly number[] | null = null): void {
+    const before = this.slotOfRank;
     this.order = [...keys];
     this.rankOf = null;
     this.slotOfRank = new Int32Array(keys.length).fill(NONE);
     this.failing.clear();
     this.loggedPlanned = 0;
-    // A new run's log holds no candidate yet: there is nothing to look up by key.
+    // A new run's log holds no candidate yet: there is nothing to look up.
     if (this.log.candidateLines === 0) return;
     keys.forEach((key, rank) => {
-      const slot = this.log.slotOf(key);
+      const slot = earlier === null ? this.log.slotOf(key) : (before[earlier[rank]!] ?? NONE);
       if (slot < 0) return;
       this.slotOfRank[rank] = slot;
       this.loggedPlanned++;
@@ -150,10 +154,18 @@ export class Tally {
     for (const slot of this.slotOfRank) this.log.visitResultsAt(slot, visit);
   }
 
-  /** Notes a planned candidate's line (`slot`); its rank, or undefined when it is not planned. */
+  /**
+   * Notes a candidate's line (`slot`) by its rank; its rank, or undefined
+   * when it is not planned. Before the plan, a rank is the caller's own
+   * (`plan`'s `earlier`), and the count of planned lines waits for the plan.
+   */
   private noteLogged(key: string, rank: number | null, slot: number): number | undefined {
     const planned = rank ?? this.rankOfKey(key);
     if (planned === undefined) return undefined;
+    if (planned >= this.slotOfRank.length) {
+      const had = this.slotOfRank.length;
+      this.slotOfRank = grown(this.slotOfRank, Math.max(planned + 1, had * 2)).fill(NONE, had);
+    }
     if (this.slotOfRank[planned] === NONE) this.loggedPlanned++;
     this.slotOfRank[planned] = slot;
     return planned;

@@ -6,6 +6,8 @@ import type { CandidateResult, TestResult } from '../../src/report/scorecard.js'
 import { FAILURES_KEPT } from '../../src/report/failing-tests.js';
 import { collectRows, Tally } from '../../src/runner/tally.js';
 import { RunLog, type RunHeader } from '../../src/runlog/run-log.js';
+import { candidateRow } from '../../src/report/rows.js';
+import { recordBytes } from '../../src/values/wire.js';
 
 const HEADER: RunHeader = { type: 'run', run_id: 'r', started_at: '2026-01-01T00:00:00.000Z', mode: 'self-check', options: {} };
 
@@ -120,6 +122,23 @@ describe('the run log', () => {
     // Planned again (a resumed run plans once its log is read): the same count.
     store.plan(['kc', 'kd', 'ka']);
     expect(store.missing()).toBe(1);
+    store.log.close();
+  });
+
+  it('finds the candidates recorded before the plan by the ranks they were recorded with, when the plan gives them', () => {
+    const store = new Tally(RunLog.create(scratch(), HEADER));
+    const [a, b, c] = [result('a', [true]), result('b', [false, true]), result('c', [true])];
+    // A self-check records each problem by its place in the listing as it reads it: the files at 7, 2 and 4 here, the one at 4 left out by the plan.
+    const record = (key: string, r: CandidateResult, listed: number): void => store.record(key, [candidateRow(r)], [recordBytes(r)], listed);
+    record('ka', a, 7);
+    record('kc', c, 4);
+    record('kb', b, 2);
+    store.plan(['kb', 'ka', 'kd'], [2, 7, 9]);
+    expect([...store.results()]).toEqual([b, a]);
+    expect(store.rows().map((row) => row.problem_id)).toEqual(['b', 'a']);
+    expect(store.missing()).toBe(1);
+    expect(store.failingTests().shown.map((f) => f.candidate.problem_id)).toEqual(['b']);
+    expect([0, 1, 2].map((rank) => store.isLogged(rank))).toEqual([true, true, false]);
     store.log.close();
   });
 
