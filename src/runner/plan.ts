@@ -45,7 +45,8 @@ export async function readProblems(
     return problem;
   };
   // A self-check's key is worked out once, when it is graded, and the plan reuses that string, found by the problem's place in the listing.
-  const keys: Array<string | undefined> = [];
+  // As long as the listing from the start: workers answer out of order, and a late place written into a short array would make it a dictionary.
+  const keys = new Array<string | undefined>(found.length);
   const selfCheckKey = (summary: ProblemSummary, index: number): string => (keys[index] ??= keyOfSelfCheck(summary));
   const work = route.send(items, {
     onMessage: (m, indexOf) => {
