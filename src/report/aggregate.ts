@@ -81,14 +81,17 @@ export interface AggregatableResult {
   total: number;
 }
 
-export function aggregateResults(candidates: readonly AggregatableResult[], options: AggregateOptions = {}): Aggregates {
+/** `candidates` in input order: an array, or rows made one at a time and let go (a run's, from its row store). */
+export function aggregateResults(candidates: Iterable<AggregatableResult>, options: AggregateOptions = {}): Aggregates {
   const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
   const ks = options.ks ?? DEFAULTS.passAtK;
   // One pass over the candidates finds each one's group (problem, model,
   // prompt) with one map lookup; the rows by model, prompt and tag are then
   // rolled up from the groups, of which there are far fewer.
   const problems = new Map<string, ProblemGroups>();
-  candidates.forEach((c, index) => {
+  let index = -1;
+  for (const c of candidates) {
+    index++;
     let problem = problems.get(c.problem_id);
     if (problem === undefined) problems.set(c.problem_id, (problem = { groups: [] }));
     let group: Group | undefined;
@@ -103,7 +106,7 @@ export function aggregateResults(candidates: readonly AggregatableResult[], opti
     if (candidatePasses(c)) group.c++;
     group.tests += c.total;
     group.passed += c.passed;
-  });
+  }
   const models = new Map<string, ModelTally>();
   const prompts = new Map<string | null, Tally>();
   const tags = new Map<string, Tally>();

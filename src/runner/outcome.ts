@@ -1,5 +1,5 @@
 import { aggregateResults } from '../report/aggregate.js';
-import { summarize } from '../report/rows.js';
+import { summarize, type CandidateRow } from '../report/rows.js';
 import { scoreEfficiency } from '../report/efficiency.js';
 import { efficiencyGraders } from '../grading/graders.js';
 import { gradersFromRecord } from './run-options.js';
@@ -27,8 +27,10 @@ export interface OutcomeParts {
  * same whether the run just ended here or its log is read back later.
  */
 export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
-  const rows = store.rows();
-  const aggregates = aggregateResults(rows, { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
+  // The roll-ups and the summary read each row once and keep none; the rows as one array are made only if a reporter asks for them.
+  let rows: CandidateRow[] | null = null;
+  const allRows = (): CandidateRow[] => (rows ??= store.rows());
+  const aggregates = aggregateResults(store.eachRow(), { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
   const invalid = parts.problems.filter((p) => !p.valid).length;
   // Scored from the rows, which come from the records: the same after --resume, in `evalrun report` and in a merge.
   const graders = efficiencyGraders(gradersFromRecord(parts.header.options).graders);
@@ -40,16 +42,18 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     finished_at: parts.finishedAt,
     complete: parts.complete,
     options: parts.header.options,
-    summary: summarize(rows, parts.problems.length, invalid),
+    summary: summarize(store.eachRow(), parts.problems.length, invalid),
     ...aggregates,
-    ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(rows, graders, parts.tagsByProblem) }),
+    ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem) }),
     problems: parts.problems,
     skipped_submissions: parts.skipped,
     ...(parts.shard === undefined || parts.shard === null ? {} : { shard: parts.shard }),
   };
   return {
     head,
-    rows,
+    get rows() {
+      return allRows();
+    },
     failures: store.failingTests(),
     results: () => store.results(),
     resultRecords: (visit) => store.resultRecords(visit),
