@@ -64,7 +64,7 @@ export interface Candidate {
 }
 
 /** The model a problem's own optimal_solution is graded as. */
-const SELF_CHECK_MODEL = 'optimal_solution';
+export const SELF_CHECK_MODEL = 'optimal_solution';
 
 function selfCheckSource(file: string): string {
   return `${file}#optimal_solution`;
@@ -195,10 +195,10 @@ function selfCheckCode(problem: PreparedProblem): CandidateCode {
   const code = problem.problem.optimal_solution ?? '';
   return {
     problem,
-    modelId: 'optimal_solution',
+    modelId: SELF_CHECK_MODEL,
     promptId: null,
     sampleId: null,
-    source: `${problem.file}#optimal_solution`,
+    source: selfCheckSource(problem.file),
     raw: code,
     code,
     declaredLanguage: null,

@@ -77,14 +77,9 @@ export class RowStore {
 
   /** The rows of the candidate `addCandidate` returned this handle for, as new objects. */
   rowsOf(handle: number): CandidateRow[] {
-    return this.pushRows(handle, []);
-  }
-
-  /** The same, pushed onto `into`; returns it. */
-  pushRows(handle: number, into: CandidateRow[]): CandidateRow[] {
-    const end = handle + this.spans[handle]!;
-    for (let i = handle; i < end; i++) into.push(this.get(i));
-    return into;
+    const rows: CandidateRow[] = [];
+    for (let i = handle; i < handle + this.spans[handle]!; i++) rows.push(this.get(i));
+    return rows;
   }
 
   /** The tests the candidate of this handle ran (its rows' totals), read without making its rows. */

@@ -41,34 +41,28 @@ export class LineIndex {
 
   /** Indexes a line; returns its slot. Slots are given in the order lines are set, from 0. */
   set(key: string, offset: number, length: number, cuts: Cuts): number {
-    const slot = this.count;
-    if (slot === this.offsets.length) this.grow();
-    this.offsets[slot] = offset;
-    this.lengths[slot] = length;
-    if (cuts === null) this.firstCut[slot] = EARLIER_RUN;
-    else if (cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES) this.firstCut[slot] = cuts[0]!;
-    else {
-      this.firstCut[slot] = MANY;
-      this.manyCuts.set(slot, [...cuts]);
-    }
-    return this.added(key, slot);
-  }
-
-  private added(key: string, slot: number): number {
-    this.count++;
-    this.keys.push(key);
-    this.slots?.set(key, slot);
+    if (cuts === null) return this.add(key, offset, length, EARLIER_RUN);
+    if (cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES) return this.add(key, offset, length, cuts[0]!);
+    const slot = this.add(key, offset, length, MANY);
+    this.manyCuts.set(slot, [...cuts]);
     return slot;
   }
 
   /** The same for a line this process wrote with one result, which starts at `start` (its cuts, without a list of them). */
   setOne(key: string, offset: number, length: number, start: number): number {
+    return this.add(key, offset, length, start);
+  }
+
+  private add(key: string, offset: number, length: number, firstCut: number): number {
     const slot = this.count;
     if (slot === this.offsets.length) this.grow();
     this.offsets[slot] = offset;
     this.lengths[slot] = length;
-    this.firstCut[slot] = start;
-    return this.added(key, slot);
+    this.firstCut[slot] = firstCut;
+    this.count++;
+    this.keys.push(key);
+    this.slots?.set(key, slot);
+    return slot;
   }
 
   /** A logged line's slot, for the accessors below; -1 when the key is not logged. */

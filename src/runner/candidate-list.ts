@@ -5,7 +5,16 @@
  * so the plan of a run of submissions keeps each candidate's parts in
  * columns, and a candidate becomes an object only when its batch is sent.
  */
-import { candidateKey, referencePlans, selfCheckKey, selfCheckPlan, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import {
+  candidateKey,
+  referencePlans,
+  SELF_CHECK_MODEL,
+  selfCheckKey,
+  selfCheckPlan,
+  submissionPlan,
+  type Candidate,
+  type ProblemSummary,
+} from '../grading/candidate.js';
 import type { SolutionLanguage } from '../solutions/language.js';
 import type { Submission } from '../solutions/submission.js';
 
@@ -20,19 +29,6 @@ export interface CandidateList {
   tests(rank: number): number;
   /** Its key in the run log (candidateKey). */
   key(rank: number): string;
-}
-
-/** A plan held as candidate objects already (a shard's part, the tests'). */
-export function candidateArray(candidates: readonly Candidate[]): CandidateList {
-  return {
-    length: candidates.length,
-    at: (rank) => candidates[rank]!,
-    problemId: (rank) => candidates[rank]!.problemId,
-    modelId: (rank) => candidates[rank]!.modelId,
-    file: (rank) => candidates[rank]!.file,
-    tests: (rank) => candidates[rank]!.tests,
-    key: (rank) => candidateKey(candidates[rank]!),
-  };
 }
 
 /** The ranks `ranks` of `list`, in that order, as a list of their own. */
@@ -60,8 +56,6 @@ export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (rank:
     key: keyOf,
   };
 }
-
-const SELF_CHECK_MODEL = 'optimal_solution';
 
 /**
  * The plan of a run of submissions: each submission graded against its

@@ -138,12 +138,7 @@ export class Tally {
 
   /** Rows of the planned candidates that finished, in input order. */
   rows(): CandidateRow[] {
-    const rows: CandidateRow[] = [];
-    for (const slot of this.slotOfRank) {
-      const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
-      if (handle !== NONE) this.store.pushRows(handle, rows);
-    }
-    return rows;
+    return [...this.eachRow()];
   }
 
   /** Planned candidates that have not finished. */

@@ -418,8 +418,7 @@ export function firstRow(m: GradedMessage, j: number): number {
  * their message's line and payload (`frame`).
  */
 export class GradedAnswers {
-  private readonly strings: string[] = [];
-  private readonly refs = new Map<string, number>();
+  private readonly table = stringTable();
   private readonly rows: number[] = [];
   private readonly rowEnds: number[] = [];
   private readonly recordBytes: number[] = [];
@@ -447,13 +446,9 @@ export class GradedAnswers {
   add(rows: readonly CandidateRow[], texts: readonly string[], problem?: ProblemSummary): void {
     if (rows.length !== texts.length) throw new Error(`a graded candidate with ${rows.length} rows and ${texts.length} records`);
     const ref = (text: string): number => {
-      let at = this.refs.get(text);
-      if (at === undefined) {
-        at = this.strings.length;
-        this.strings.push(text);
-        this.refs.set(text, at);
-        this.bytes += text.length;
-      }
+      const held = this.table.strings.length;
+      const at = this.table.ref(text);
+      if (this.table.strings.length > held) this.bytes += text.length;
       return at;
     };
     for (const row of rows) {
@@ -490,7 +485,7 @@ export class GradedAnswers {
       type: 'graded',
       batch: this.batch,
       item: this.item,
-      strings: this.strings,
+      strings: this.table.strings,
       rows: this.rows,
       rowEnds: this.rowEnds,
       recordBytes: this.recordBytes,
