@@ -24,6 +24,8 @@ export interface RunOutcome {
   head: ScorecardHead;
   /** One small row per candidate result, in input order. */
   rows: readonly CandidateRow[];
+  /** The same rows, each made as it is reached and not kept: a pass over a large run that holds no array of them. */
+  eachRow(): Iterable<CandidateRow>;
   /** The first failing tests in input order, and how many there are. */
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */

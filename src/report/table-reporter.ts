@@ -42,7 +42,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
       const out: string[] = [];
       const grading = head.mode === 'grade';
       if (!grading || options.details) {
-        const listed = candidateRowsToList(outcome.rows, options.details, maxCandidateRows);
+        const listed = candidateRowsToList(outcome.eachRow(), options.details, maxCandidateRows);
         // In place of a long list of passes, the per-tag roll-up says where they are.
         if (listed.hidden > 0 && !grading && head.tags.length > 0)
           out.push(
@@ -51,7 +51,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
               head.tags.map((t) => [t.tag, t]),
             ),
           );
-        if (listed.rows.length > 0) out.push(candidateTable(listed.rows, scoresByRow(outcome)));
+        if (listed.rows.length > 0) out.push(candidateTable(listed.rows, efficiencyOf(outcome)));
         if (listed.hidden > 0) out.push(`(${listed.hidden} passing candidates not listed; --details lists every one)`);
         const { shown, total } = outcome.failures;
         if (total > 0) out.push(failureTable(shown.slice(0, maxFailures), total));
@@ -66,34 +66,52 @@ export function tableReporter(options: TableReporterOptions): Reporter {
   };
 }
 
-function candidateRowsToList(rows: readonly CandidateRow[], details: boolean, max: number): { rows: readonly CandidateRow[]; hidden: number } {
-  if (details || rows.length <= max) return { rows, hidden: 0 };
-  const notPassed = rows.filter((r) => r.status !== 'passed');
-  return { rows: notPassed, hidden: rows.length - notPassed.length };
+/** A row to list, and its place among the run's rows (where its efficiency scores are). */
+interface ListedRow {
+  row: CandidateRow;
+  index: number;
 }
 
-/** Each row's efficiency scores, found by row since the rows listed may be some of the run's; null when efficiency was not asked. */
-function scoresByRow(outcome: RunOutcome): { graders: EfficiencyGrader[]; of: Map<CandidateRow, CandidateEfficiency> } | null {
+/**
+ * The rows to list, read once: all of them, or past `max` only those that
+ * did not pass; a run's passing rows are counted, not kept.
+ */
+function candidateRowsToList(rows: Iterable<CandidateRow>, details: boolean, max: number): { rows: readonly ListedRow[]; hidden: number } {
+  let listed: ListedRow[] = [];
+  let all = true;
+  let hidden = 0;
+  let index = 0;
+  for (const row of rows) {
+    if (all && !details && index === max) {
+      all = false;
+      const kept = listed.filter((r) => r.row.status !== 'passed');
+      hidden = listed.length - kept.length;
+      listed = kept;
+    }
+    if (all || row.status !== 'passed') listed.push({ row, index });
+    else hidden++;
+    index++;
+  }
+  return { rows: listed, hidden };
+}
+
+/** The run's efficiency scores by row, with its graders; null when efficiency was not asked. */
+function efficiencyOf(outcome: RunOutcome): { graders: EfficiencyGrader[]; of: (index: number) => CandidateEfficiency | undefined } | null {
   const efficiency = outcome.head.efficiency;
   if (efficiency === undefined) return null;
-  const of = new Map<CandidateRow, CandidateEfficiency>();
-  outcome.rows.forEach((row, i) => {
-    const scored = efficiency.candidates[i];
-    if (scored !== undefined) of.set(row, scored);
-  });
-  return { graders: efficiency.graders, of };
+  return { graders: efficiency.graders, of: (index) => efficiency.candidates[index] };
 }
 
-function candidateTable(rows: readonly CandidateRow[], scores: ReturnType<typeof scoresByRow>): string {
-  const samples = rows.some((r) => r.sample_id !== null);
+function candidateTable(rows: readonly ListedRow[], scores: ReturnType<typeof efficiencyOf>): string {
+  const samples = rows.some((r) => r.row.sample_id !== null);
   const graders = scores?.graders ?? [];
   const table = new Table({
     head: ['problem', 'model', 'prompt', ...(samples ? ['sample'] : []), 'passed', 'time', ...graders, 'status'],
     style: PLAIN,
     colAligns: ['left', 'left', 'left', ...(samples ? ['left' as const] : []), 'right', 'right', ...graders.map(() => 'right' as const), 'left'],
   });
-  for (const c of rows) {
-    const scored = scores?.of.get(c);
+  for (const { row: c, index } of rows) {
+    const scored = scores?.of(index);
     table.push([
       c.problem_id,
       c.model_id,
@@ -219,7 +237,8 @@ const IDLE_NAMED = 10;
 
 function problemsWithoutWork(outcome: RunOutcome, details: boolean): string[] {
   if (outcome.head.mode === 'grade') return [];
-  const withRows = new Set(outcome.rows.map((r) => r.problem_id));
+  const withRows = new Set<string>();
+  for (const row of outcome.eachRow()) withRows.add(row.problem_id);
   const idle = outcome.head.problems.filter((p) => p.valid && p.problem_id !== null && !withRows.has(p.problem_id));
   if (idle.length === 0 || !outcome.head.complete) return [];
   const named = details ? idle : idle.slice(0, IDLE_NAMED);

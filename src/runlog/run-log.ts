@@ -381,8 +381,9 @@ export class RunLog {
         return;
       }
     }
+    // A plain view: a Buffer's subarray costs more to make than the copy of a short record.
     if (start === 0 && end === bytes.length) this.ahead.set(bytes, this.aheadBytes);
-    else this.ahead.set(bytes.subarray(start, end), this.aheadBytes);
+    else this.ahead.set(new Uint8Array(bytes.buffer, bytes.byteOffset + start, length), this.aheadBytes);
     this.aheadBytes += length;
     this.size += length;
     this.scheduleFlush();

@@ -54,6 +54,7 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     get rows() {
       return allRows();
     },
+    eachRow: () => rows ?? store.eachRow(),
     failures: store.failingTests(),
     results: () => store.results(),
     resultRecords: (visit) => store.resultRecords(visit),

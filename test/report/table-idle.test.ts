@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/report/reporter.js';
 import { tableReporter } from '../../src/report/table-reporter.js';
 import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun } from './synthetic-run.js';
+import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
 
 const opened: ReadRun[] = [];
 afterEach(() => {
@@ -39,5 +39,39 @@ describe('the table of a self-check with problems it had nothing to run for', ()
   it('names them all when they are few', async () => {
     const out = await table(selfCheck(3), false);
     expect(out).toContain('Nothing to run for 3 problems (no optimal_solution): idle_0, idle_1, idle_2\n');
+  });
+});
+
+describe('the table of a long self-check', () => {
+  /** A self-check of `count` problems of which those at `failing` fail. */
+  function longSelfCheck(count: number, failing: readonly number[]): RunOutcome {
+    const candidates = Array.from({ length: count }, (_, i): SyntheticCandidate => ({
+      problem: `p_${String(i).padStart(3, '0')}`,
+      model: 'optimal_solution',
+      tests: failing.includes(i) ? ['pass', 'fail'] : ['pass', 'pass'],
+    }));
+    const read = syntheticRun(candidates, { mode: 'self-check' });
+    opened.push(read);
+    return read.outcome;
+  }
+
+  /** The problems of the candidates table's rows (the failing tests' table has a test where this one has a prompt). */
+  const listed = (out: string): string[] => [...out.matchAll(/^│ (p_\d{3}) +│ optimal_solution +│ - +│/gm)].map((m) => m[1]!);
+
+  it('lists every candidate up to the limit', async () => {
+    let out = '';
+    await tableReporter({ write: (t) => (out += t), details: false, maxCandidateRows: 5 }).onRunEnd?.(longSelfCheck(5, [2]));
+    expect(new Set(listed(out))).toEqual(new Set(['p_000', 'p_001', 'p_002', 'p_003', 'p_004']));
+    expect(out).not.toContain('not listed');
+  });
+
+  it('past the limit lists only those that did not pass, wherever they come, and counts the rest', async () => {
+    let out = '';
+    await tableReporter({ write: (t) => (out += t), details: false, maxCandidateRows: 5 }).onRunEnd?.(longSelfCheck(12, [1, 9]));
+    expect(new Set(listed(out))).toEqual(new Set(['p_001', 'p_009']));
+    expect(out).toContain('(10 passing candidates not listed; --details lists every one)');
+    let full = '';
+    await tableReporter({ write: (t) => (full += t), details: true, maxCandidateRows: 5 }).onRunEnd?.(longSelfCheck(12, [1, 9]));
+    expect(new Set(listed(full)).size).toBe(12);
   });
 });
