@@ -16,7 +16,7 @@ import {
   type ProblemSummary,
 } from '../grading/candidate.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import type { Submission } from '../solutions/submission.js';
+import { rangeSource, type Submission, type SubmittedText } from '../solutions/submission.js';
 
 export interface CandidateList {
   readonly length: number;
@@ -68,15 +68,18 @@ export class SubmissionPlan implements CandidateList {
   private readonly modelIds: string[] = [];
   private readonly promptIds: Array<string | null> = [];
   private readonly sampleIds: Array<string | null> = [];
-  private readonly sources: string[] = [];
+  /** Null for a submission whose source is its range's (`rangeSource`), which names its file again: the most common kind in a large run. */
+  private readonly sources: Array<string | null> = [];
   private readonly languages: Array<SolutionLanguage | null> = [];
   /** A text given inline: the text; one to read again from a solution file: that file. */
   private readonly texts: string[] = [];
-  /** For a text to read again: its bytes [start, end) and their digest; -1 and "" for an inline one. */
+  /** For a text to read again: its bytes [start, end), their digest and its line; -1, "" and -1 for an inline one. */
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   private readonly digests: string[] = [];
+  private readonly lines: number[] = [];
   private readonly shared = new Map<string, string>();
+  private lastFile = '';
   private references: Candidate[] = [];
 
   constructor(private readonly extract: boolean) {}
@@ -90,19 +93,22 @@ export class SubmissionPlan implements CandidateList {
     this.modelIds.push(this.share(submission.modelId));
     this.promptIds.push(this.shareNullable(submission.promptId));
     this.sampleIds.push(this.shareNullable(submission.sampleId));
-    this.sources.push(submission.source);
     this.languages.push(this.shareNullable(submission.declaredLanguage));
     const text = submission.text;
     if (text.kind === 'inline') {
+      this.sources.push(submission.source);
       this.texts.push(text.raw);
       this.starts.push(-1);
       this.ends.push(-1);
       this.digests.push('');
+      this.lines.push(-1);
     } else {
-      this.texts.push(text.file);
+      this.sources.push(submission.source === rangeSource(text) ? null : submission.source);
+      this.texts.push(this.shareFile(text.file));
       this.starts.push(text.start);
       this.ends.push(text.end);
       this.digests.push(text.digest);
+      this.lines.push(text.line);
     }
   }
 
@@ -120,16 +126,17 @@ export class SubmissionPlan implements CandidateList {
     const problem = this.problems[rank];
     if (problem === undefined) return this.reference(rank);
     const start = this.starts[rank]!;
+    const text: SubmittedText =
+      start === -1
+        ? { kind: 'inline', raw: this.texts[rank]! }
+        : { kind: 'range', file: this.texts[rank]!, start, end: this.ends[rank]!, digest: this.digests[rank]!, line: this.lines[rank]! };
     const submission: Submission = {
       problemId: problem.id,
       modelId: this.modelIds[rank]!,
       promptId: this.promptIds[rank]!,
       sampleId: this.sampleIds[rank]!,
-      source: this.sources[rank]!,
-      text:
-        start === -1
-          ? { kind: 'inline', raw: this.texts[rank]! }
-          : { kind: 'range', file: this.texts[rank]!, start, end: this.ends[rank]!, digest: this.digests[rank]! },
+      source: this.source(rank),
+      text,
       declaredLanguage: this.languages[rank]!,
     };
     return submissionPlan(problem, submission, this.extract);
@@ -159,8 +166,18 @@ export class SubmissionPlan implements CandidateList {
       modelId: this.modelIds[rank]!,
       promptId: this.promptIds[rank]!,
       sampleId: this.sampleIds[rank]!,
-      source: this.sources[rank]!,
+      source: this.source(rank),
     });
+  }
+
+  private source(rank: number): string {
+    return this.sources[rank] ?? rangeSource({ file: this.texts[rank]!, line: this.lines[rank]! });
+  }
+
+  /** A solution file's name, held once for all its lines: consecutive submissions mostly come from one file. */
+  private shareFile(file: string): string {
+    if (file !== this.lastFile) this.lastFile = file;
+    return this.lastFile;
   }
 
   private reference(rank: number): Candidate {

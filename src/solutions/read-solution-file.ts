@@ -3,7 +3,15 @@ import path from 'node:path';
 import { normalizeLanguageName, sourceExtensions, type SolutionLanguage } from './language.js';
 import { idsFromPath, pathIdsForProblem, stemOf, unknownPathReason, unknownProblemReason } from './path-ids.js';
 import { digestOf, type SolutionBytes } from './solution-bytes.js';
-import { errorText, type SolutionDiscoveryContext, type SolutionFile, type SolutionFileOutcome, type Submission, type SubmittedText } from './submission.js';
+import {
+  errorText,
+  type SolutionDiscoveryContext,
+  type SolutionFile,
+  type SolutionFileOutcome,
+  rangeSource,
+  type Submission,
+  type SubmittedText,
+} from './submission.js';
 
 const FIELDS = {
   problem: ['problem_identifier', 'problem_id', 'task_id', 'problem'],
@@ -67,8 +75,8 @@ export function readSubmittedText(text: SubmittedText, bytes: SolutionBytes): { 
  * submission that is a file of its own would cost its grading worker a
  * file opened per candidate, so its text goes with it.
  */
-function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number): SubmittedText {
-  return { kind: 'range', file: file.source, start, end, digest: digestOf(bytes, start, end) };
+function rangeOf(file: SolutionFile, bytes: Buffer, start: number, end: number, line: number): SubmittedText {
+  return { kind: 'range', file: file.source, start, end, digest: digestOf(bytes, start, end), line };
 }
 
 function parseOrUndefined(text: string): unknown {
@@ -132,7 +140,9 @@ function readJsonLines(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscovery
     const newline = bytes.indexOf(0x0a, start);
     const end = newline < 0 ? bytes.length : newline;
     const line = bytes.toString('utf8', start, end);
-    if (line.trim() !== '') outcomes.push(readJsonLine(line, `${file.source}:${index + 1}`, defaultModel, ctx, () => rangeOf(file, bytes, start, end)));
+    const at = index + 1;
+    if (line.trim() !== '')
+      outcomes.push(readJsonLine(line, rangeSource({ file: file.source, line: at }), defaultModel, ctx, () => rangeOf(file, bytes, start, end, at)));
     start = end + 1;
   }
   return outcomes.length > 0 ? outcomes : [skip(file.source, 'empty file')];

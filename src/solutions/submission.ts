@@ -35,6 +35,17 @@ export interface SolutionTextRange {
   end: number;
   /** Of the bytes when the file was first read (solution-bytes.ts `digestOf`). */
   digest: string;
+  /** The file's line these bytes are, from 1: a JSON Lines submission's source is `rangeSource` of its range. */
+  line: number;
+}
+
+/**
+ * The source of the submission a JSON Lines line holds, `file:line`: what
+ * the plan and the messages keep of such a submission's source instead of
+ * the string, which names its file again for every line.
+ */
+export function rangeSource(range: Pick<SolutionTextRange, 'file' | 'line'>): string {
+  return `${range.file}:${range.line}`;
 }
 
 export interface SkippedSubmission {

@@ -27,7 +27,7 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import type { SolutionFile, SolutionFileOutcome } from '../solutions/submission.js';
+import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange, type SubmittedText } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 
 /** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */
@@ -179,7 +179,8 @@ type CandidateOnWire = [
   modelId: number,
   promptId: number,
   sampleId: string | null,
-  source: string,
+  /** Null: the source of its range (`rangeSource`). */
+  source: string | null,
   tests: number,
   /** 1: extract, 2: correctnessOnly (false), 4: correctnessOnly (true). */
   flags: number,
@@ -187,7 +188,13 @@ type CandidateOnWire = [
 ];
 
 type SubmissionOnWire =
-  [declaredLanguage: number, kind: 'inline', raw: string] | [declaredLanguage: number, kind: 'range', file: number, start: number, end: number, digest: string];
+  | [declaredLanguage: number, kind: 'inline', raw: string]
+  | [declaredLanguage: number, kind: 'range', file: number, start: number, end: number, digest: string, line: number];
+
+/** A submission's source as it goes: null when it is its range's (`file:line`, the file already in the message), else the string. */
+function sourceOnWire(source: string, text: SubmittedText | null): string | null {
+  return text !== null && text.kind === 'range' && source === rangeSource(text) ? null : source;
+}
 
 const EXTRACT = 1;
 const CORRECTNESS_ONLY_FALSE = 2;
@@ -201,9 +208,10 @@ function candidateOnWire(c: Candidate, ref: (text: string) => number): Candidate
   if (c.submission !== null) {
     const language = optional(c.submission.declaredLanguage);
     const text = c.submission.text;
-    submission = text.kind === 'inline' ? [language, 'inline', text.raw] : [language, 'range', ref(text.file), text.start, text.end, text.digest];
+    submission = text.kind === 'inline' ? [language, 'inline', text.raw] : [language, 'range', ref(text.file), text.start, text.end, text.digest, text.line];
   }
-  return [ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), c.sampleId, c.source, c.tests, flags, submission];
+  const source = sourceOnWire(c.source, c.submission?.text ?? null);
+  return [ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), c.sampleId, source, c.tests, flags, submission];
 }
 
 function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Candidate {
@@ -214,13 +222,18 @@ function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Cand
   };
   const optional = (at: number): string | null => (at === -1 ? null : text(at));
   const [problemId, file, modelId, promptId, sampleId, source, tests, flags, submission] = w;
+  const range: SolutionTextRange | null =
+    submission !== null && submission[1] === 'range'
+      ? { kind: 'range', file: text(submission[2]), start: submission[3], end: submission[4], digest: submission[5], line: submission[6] }
+      : null;
+  if (source === null && range === null) throw new Error('a batch names a candidate without its source');
   const candidate: Candidate = {
     problemId: text(problemId),
     file: text(file),
     modelId: text(modelId),
     promptId: optional(promptId),
     sampleId,
-    source,
+    source: source ?? rangeSource(range!),
     tests,
     submission: null,
     extract: (flags & EXTRACT) !== 0,
@@ -228,10 +241,7 @@ function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Cand
   if ((flags & (CORRECTNESS_ONLY_TRUE | CORRECTNESS_ONLY_FALSE)) !== 0) candidate.correctnessOnly = (flags & CORRECTNESS_ONLY_TRUE) !== 0;
   if (submission !== null) {
     const declaredLanguage = optional(submission[0]) as SolutionLanguage | null;
-    candidate.submission =
-      submission[1] === 'inline'
-        ? { text: { kind: 'inline', raw: submission[2] }, declaredLanguage }
-        : { text: { kind: 'range', file: text(submission[2]), start: submission[3], end: submission[4], digest: submission[5] }, declaredLanguage };
+    candidate.submission = { text: submission[1] === 'inline' ? { kind: 'inline', raw: submission[2] } : range!, declaredLanguage };
   }
   return candidate;
 }
@@ -262,12 +272,14 @@ type SubmissionOutcomeOnWire =
       modelId: number,
       promptId: number,
       sampleId: number,
-      source: string,
+      /** Null: the source of its range (`rangeSource`). */
+      source: string | null,
       declaredLanguage: number,
       file: number,
       start: number,
       end: number,
       digest: string,
+      line: number,
     ];
 
 /**
@@ -285,8 +297,14 @@ export function solutionsLine(batch: number, item: number, outcomes: readonly So
       continue;
     }
     const s = outcome.submission;
-    const head = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId), s.source, optional(s.declaredLanguage)] as const;
-    message.submissions.push(s.text.kind === 'inline' ? [...head, -1, s.text.raw] : [...head, ref(s.text.file), s.text.start, s.text.end, s.text.digest]);
+    const ids = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId)] as const;
+    const language = optional(s.declaredLanguage);
+    const text = s.text;
+    message.submissions.push(
+      text.kind === 'inline'
+        ? [...ids, s.source, language, -1, text.raw]
+        : [...ids, sourceOnWire(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
+    );
   }
   return jsonLine(message);
 }
@@ -299,7 +317,7 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
   const optional = (at: unknown): string | null | undefined => (at === -1 ? null : text(at));
   const outcomes: SolutionFileOutcome[] = [];
   for (const w of submissions as unknown[]) {
-    if (!Array.isArray(w) || (w.length !== 8 && w.length !== 10)) return 'a "solutions" message with a malformed submission';
+    if (!Array.isArray(w) || (w.length !== 8 && w.length !== 11)) return 'a "solutions" message with a malformed submission';
     const problemId = text(w[0]);
     const modelId = text(w[1]);
     const promptId = optional(w[2]);
@@ -308,15 +326,19 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
     const declaredLanguage = optional(w[5]) as SolutionLanguage | null | undefined;
     const inline = w.length === 8 && w[6] === -1 && typeof w[7] === 'string';
     const file = inline ? undefined : text(w[6]);
-    const range = file !== undefined && isCount(w[7]) && isCount(w[8]) && w[7] <= w[8] && typeof w[9] === 'string';
+    const range: SolutionTextRange | null =
+      file !== undefined && isCount(w[7]) && isCount(w[8]) && w[7] <= w[8] && typeof w[9] === 'string' && isCount(w[10]) && w[10] > 0
+        ? { kind: 'range', file, start: w[7], end: w[8], digest: w[9], line: w[10] }
+        : null;
+    const sourceValid = typeof source === 'string' || (source === null && range !== null);
     if (
       problemId === undefined ||
       modelId === undefined ||
       promptId === undefined ||
       sampleId === undefined ||
-      typeof source !== 'string' ||
+      !sourceValid ||
       declaredLanguage === undefined ||
-      (!inline && !range)
+      (!inline && range === null)
     ) {
       return 'a "solutions" message with a malformed submission';
     }
@@ -327,10 +349,8 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
         modelId,
         promptId,
         sampleId,
-        source,
-        text: inline
-          ? { kind: 'inline', raw: w[7] as string }
-          : { kind: 'range', file: file!, start: w[7] as number, end: w[8] as number, digest: w[9] as string },
+        source: typeof source === 'string' ? source : rangeSource(range!),
+        text: range ?? { kind: 'inline', raw: w[7] as string },
         declaredLanguage,
       },
     });

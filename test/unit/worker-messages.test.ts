@@ -56,7 +56,7 @@ const solutions = { type: 'solutions', batch: 1, item: 0, strings: ['p', 'm'], s
 
 describe('batchLine and readToWorker', () => {
   it('give the worker back every item of a batch as the supervisor had it', () => {
-    const range = { kind: 'range' as const, file: '/s/model.jsonl', start: 10, end: 90, digest: '00ff00ff00ff00ff' };
+    const range = { kind: 'range' as const, file: '/s/model.jsonl', start: 10, end: 90, digest: '00ff00ff00ff00ff', line: 2 };
     const candidate = (over: Partial<Candidate>): Candidate => ({
       problemId: 'p',
       file: '/p/p.json',
@@ -93,6 +93,7 @@ describe('batchLine and readToWorker', () => {
           oneByOne: [[1, { status: 'memory', message: 'out of memory' }]],
         },
         { kind: 'grade', candidate: candidate({ sampleId: '4' }), limits: { testTimeoutsMs: [5, 6, 7, 8, 9] } as never },
+        { kind: 'grade', candidate: candidate({ source: '/s/renamed.jsonl:2' }) },
         { kind: 'self-check', file: '/p/q.json' },
         { kind: 'read-problem', file: '/p/r.json' },
       ],
@@ -100,8 +101,11 @@ describe('batchLine and readToWorker', () => {
     const line = batchLine(7, batch);
     expect(line.endsWith('\n')).toBe(true);
     expect(readToWorker(JSON.parse(line))).toEqual({ type: 'batch', id: 7, batch });
-    // The repeated names and paths go once.
+    // The repeated names and paths go once; a source that is its range's file and line is not written at all.
     expect(line.split('/s/model.jsonl"').length - 1).toBe(1);
+    // (Of the five candidates with that source, only the three without a range carry it.)
+    expect(line.split('"/s/model.jsonl:2"').length - 1).toBe(3);
+    expect(line).toContain('"/s/renamed.jsonl:2"');
     expect(readToWorker({ type: 'context', context: { knownProblemIds: [], solutionsRootName: 's' } })).toEqual({
       type: 'context',
       context: { knownProblemIds: [], solutionsRootName: 's' },
@@ -143,16 +147,19 @@ describe('readFromWorker', () => {
       },
     });
     const skipped = (source: string): SolutionFileOutcome => ({ kind: 'skipped', skipped: { source, reason: `${source} is not a solution` } });
-    const range = { kind: 'range' as const, file: '/s/samples.jsonl', start: 10, end: 52, digest: '0123456789abcdef' };
+    const range = { kind: 'range' as const, file: '/s/samples.jsonl', start: 10, end: 52, digest: '0123456789abcdef', line: 3 };
     const outcomes = [
       skipped('a.txt'),
       submission({}),
       submission({ promptId: 'brief', sampleId: '2', source: 's.jsonl:3', text: range, declaredLanguage: null }),
       skipped('s.jsonl:4'),
       submission({ problemId: 'q', modelId: 'other', source: 's.jsonl:5', text: { ...range, start: 52, end: 52 } }),
+      submission({ source: '/s/samples.jsonl:4', text: { ...range, start: 52, end: 60, line: 4 } }),
     ];
-    const read = readFromWorker(JSON.parse(solutionsLine(3, 4, outcomes)));
-    expect(read).toEqual({ type: 'solutions', batch: 3, item: 4, outcomes: [outcomes[1], outcomes[2], outcomes[4], outcomes[0], outcomes[3]] });
+    const line = solutionsLine(3, 4, outcomes);
+    expect(line).not.toContain('/s/samples.jsonl:4');
+    const read = readFromWorker(JSON.parse(line));
+    expect(read).toEqual({ type: 'solutions', batch: 3, item: 4, outcomes: [outcomes[1], outcomes[2], outcomes[4], outcomes[5], outcomes[0], outcomes[3]] });
     expect(readFromWorker(JSON.parse(solutionsLine(3, 5, [])))).toEqual({ type: 'solutions', batch: 3, item: 5, outcomes: [] });
   });
 
@@ -247,11 +254,15 @@ describe('readFromWorker', () => {
         [0, 1, -1, 0.5, 's.py', -1, -1, 'x'],
         [0, 1, -1, -1, 3, -1, -1, 'x'],
         [0, 1, -1, -1, 's.py', 9, -1, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4],
-        [0, 1, -1, -1, 's.py', -1, 0, 5, 4, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, -1, 4, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, null],
-        [0, 1, -1, -1, 's.py', -1, 5, 0, 4, 'x'],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x'],
+        [0, 1, -1, -1, 's.py', -1, 0, 5, 4, 'x', 1],
+        [0, 1, -1, -1, 's.py', -1, 0, -1, 4, 'x', 1],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, null, 1],
+        [0, 1, -1, -1, 's.py', -1, 5, 0, 4, 'x', 1],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', 0],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', '1'],
+        [0, 1, -1, -1, null, -1, -1, 'x'],
+        [0, 1, -1, -1, 7, -1, 0, 0, 4, 'x', 1],
         { problemId: 'p' },
       ].map((submission): [unknown, RegExp] => [{ ...solutions, submissions: [submission] }, /"solutions" message with a malformed submission/]),
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
