@@ -4,6 +4,17 @@
 // Isolates run in sandbox worker processes, which are started with
 // --no-node-snapshot, as isolated-vm requires on Node 20+.
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+
+// This process routes candidates and keeps a small heap while its young
+// generation grows to full size. V8's default rule then starts a full
+// marking whenever the old generation's headroom is below the young
+// generation's size, which for a small heap is always: it marked the whole
+// heap every few seconds and freed next to nothing, CPU that the run's one
+// supervisor spends and no worker can take over. Marking now starts when
+// the old generation nears its limit. (V8 reads this flag each time it
+// decides, so setting it here, before any work, takes effect.)
+setFlagsFromString('--incremental-marking-soft-trigger=90');
 
 const require = createRequire(import.meta.url);
 const { main } = require('../dist/bundle/cli.cjs');
