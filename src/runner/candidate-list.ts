@@ -68,7 +68,7 @@ export class SubmissionPlan implements CandidateList {
   private readonly modelIds: string[] = [];
   private readonly promptIds: Array<string | null> = [];
   private readonly sampleIds: Array<string | null> = [];
-  /** Null for a submission whose source is its range's (`rangeSource`), which names its file again: the most common kind in a large run. */
+  /** Null for a submission whose text is a range: its source is the range's (`rangeSource`), which would name its file again for every line. */
   private readonly sources: Array<string | null> = [];
   private readonly languages: Array<SolutionLanguage | null> = [];
   /** A text given inline: the text; one to read again from a solution file: that file. */
@@ -103,7 +103,7 @@ export class SubmissionPlan implements CandidateList {
       this.digests.push('');
       this.lines.push(-1);
     } else {
-      this.sources.push(submission.source === rangeSource(text) ? null : submission.source);
+      this.sources.push(null);
       this.texts.push(this.shareFile(text.file));
       this.starts.push(text.start);
       this.ends.push(text.end);

@@ -35,7 +35,11 @@ export interface SolutionTextRange {
   end: number;
   /** Of the bytes when the file was first read (solution-bytes.ts `digestOf`). */
   digest: string;
-  /** The file's line these bytes are, from 1: a JSON Lines submission's source is `rangeSource` of its range. */
+  /**
+   * The file's line these bytes are, from 1. A submission whose text is a
+   * range has the source `rangeSource(range)`: the plan and the messages
+   * keep only the line.
+   */
   line: number;
 }
 

@@ -179,7 +179,7 @@ type CandidateOnWire = [
   modelId: number,
   promptId: number,
   sampleId: string | null,
-  /** Null: the source of its range (`rangeSource`). */
+  /** Null when its submission's text is a range: the range's (`rangeSource`). */
   source: string | null,
   tests: number,
   /** 1: extract, 2: correctnessOnly (false), 4: correctnessOnly (true). */
@@ -191,9 +191,9 @@ type SubmissionOnWire =
   | [declaredLanguage: number, kind: 'inline', raw: string]
   | [declaredLanguage: number, kind: 'range', file: number, start: number, end: number, digest: string, line: number];
 
-/** A submission's source as it goes: null when it is its range's (`file:line`, the file already in the message), else the string. */
+/** A submission's source as it goes: null when its text is a range, whose source is its file and line (`rangeSource`), else the string. */
 function sourceOnWire(source: string, text: SubmittedText | null): string | null {
-  return text !== null && text.kind === 'range' && source === rangeSource(text) ? null : source;
+  return text !== null && text.kind === 'range' ? null : source;
 }
 
 const EXTRACT = 1;
@@ -272,8 +272,8 @@ type SubmissionOutcomeOnWire =
       modelId: number,
       promptId: number,
       sampleId: number,
-      /** Null: the source of its range (`rangeSource`). */
-      source: string | null,
+      /** Its range's (`rangeSource`). */
+      source: null,
       declaredLanguage: number,
       file: number,
       start: number,
@@ -281,6 +281,12 @@ type SubmissionOutcomeOnWire =
       digest: string,
       line: number,
     ];
+
+/** A range's submission's source as the worker sends it: none, after checking that it is the range's (each is made from the other where the file is read). */
+function sourceOfRange(source: string, range: SolutionTextRange): null {
+  if (source !== rangeSource(range)) throw new Error(`the submission ${source} is not at line ${range.line} of ${range.file}`);
+  return null;
+}
 
 /**
  * The line of a `solutions` message: the submissions, then the skipped
@@ -303,7 +309,7 @@ export function solutionsLine(batch: number, item: number, outcomes: readonly So
     message.submissions.push(
       text.kind === 'inline'
         ? [...ids, s.source, language, -1, text.raw]
-        : [...ids, sourceOnWire(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
+        : [...ids, sourceOfRange(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
     );
   }
   return jsonLine(message);
@@ -322,7 +328,6 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
     const modelId = text(w[1]);
     const promptId = optional(w[2]);
     const sampleId = optional(w[3]);
-    const source: unknown = w[4];
     const declaredLanguage = optional(w[5]) as SolutionLanguage | null | undefined;
     const inline = w.length === 8 && w[6] === -1 && typeof w[7] === 'string';
     const file = inline ? undefined : text(w[6]);
@@ -330,13 +335,14 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
       file !== undefined && isCount(w[7]) && isCount(w[8]) && w[7] <= w[8] && typeof w[9] === 'string' && isCount(w[10]) && w[10] > 0
         ? { kind: 'range', file, start: w[7], end: w[8], digest: w[9], line: w[10] }
         : null;
-    const sourceValid = typeof source === 'string' || (source === null && range !== null);
+    // A range's source goes as null and is its file and line; any other goes as a string.
+    const source = range !== null ? (w[4] === null ? rangeSource(range) : undefined) : typeof w[4] === 'string' ? w[4] : undefined;
     if (
       problemId === undefined ||
       modelId === undefined ||
       promptId === undefined ||
       sampleId === undefined ||
-      !sourceValid ||
+      source === undefined ||
       declaredLanguage === undefined ||
       (!inline && range === null)
     ) {
@@ -349,7 +355,7 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
         modelId,
         promptId,
         sampleId,
-        source: typeof source === 'string' ? source : rangeSource(range!),
+        source,
         text: range ?? { kind: 'inline', raw: w[7] as string },
         declaredLanguage,
       },

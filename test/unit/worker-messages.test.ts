@@ -93,7 +93,6 @@ describe('batchLine and readToWorker', () => {
           oneByOne: [[1, { status: 'memory', message: 'out of memory' }]],
         },
         { kind: 'grade', candidate: candidate({ sampleId: '4' }), limits: { testTimeoutsMs: [5, 6, 7, 8, 9] } as never },
-        { kind: 'grade', candidate: candidate({ source: '/s/renamed.jsonl:2' }) },
         { kind: 'self-check', file: '/p/q.json' },
         { kind: 'read-problem', file: '/p/r.json' },
       ],
@@ -105,7 +104,6 @@ describe('batchLine and readToWorker', () => {
     expect(line.split('/s/model.jsonl"').length - 1).toBe(1);
     // (Of the five candidates with that source, only the three without a range carry it.)
     expect(line.split('"/s/model.jsonl:2"').length - 1).toBe(3);
-    expect(line).toContain('"/s/renamed.jsonl:2"');
     expect(readToWorker({ type: 'context', context: { knownProblemIds: [], solutionsRootName: 's' } })).toEqual({
       type: 'context',
       context: { knownProblemIds: [], solutionsRootName: 's' },
@@ -151,13 +149,17 @@ describe('readFromWorker', () => {
     const outcomes = [
       skipped('a.txt'),
       submission({}),
-      submission({ promptId: 'brief', sampleId: '2', source: 's.jsonl:3', text: range, declaredLanguage: null }),
-      skipped('s.jsonl:4'),
-      submission({ problemId: 'q', modelId: 'other', source: 's.jsonl:5', text: { ...range, start: 52, end: 52 } }),
-      submission({ source: '/s/samples.jsonl:4', text: { ...range, start: 52, end: 60, line: 4 } }),
+      submission({ promptId: 'brief', sampleId: '2', source: '/s/samples.jsonl:3', text: range, declaredLanguage: null }),
+      skipped('/s/samples.jsonl:4'),
+      submission({ problemId: 'q', modelId: 'other', source: '/s/samples.jsonl:5', text: { ...range, start: 52, end: 52, line: 5 } }),
+      submission({ source: '/s/samples.jsonl:6', text: { ...range, start: 53, end: 60, line: 6 } }),
     ];
     const line = solutionsLine(3, 4, outcomes);
-    expect(line).not.toContain('/s/samples.jsonl:4');
+    // A range's source is its file and line: the file goes once, the submissions' sources not at all (the skipped line's does).
+    for (const at of [3, 5, 6]) expect(line).not.toContain(`/s/samples.jsonl:${at}`);
+    expect(line).toContain('/s/samples.jsonl:4');
+    // Made from each other where the file is read: a range's submission with another source is a mistake of the caller.
+    expect(() => solutionsLine(3, 4, [submission({ source: 'elsewhere.jsonl:3', text: range })])).toThrow(/elsewhere\.jsonl:3 is not at line 3/);
     const read = readFromWorker(JSON.parse(line));
     expect(read).toEqual({ type: 'solutions', batch: 3, item: 4, outcomes: [outcomes[1], outcomes[2], outcomes[4], outcomes[5], outcomes[0], outcomes[3]] });
     expect(readFromWorker(JSON.parse(solutionsLine(3, 5, [])))).toEqual({ type: 'solutions', batch: 3, item: 5, outcomes: [] });
@@ -254,15 +256,15 @@ describe('readFromWorker', () => {
         [0, 1, -1, 0.5, 's.py', -1, -1, 'x'],
         [0, 1, -1, -1, 3, -1, -1, 'x'],
         [0, 1, -1, -1, 's.py', 9, -1, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, 5, 4, 'x', 1],
-        [0, 1, -1, -1, 's.py', -1, 0, -1, 4, 'x', 1],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, null, 1],
-        [0, 1, -1, -1, 's.py', -1, 5, 0, 4, 'x', 1],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', 0],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', '1'],
+        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x'],
+        [0, 1, -1, -1, null, -1, 0, 5, 4, 'x', 1],
+        [0, 1, -1, -1, null, -1, 0, -1, 4, 'x', 1],
+        [0, 1, -1, -1, null, -1, 0, 0, 4, null, 1],
+        [0, 1, -1, -1, null, -1, 5, 0, 4, 'x', 1],
+        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x', 0],
+        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x', '1'],
         [0, 1, -1, -1, null, -1, -1, 'x'],
-        [0, 1, -1, -1, 7, -1, 0, 0, 4, 'x', 1],
+        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', 1],
         { problemId: 'p' },
       ].map((submission): [unknown, RegExp] => [{ ...solutions, submissions: [submission] }, /"solutions" message with a malformed submission/]),
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
