@@ -117,6 +117,11 @@ export function numberSamples(submissions: Submission[]): void {
   }
   for (const group of groups) {
     if (group.length < 2) continue;
+    // The common case, samples without ids: numbered in order, no id to step around.
+    if (group.every((s) => s.sampleId === null)) {
+      group.forEach((s, i) => (s.sampleId = String(i)));
+      continue;
+    }
     const taken = new Set(group.map((s) => s.sampleId).filter((id): id is string => id !== null));
     let next = 0;
     for (const s of group) {
