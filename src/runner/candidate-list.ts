@@ -79,7 +79,6 @@ export class SubmissionPlan implements CandidateList {
   private readonly digests: string[] = [];
   private readonly lines: number[] = [];
   private readonly shared = new Map<string, string>();
-  private lastFile = '';
   private references: Candidate[] = [];
 
   constructor(private readonly extract: boolean) {}
@@ -104,7 +103,7 @@ export class SubmissionPlan implements CandidateList {
       this.lines.push(-1);
     } else {
       this.sources.push(null);
-      this.texts.push(this.shareFile(text.file));
+      this.texts.push(text.file);
       this.starts.push(text.start);
       this.ends.push(text.end);
       this.digests.push(text.digest);
@@ -172,12 +171,6 @@ export class SubmissionPlan implements CandidateList {
 
   private source(rank: number): string {
     return this.sources[rank] ?? rangeSource({ file: this.texts[rank]!, line: this.lines[rank]! });
-  }
-
-  /** A solution file's name, held once for all its lines: consecutive submissions mostly come from one file. */
-  private shareFile(file: string): string {
-    if (file !== this.lastFile) this.lastFile = file;
-    return this.lastFile;
   }
 
   private reference(rank: number): Candidate {
