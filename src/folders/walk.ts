@@ -53,7 +53,19 @@ export function isHiddenOrNodeModules(name: string): boolean {
 /** Every entry under `root`, in walk order. */
 export async function walkFolder(root: string, options: WalkOptions): Promise<WalkEntry[]> {
   const found: WalkEntry[] = [];
-  const steps = walkRoot(root, options, found);
+  await eachInFolder(root, options, (entry) => found.push(entry));
+  return found;
+}
+
+/**
+ * The same, each entry handed to `visit` as the walk reaches it and kept by
+ * no one else: a caller that keeps a little of each (a path) does not hold
+ * an object per entry until the walk ends. `visit` must not throw: some
+ * entries are handed over inside the walk's own handling of a folder's
+ * errors, which would take its error for the folder's.
+ */
+export async function eachInFolder(root: string, options: WalkOptions, visit: (entry: WalkEntry) => void): Promise<void> {
+  const steps = walkRoot(root, options, visit);
   for (let step = steps.next(); !step.done;) {
     const call = step.value;
     step = await ASYNC_CALLS[call.op](call.path).then(
@@ -61,13 +73,12 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       (error: unknown) => steps.throw(error),
     );
   }
-  return found;
 }
 
 /** `walkFolder`, blocking: for callers that are synchronous themselves. */
 export function walkFolderSync(root: string, options: WalkOptions): WalkEntry[] {
   const found: WalkEntry[] = [];
-  const steps = walkRoot(root, options, found);
+  const steps = walkRoot(root, options, (entry) => found.push(entry));
   for (let step = steps.next(); !step.done;) {
     const call = step.value;
     let result: unknown;
@@ -128,14 +139,14 @@ function* statOf(path: string): Steps<Stats> {
 
 interface Walk {
   options: WalkOptions;
-  found: WalkEntry[];
+  found: (entry: WalkEntry) => void;
   /** Real paths of every folder entered so far. */
   entered: Set<string>;
   /** Real path -> path as walked, for the folders enclosing the current one. */
   ancestors: Map<string, string>;
 }
 
-function* walkRoot(root: string, options: WalkOptions, found: WalkEntry[]): Steps {
+function* walkRoot(root: string, options: WalkOptions, found: (entry: WalkEntry) => void): Steps {
   yield* walkInto({ options, found, entered: new Set(), ancestors: new Map() }, root, []);
 }
 
@@ -146,17 +157,17 @@ function* walkInto(walk: Walk, path: string, parts: string[]): Steps {
     real = yield* realPath(path);
     const ancestor = walk.ancestors.get(real);
     if (ancestor !== undefined) {
-      walk.found.push({ kind: 'folder-loop', path, parts, real, ancestor });
+      walk.found({ kind: 'folder-loop', path, parts, real, ancestor });
       return;
     }
     if (walk.entered.has(real) && walk.options.reenter !== true) {
-      walk.found.push({ kind: 'folder-again', path, parts, real });
+      walk.found({ kind: 'folder-again', path, parts, real });
       return;
     }
     walk.entered.add(real);
     entries = yield* list(path);
   } catch (error) {
-    walk.found.push({ kind: 'unreadable-folder', path, parts, error });
+    walk.found({ kind: 'unreadable-folder', path, parts, error });
     return;
   }
   walk.ancestors.set(real, path);
@@ -175,12 +186,12 @@ function* visit(walk: Walk, path: string, parts: string[], entry: Dirent): Steps
     try {
       kind = kindOf(yield* statOf(path));
     } catch (error) {
-      walk.found.push({ kind: 'broken-link', path, parts, error });
+      walk.found({ kind: 'broken-link', path, parts, error });
       return;
     }
   }
-  if (kind === 'file') walk.found.push({ kind: 'file', path, parts });
-  else if (kind !== 'folder') walk.found.push({ kind: 'not-regular', path, parts });
+  if (kind === 'file') walk.found({ kind: 'file', path, parts });
+  else if (kind !== 'folder') walk.found({ kind: 'not-regular', path, parts });
   else if (walk.options.maxDepth === undefined || parts.length <= walk.options.maxDepth) yield* walkInto(walk, path, parts);
 }
 

@@ -5,7 +5,7 @@
  * value decoders and starts quickly.
  */
 import { stat } from 'node:fs/promises';
-import { isHiddenOrNodeModules, walkFolder } from '../folders/walk.js';
+import { eachInFolder, isHiddenOrNodeModules } from '../folders/walk.js';
 import { osReason } from './file-text.js';
 import { formatJsonPath } from './json-path.js';
 import { isInvalidProblemFile, type InvalidProblemFile } from './prepared.js';
@@ -83,7 +83,8 @@ type Found = string | InvalidProblemFile;
 
 async function findProblemFiles(dir: string): Promise<Found[]> {
   const found: Found[] = [];
-  for (const entry of await walkFolder(dir, { ignore: isHiddenOrNodeModules })) {
+  let rootError: { error: unknown } | null = null;
+  await eachInFolder(dir, { ignore: isHiddenOrNodeModules }, (entry) => {
     const isProblemName = entry.path.endsWith('.json');
     switch (entry.kind) {
       case 'file':
@@ -101,15 +102,8 @@ async function findProblemFiles(dir: string): Promise<Found[]> {
         } else if (isProblemName) found.push(entry.path);
         break;
       case 'unreadable-folder':
-        if (entry.parts.length === 0) {
-          throw new ProblemDirectoryError(
-            dir,
-            `cannot read folder: ${osReason(entry.error)}`,
-            `problem directory "${dir}" cannot be read: ${osReason(entry.error)}`,
-            { cause: entry.error },
-          );
-        }
-        found.push(invalid(entry.path, null, [`${entry.path}: cannot read folder: ${osReason(entry.error)}`]));
+        if (entry.parts.length === 0) rootError = { error: entry.error };
+        else found.push(invalid(entry.path, null, [`${entry.path}: cannot read folder: ${osReason(entry.error)}`]));
         break;
       case 'folder-loop':
         found.push(symlinkLoop(entry.path, `leads back to ${entry.ancestor}`));
@@ -118,6 +112,12 @@ async function findProblemFiles(dir: string): Promise<Found[]> {
         // Its files were found under the name that reached it first.
         break;
     }
+  });
+  if (rootError !== null) {
+    const { error } = rootError;
+    throw new ProblemDirectoryError(dir, `cannot read folder: ${osReason(error)}`, `problem directory "${dir}" cannot be read: ${osReason(error)}`, {
+      cause: error,
+    });
   }
   return found;
 }
