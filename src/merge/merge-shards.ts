@@ -23,7 +23,7 @@ import type { RunOutcome } from '../report/reporter.js';
 import type { MergeRecord } from '../report/scorecard.js';
 import { outcomeOf } from '../runner/outcome.js';
 import { Tally } from '../runner/tally.js';
-import { RunLog } from '../runlog/run-log.js';
+import { keysOf, RunLog } from '../runlog/run-log.js';
 import { digestDifferences } from '../runner/input-digest.js';
 import type { ShardLoad } from '../runner/shard.js';
 import { MergeRefused, readShard, type ShardCandidate, type ShardInput } from './read-shard.js';
@@ -102,7 +102,7 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
   const end = { finished_at: finished[finished.length - 1] ?? new Date().toISOString(), complete: missing.length === 0 && unfinished.length === 0 };
   const tags = new Map(first.record.problem_tags);
   try {
-    const keys = candidates.map((c) => c.candidate.key);
+    const keys = keysOf(candidates.map((c) => c.candidate.key));
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
     for (const [id, limits] of merged.limits) store.log.noteLimits(id, limits);

@@ -20,6 +20,7 @@
  */
 import { passAtKTable } from './pass-at-k.js';
 import { DEFAULTS } from '../defaults.js';
+import { grown } from '../typed-arrays.js';
 
 export interface RowMetrics {
   candidates: number;
@@ -81,66 +82,160 @@ export interface AggregatableResult {
   total: number;
 }
 
-/** `candidates` in input order: an array, or rows made one at a time and let go (a run's, from its row store). */
-export function aggregateResults(candidates: Iterable<AggregatableResult>, options: AggregateOptions = {}): Aggregates {
-  const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
-  const ks = options.ks ?? DEFAULTS.passAtK;
-  // One pass over the candidates finds each one's group (problem, model,
-  // prompt) with one map lookup; the rows by model, prompt and tag are then
-  // rolled up from the groups, of which there are far fewer.
-  const problems = new Map<string, ProblemGroups>();
-  let index = -1;
-  for (const c of candidates) {
-    index++;
-    let problem = problems.get(c.problem_id);
-    if (problem === undefined) problems.set(c.problem_id, (problem = { groups: [] }));
-    let group: Group | undefined;
-    for (const g of problem.groups) {
-      if (g.model === c.model_id && g.prompt === c.prompt_id) {
-        group = g;
-        break;
+/**
+ * The roll-ups made as the candidates are added, in input order, one at a
+ * time: a run's end adds each row as it reads it, beside its other counts,
+ * and keeps no row. Each candidate finds its group (problem, model, prompt)
+ * with one map lookup; the rows by model, prompt and tag are rolled up
+ * from the groups, of which there are far fewer. The groups are columns of
+ * numbers rather than an object each: a self-check has a group per
+ * candidate, and what lives until the scorecards are written is copied by
+ * the garbage collector as it ages, work the supervisor does per candidate.
+ */
+export class Aggregator {
+  /** Each problem's first group, in the order problems first come. */
+  private readonly firstGroup = new Map<string, number>();
+  /** Models and prompts by index, as the groups refer to them. */
+  private readonly modelIds = new Interned<string>();
+  private readonly promptIds = new Interned<string | null>();
+  private groups = 0;
+  private model = new Int32Array(64);
+  private prompt = new Int32Array(64);
+  /** Where the group's first candidate comes among them all. */
+  private first = new Float64Array(64);
+  /** The problem's next group, or -1. */
+  private next = new Int32Array(64);
+  /** `n` candidates of which `c` pass, their tests and passed tests. */
+  private n = new Float64Array(64);
+  private c = new Float64Array(64);
+  private tests = new Float64Array(64);
+  private passed = new Float64Array(64);
+  private added = 0;
+
+  add(candidate: AggregatableResult): void {
+    const index = this.added++;
+    const model = this.modelIds.of(candidate.model_id);
+    const prompt = this.promptIds.of(candidate.prompt_id);
+    const first = this.firstGroup.get(candidate.problem_id);
+    let g: number;
+    if (first === undefined) this.firstGroup.set(candidate.problem_id, (g = this.newGroup(model, prompt, index)));
+    else g = this.groupIn(first, model, prompt, index);
+    this.n[g] = this.n[g]! + 1;
+    if (candidatePasses(candidate)) this.c[g] = this.c[g]! + 1;
+    this.tests[g] = this.tests[g]! + candidate.total;
+    this.passed[g] = this.passed[g]! + candidate.passed;
+  }
+
+  /** The group of this model and prompt among a problem's groups from `g`, made when there is none. */
+  private groupIn(g: number, model: number, prompt: number, index: number): number {
+    for (;;) {
+      if (this.model[g] === model && this.prompt[g] === prompt) return g;
+      const next = this.next[g]!;
+      if (next === NO_GROUP) {
+        // Made before it is linked: making it may replace the columns.
+        const made = this.newGroup(model, prompt, index);
+        this.next[g] = made;
+        return made;
+      }
+      g = next;
+    }
+  }
+
+  /** Whether some candidate of this problem was added. */
+  has(problemId: string): boolean {
+    return this.firstGroup.has(problemId);
+  }
+
+  result(options: AggregateOptions = {}): Aggregates {
+    const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
+    const ks = options.ks ?? DEFAULTS.passAtK;
+    const models = new Map<number, ModelTally>();
+    const prompts = new Map<number, Tally>();
+    const tags = new Map<string, Tally>();
+    for (const [problemId, first] of this.firstGroup) {
+      for (let g = first; g !== NO_GROUP; g = this.next[g]!) {
+        const group = this.group(g);
+        let model = models.get(this.model[g]!);
+        if (model === undefined) models.set(this.model[g]!, (model = { ...newTally(), tasks: [], since: [], from: 0 }));
+        // A model's tasks go by where its first candidate of each problem comes: the order pass@k sums them in.
+        if (model.lastProblem !== problemId) model.from = group.first;
+        count(model, problemId, group);
+        model.tasks.push(g);
+        model.since.push(model.from);
+        let prompt = prompts.get(this.prompt[g]!);
+        if (prompt === undefined) prompts.set(this.prompt[g]!, (prompt = newTally()));
+        count(prompt, problemId, group);
+      }
+      for (const name of new Set(tagsByProblem.get(problemId) ?? [])) {
+        let tag = tags.get(name);
+        if (tag === undefined) tags.set(name, (tag = newTally()));
+        for (let g = first; g !== NO_GROUP; g = this.next[g]!) count(tag, problemId, this.group(g));
       }
     }
-    if (group === undefined) problem.groups.push((group = { model: c.model_id, prompt: c.prompt_id, first: index, n: 0, c: 0, tests: 0, passed: 0 }));
-    group.n++;
-    if (candidatePasses(c)) group.c++;
-    group.tests += c.total;
-    group.passed += c.passed;
+    const byModel = [...models].map(([m, t]) => [this.modelIds.at(m), t] as [string, ModelTally]).sort(byKey);
+    return {
+      models: byModel.map(([model_id, t]) => ({ model_id, ...metrics(t) })),
+      prompts: [...prompts]
+        .map(([p, t]) => [this.promptIds.at(p), t] as [string | null, Tally])
+        .sort(byKey)
+        .map(([prompt_id, t]) => ({ prompt_id, ...metrics(t) })),
+      tags: [...tags].sort(byKey).map(([tag, t]) => ({ tag, ...metrics(t) })),
+      pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, this.inModelOrder(t), ks)),
+    };
   }
-  const models = new Map<string, ModelTally>();
-  const prompts = new Map<string | null, Tally>();
-  const tags = new Map<string, Tally>();
-  for (const [problemId, { groups }] of problems) {
-    for (const g of groups) {
-      let model = models.get(g.model);
-      if (model === undefined) models.set(g.model, (model = { ...newTally(), tasks: [], since: 0 }));
-      // A model's tasks go by where its first candidate of each problem comes: the order pass@k sums them in.
-      if (model.lastProblem !== problemId) model.since = g.first;
-      count(model, problemId, g);
-      model.tasks.push({ group: g, since: model.since });
-      let prompt = prompts.get(g.prompt);
-      if (prompt === undefined) prompts.set(g.prompt, (prompt = newTally()));
-      count(prompt, problemId, g);
-    }
-    for (const name of new Set(tagsByProblem.get(problemId) ?? [])) {
-      let tag = tags.get(name);
-      if (tag === undefined) tags.set(name, (tag = newTally()));
-      for (const g of groups) count(tag, problemId, g);
-    }
+
+  /** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
+  private inModelOrder(t: ModelTally): Group[] {
+    const order = t.tasks.map((_, i) => i);
+    if (t.since.some((s, i) => i > 0 && s < t.since[i - 1]!)) order.sort((a, b) => t.since[a]! - t.since[b]!);
+    return order.map((i) => this.group(t.tasks[i]!));
   }
-  const byModel = [...models].sort(byKey);
-  return {
-    models: byModel.map(([model_id, t]) => ({ model_id, ...metrics(t) })),
-    prompts: [...prompts].sort(byKey).map(([prompt_id, t]) => ({ prompt_id, ...metrics(t) })),
-    tags: [...tags].sort(byKey).map(([tag, t]) => ({ tag, ...metrics(t) })),
-    pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, inModelOrder(t.tasks), ks)),
-  };
+
+  private group(g: number): Group {
+    return { first: this.first[g]!, n: this.n[g]!, c: this.c[g]!, tests: this.tests[g]!, passed: this.passed[g]! };
+  }
+
+  private newGroup(model: number, prompt: number, first: number): number {
+    const g = this.groups++;
+    if (g === this.model.length) {
+      const size = g * 2;
+      this.model = grown(this.model, size);
+      this.prompt = grown(this.prompt, size);
+      this.first = grown(this.first, size);
+      this.next = grown(this.next, size);
+      this.n = grown(this.n, size);
+      this.c = grown(this.c, size);
+      this.tests = grown(this.tests, size);
+      this.passed = grown(this.passed, size);
+    }
+    this.model[g] = model;
+    this.prompt[g] = prompt;
+    this.first[g] = first;
+    this.next[g] = NO_GROUP;
+    return g;
+  }
 }
 
-/** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
-function inModelOrder(tasks: Array<{ group: Group; since: number }>): Group[] {
-  if (tasks.some((t, i) => i > 0 && t.since < tasks[i - 1]!.since)) tasks.sort((a, b) => a.since - b.since);
-  return tasks.map((t) => t.group);
+const NO_GROUP = -1;
+
+/** Values by a small index, each given one the first time it comes. */
+class Interned<T> {
+  private readonly values: T[] = [];
+  private readonly indexes = new Map<T, number>();
+
+  of(value: T): number {
+    let index = this.indexes.get(value);
+    if (index === undefined) {
+      index = this.values.length;
+      this.values.push(value);
+      this.indexes.set(value, index);
+    }
+    return index;
+  }
+
+  at(index: number): T {
+    return this.values[index]!;
+  }
 }
 
 export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>): boolean {
@@ -149,19 +244,12 @@ export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>)
 
 /** The candidates of one problem, model and prompt: a pass@k task; `c` of its `n` pass. */
 interface Group {
-  model: string;
-  prompt: string | null;
   /** Where its first candidate comes among them all. */
   first: number;
   n: number;
   c: number;
   tests: number;
   passed: number;
-}
-
-/** A problem's groups, in the order their first candidates come. */
-interface ProblemGroups {
-  groups: Group[];
 }
 
 /**
@@ -178,10 +266,12 @@ interface Tally {
   lastSolved: boolean;
 }
 
-/** A model's counts, and its pass@k tasks with where its first candidate of their problem comes. */
+/** A model's counts, and its pass@k tasks (groups) with where its first candidate of each one's problem comes. */
 interface ModelTally extends Tally {
-  tasks: Array<{ group: Group; since: number }>;
-  since: number;
+  tasks: number[];
+  since: number[];
+  /** Where its first candidate of the problem being counted comes. */
+  from: number;
 }
 
 function newTally(): Tally {

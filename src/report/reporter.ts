@@ -1,6 +1,6 @@
 import type { FailureRow } from './failing-tests.js';
 import type { CandidateRow } from './rows.js';
-import type { CandidateResult, ScorecardHead } from './scorecard.js';
+import type { CandidateResult, CandidateStatus, ScorecardHead } from './scorecard.js';
 
 export interface RunStartInfo {
   mode: ScorecardHead['mode'];
@@ -26,6 +26,10 @@ export interface RunOutcome {
   rows: readonly CandidateRow[];
   /** The same rows, each made as it is reached and not kept: a pass over a large run that holds no array of them. */
   eachRow(): Iterable<CandidateRow>;
+  /** How many of the rows have each status. */
+  statuses: Readonly<Record<CandidateStatus, number>>;
+  /** Whether some row is of this problem (a self-check has none for a problem without an optimal_solution). */
+  hasRows(problemId: string): boolean;
   /** The first failing tests in input order, and how many there are. */
   failures: { shown: readonly FailureRow[]; total: number };
   /** Every candidate's full results, in input order, read from the run log as they are iterated. */

@@ -78,8 +78,13 @@ export class RowStore {
   /** The rows of the candidate `addCandidate` returned this handle for, as new objects. */
   rowsOf(handle: number): CandidateRow[] {
     const rows: CandidateRow[] = [];
-    for (let i = handle; i < handle + this.spans[handle]!; i++) rows.push(this.get(i));
+    for (let i = handle; i < handle + this.spans[handle]!; i++) rows.push(this.rowAt(i));
     return rows;
+  }
+
+  /** How many rows the candidate of this handle has: they are `rowAt(handle)` onwards. */
+  spanOf(handle: number): number {
+    return this.spans[handle]!;
   }
 
   /** The tests the candidate of this handle ran (its rows' totals), read without making its rows. */
@@ -138,7 +143,8 @@ export class RowStore {
     return id;
   }
 
-  private get(index: number): CandidateRow {
+  /** A row, as a new object, by its index among all the rows kept. */
+  rowAt(index: number): CandidateRow {
     if (!(index >= 0 && index < this.count)) throw new RangeError(`no row ${index}`);
     return rowFromFlat(this.flat, index * ROW_WIDTH, this.strings, this.efficiency.get(index));
   }

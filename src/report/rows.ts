@@ -128,9 +128,9 @@ function rowEfficiency(result: CandidateResult): RowEfficiency {
     : { suite, reference, cost: m.cost, memory: m.memory, error: null };
 }
 
-/** The scorecard's summary: counts over every candidate row. */
-export function summarize(rows: Iterable<CandidateRow>, problems: number, invalidProblems: number): Summary {
-  const s: Summary = {
+/** The scorecard's summary (counts over every candidate row) before any row is counted (`countInSummary`, then `finishSummary`). */
+export function emptySummary(problems: number, invalidProblems: number): Summary {
+  return {
     problems,
     candidates: 0,
     tests: 0,
@@ -143,16 +143,20 @@ export function summarize(rows: Iterable<CandidateRow>, problems: number, invali
     invalid_problems: invalidProblems,
     pass_rate: 0,
   };
-  for (const row of rows) {
-    s.candidates++;
-    s.tests += row.total;
-    s.passed += row.passed;
-    s.failed += row.counts.fail;
-    s.errored += row.counts.error;
-    s.timed_out += row.counts.timeout;
-    s.memory_exceeded += row.counts.memory;
-    s.skipped += row.counts.skipped;
-  }
+}
+
+export function countInSummary(s: Summary, row: CandidateRow): void {
+  s.candidates++;
+  s.tests += row.total;
+  s.passed += row.passed;
+  s.failed += row.counts.fail;
+  s.errored += row.counts.error;
+  s.timed_out += row.counts.timeout;
+  s.memory_exceeded += row.counts.memory;
+  s.skipped += row.counts.skipped;
+}
+
+export function finishSummary(s: Summary): Summary {
   s.pass_rate = s.tests === 0 ? 0 : s.passed / s.tests;
   return s;
 }

@@ -237,9 +237,7 @@ const IDLE_NAMED = 10;
 
 function problemsWithoutWork(outcome: RunOutcome, details: boolean): string[] {
   if (outcome.head.mode === 'grade') return [];
-  const withRows = new Set<string>();
-  for (const row of outcome.eachRow()) withRows.add(row.problem_id);
-  const idle = outcome.head.problems.filter((p) => p.valid && p.problem_id !== null && !withRows.has(p.problem_id));
+  const idle = outcome.head.problems.filter((p) => p.valid && p.problem_id !== null && !outcome.hasRows(p.problem_id));
   if (idle.length === 0 || !outcome.head.complete) return [];
   const named = details ? idle : idle.slice(0, IDLE_NAMED);
   const more = idle.length - named.length;

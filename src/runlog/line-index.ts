@@ -6,18 +6,17 @@
  */
 import { grown } from '../typed-arrays.js';
 
-/** Where a line's results lie: each result's start and end in the line (bytes), for lines this process wrote; null for lines of an earlier run, which are parsed. */
-export type Cuts = readonly number[] | null;
-
 export class LineIndex {
   /**
-   * Each line's key, by slot, and the map from a key to its last line's
-   * slot, made the first time a key is asked for. A run that grades its own
-   * plan finds its lines by slot (Tally); only reading a log back or
-   * resuming one asks by key, and a map entry per line would be work the
-   * supervisor does per candidate for nothing.
+   * The keys of lines of an earlier run, by slot; the map from a key to its
+   * last line's slot, made the first time a key is asked for. A line this
+   * process wrote keeps no key here: a run that grades its own plan finds
+   * its lines by slot (Tally), and a key kept for every line is memory that
+   * grows with the run and is copied by the garbage collector as it ages.
+   * Asked for by key, such a line's key is read back from the line
+   * (`readKey`, given where its head ends).
    */
-  private readonly keys: string[] = [];
+  private readonly earlierKeys = new Map<number, string>();
   private slots: Map<string, number> | null = null;
   private offsets = new Float64Array(256);
   private lengths = new Float64Array(256);
@@ -27,8 +26,13 @@ export class LineIndex {
    * run's line; -2: a line whose cuts are in `manyCuts`.
    */
   private firstCut = new Int32Array(256);
+  /** A line this process wrote: the length of its head, up to its results (its key ends before it). */
+  private heads = new Int32Array(256);
   private readonly manyCuts = new Map<number, number[]>();
   private count = 0;
+
+  /** `readKey`: the key of a line this process wrote, read back from the log, given the line's offset and its head's length. */
+  constructor(private readonly readKey: (offset: number, head: number) => string) {}
 
   /** How many lines are indexed. */
   get size(): number {
@@ -39,28 +43,34 @@ export class LineIndex {
     return this.bySlot().has(key);
   }
 
-  /** Indexes a line; returns its slot. Slots are given in the order lines are set, from 0. */
-  set(key: string, offset: number, length: number, cuts: Cuts): number {
-    if (cuts === null) return this.add(key, offset, length, EARLIER_RUN);
-    if (cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES) return this.add(key, offset, length, cuts[0]!);
-    const slot = this.add(key, offset, length, MANY);
+  /** Indexes a line of an earlier run, by its key; returns its slot. Slots are given in the order lines are set, from 0. */
+  setEarlier(key: string, offset: number, length: number): number {
+    const slot = this.add(key, offset, length, EARLIER_RUN, 0);
+    this.earlierKeys.set(slot, key);
+    return slot;
+  }
+
+  /** Indexes a line this process wrote: its head's length, and its results' cuts (start and end of each, from the line's start). */
+  set(key: string, offset: number, length: number, head: number, cuts: readonly number[]): number {
+    if (cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES) return this.add(key, offset, length, cuts[0]!, head);
+    const slot = this.add(key, offset, length, MANY, head);
     this.manyCuts.set(slot, [...cuts]);
     return slot;
   }
 
-  /** The same for a line this process wrote with one result, which starts at `start` (its cuts, without a list of them). */
-  setOne(key: string, offset: number, length: number, start: number): number {
-    return this.add(key, offset, length, start);
+  /** The same for a line this process wrote with one result, which starts right after its head. */
+  setOne(key: string, offset: number, length: number, head: number): number {
+    return this.add(key, offset, length, head, head);
   }
 
-  private add(key: string, offset: number, length: number, firstCut: number): number {
+  private add(key: string, offset: number, length: number, firstCut: number, head: number): number {
     const slot = this.count;
     if (slot === this.offsets.length) this.grow();
     this.offsets[slot] = offset;
     this.lengths[slot] = length;
     this.firstCut[slot] = firstCut;
+    this.heads[slot] = head;
     this.count++;
-    this.keys.push(key);
     this.slots?.set(key, slot);
     return slot;
   }
@@ -74,7 +84,7 @@ export class LineIndex {
     if (this.slots === null) {
       // In slot order, so that a key logged twice maps to its last line.
       const slots = new Map<string, number>();
-      this.keys.forEach((key, slot) => slots.set(key, slot));
+      for (let slot = 0; slot < this.count; slot++) slots.set(this.earlierKeys.get(slot) ?? this.readKey(this.offsets[slot]!, this.heads[slot]!), slot);
       this.slots = slots;
     }
     return this.slots;
@@ -111,6 +121,7 @@ export class LineIndex {
     this.offsets = grown(this.offsets, capacity);
     this.lengths = grown(this.lengths, capacity);
     this.firstCut = grown(this.firstCut, capacity);
+    this.heads = grown(this.heads, capacity);
   }
 }
 

@@ -41,6 +41,20 @@ export class RunLogWriteError extends Error {
   }
 }
 
+/** A run's planned candidates' keys, in input order, each made when it is asked for (a plan's CandidateList is one). */
+export interface PlannedKeys {
+  readonly length: number;
+  key(rank: number): string;
+}
+
+/** The keys of an array, as PlannedKeys. */
+export function keysOf(keys: readonly string[]): PlannedKeys {
+  return { length: keys.length, key: (rank) => keys[rank]! };
+}
+
+/** The plan line's keys are appended in pieces of about this many characters. */
+const PLAN_CHUNK = 1 << 16;
+
 /** Called for each complete candidate line of a log being reopened, in file order. */
 export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
 
@@ -52,7 +66,7 @@ const WRITE_AHEAD_BYTES = 1 << 18;
 const READ_WINDOW_BYTES = 1 << 20;
 
 export class RunLog {
-  private readonly lines = new LineIndex();
+  private readonly lines = new LineIndex((offset, head) => this.keyInLine(offset, head));
   private closed = false;
   /**
    * Lines appended and not yet written, which belong at `size - aheadBytes`:
@@ -198,9 +212,25 @@ export class RunLog {
     throw new Error(`${file}: not an evalrun run log (no header line)`);
   }
 
-  /** Records what the run will grade, so that the log alone can be reported on (see `read`). */
-  notePlan(plan: Omit<RunPlan, 'type'>): void {
-    this.appendText(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+  /**
+   * Records what the run will grade, so that the log alone can be reported
+   * on (see `read`): the line JSON.stringify makes of the plan, the keys
+   * first. Each key is made, written and let go: a run keeps no string per
+   * candidate for its plan.
+   */
+  notePlan(plan: Omit<RunPlan, 'type' | 'keys'> & { keys: PlannedKeys }): void {
+    const { keys, ...rest } = plan;
+    this.appendText('{"type":"plan","keys":[');
+    let chunk = '';
+    for (let rank = 0; rank < keys.length; rank++) {
+      chunk += rank === 0 ? JSON.stringify(keys.key(rank)) : `,${JSON.stringify(keys.key(rank))}`;
+      if (chunk.length >= PLAN_CHUNK) {
+        this.appendText(chunk);
+        chunk = '';
+      }
+    }
+    const tail = JSON.stringify(rest);
+    this.appendText(`${chunk}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}\n`);
   }
 
   /** Records a problem's time limits (--timeout-factor), before any of its candidates. */
@@ -235,7 +265,7 @@ export class RunLog {
     });
     this.appendBytes(LINE_END);
     length += LINE_END.length;
-    return this.lines.set(key, offset, length, cuts);
+    return this.lines.set(key, offset, length, head, cuts);
   }
 
   /**
@@ -253,7 +283,7 @@ export class RunLog {
     this.appendRange(bytes, start, end);
     this.appendBytes(LINE_END);
     const length = head + (end - start) + LINE_END.length;
-    return cuts === null ? this.lines.setOne(key, offset, length, head) : this.lines.set(key, offset, length, cuts);
+    return cuts === null ? this.lines.setOne(key, offset, length, head) : this.lines.set(key, offset, length, head, cuts);
   }
 
   /** Appends the start of a candidate's line, up to its results; returns its length in bytes. */
@@ -344,7 +374,7 @@ export class RunLog {
   }
 
   private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
-    this.lines.set(line.key, offset, length, null);
+    this.lines.setEarlier(line.key, offset, length);
     visit(line.key, line.results);
   }
 
@@ -406,6 +436,12 @@ export class RunLog {
         // Kept, and thrown by the next append, flush or close, where the run reports it.
       }
     }, WRITE_WITHIN_MS).unref();
+  }
+
+  /** The key of a line this process wrote, from its bytes: what its head holds between the line's start and its results. */
+  private keyInLine(offset: number, head: number): string {
+    const { bytes, from } = this.lineIn(offset, head);
+    return JSON.parse(bytes.toString('utf8', from + LINE_HEAD_START.length, from + head - LINE_HEAD_END.length)) as string;
   }
 
   /** The read window holding a line, and where the line starts in it: valid until the next read. */

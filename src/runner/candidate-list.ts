@@ -44,8 +44,8 @@ export function subList(list: CandidateList, ranks: readonly number[]): Candidat
   };
 }
 
-/** A self-check: each problem's optimal_solution; `keyOf` gives a rank's key (the same string each time, so the plan makes none). */
-export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (rank: number) => string = (rank) => selfCheckKey(problems[rank]!)): CandidateList {
+/** A self-check: each problem's optimal_solution. */
+export function selfCheckList(problems: readonly ProblemSummary[]): CandidateList {
   return {
     length: problems.length,
     at: (rank) => selfCheckPlan(problems[rank]!),
@@ -53,7 +53,7 @@ export function selfCheckList(problems: readonly ProblemSummary[], keyOf: (rank:
     modelId: () => SELF_CHECK_MODEL,
     file: (rank) => problems[rank]!.file,
     tests: (rank) => problems[rank]!.tests,
-    key: keyOf,
+    key: (rank) => selfCheckKey(problems[rank]!),
   };
 }
 

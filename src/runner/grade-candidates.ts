@@ -24,20 +24,19 @@ export interface Recorder {
 }
 
 /**
- * Grades the planned candidates `ranks` (places in `candidates` and
- * `keys`): a worker reads each one's problem file (candidates of one
+ * Grades the planned candidates `ranks` (places in `candidates`): a worker reads each one's problem file (candidates of one
  * problem come one after another, so it reads it once for them) and
  * answers with its records. `limitsOf`: a candidate's problem's limit per
  * test, sent with it (--timeout-factor).
  */
 export async function gradeAll(
   route: Route,
-  planned: { candidates: CandidateList; keys: readonly string[]; ranks: readonly number[] },
+  planned: { candidates: CandidateList; ranks: readonly number[] },
   record: Recorder,
   interrupted: () => boolean,
   limitsOf: (candidate: Candidate) => TestLimits | undefined = () => undefined,
 ): Promise<void> {
-  const { candidates, keys } = planned;
+  const { candidates } = planned;
   const ranks = groupedByFile(planned.ranks, candidates);
   const items: ItemList = {
     length: ranks.length,
@@ -53,7 +52,8 @@ export async function gradeAll(
     route.send(items, {
       onMessage: (m, indexOf) => {
         if (m.type === 'graded') {
-          record.graded(m, (j) => keys[indexOf(j)]!, indexOf);
+          // Each key is made as its line is written, and not kept.
+          record.graded(m, (j) => candidates.key(indexOf(j)), indexOf);
         } else if (m.type === 'failed') {
           const rank = indexOf(0);
           const candidate = candidates.at(rank);

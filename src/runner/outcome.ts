@@ -1,10 +1,10 @@
-import { aggregateResults } from '../report/aggregate.js';
-import { summarize, type CandidateRow } from '../report/rows.js';
+import { Aggregator } from '../report/aggregate.js';
+import { countInSummary, emptySummary, finishSummary, type CandidateRow } from '../report/rows.js';
 import { scoreEfficiency } from '../report/efficiency.js';
 import { efficiencyGraders } from '../grading/graders.js';
 import { gradersFromRecord } from './run-options.js';
 import type { RunOutcome } from '../report/reporter.js';
-import type { ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
+import type { CandidateStatus, ProblemReport, ScorecardHead, SkippedSubmissionReport } from '../report/scorecard.js';
 import { VERSION } from '../version.js';
 import type { RunHeader } from '../runlog/run-log.js';
 import type { Tally } from './tally.js';
@@ -27,11 +27,19 @@ export interface OutcomeParts {
  * same whether the run just ended here or its log is read back later.
  */
 export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
-  // The roll-ups and the summary read each row once and keep none; the rows as one array are made only if a reporter asks for them.
+  // The roll-ups, the summary and the counts by status read each row once, in one pass, and keep none;
+  // the rows as one array are made only if a reporter asks for them.
   let rows: CandidateRow[] | null = null;
   const allRows = (): CandidateRow[] => (rows ??= store.rows());
-  const aggregates = aggregateResults(store.eachRow(), { tagsByProblem: parts.tagsByProblem, ks: parts.passAtK });
   const invalid = parts.problems.filter((p) => !p.valid).length;
+  const rollUps = new Aggregator();
+  const summary = emptySummary(parts.problems.length, invalid);
+  const statuses: Record<CandidateStatus, number> = { passed: 0, failed: 0, 'load-error': 0, unsupported: 0, 'no-tests': 0 };
+  for (const row of store.eachRow()) {
+    rollUps.add(row);
+    countInSummary(summary, row);
+    statuses[row.status]++;
+  }
   // Scored from the rows, which come from the records: the same after --resume, in `evalrun report` and in a merge.
   const graders = efficiencyGraders(gradersFromRecord(parts.header.options).graders);
   const head: ScorecardHead = {
@@ -42,8 +50,8 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     finished_at: parts.finishedAt,
     complete: parts.complete,
     options: parts.header.options,
-    summary: summarize(store.eachRow(), parts.problems.length, invalid),
-    ...aggregates,
+    summary: finishSummary(summary),
+    ...rollUps.result({ tagsByProblem: parts.tagsByProblem, ks: parts.passAtK }),
     ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem) }),
     problems: parts.problems,
     skipped_submissions: parts.skipped,
@@ -55,6 +63,8 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
       return allRows();
     },
     eachRow: () => rows ?? store.eachRow(),
+    statuses,
+    hasRows: (problemId) => rollUps.has(problemId),
     failures: store.failingTests(),
     results: () => store.results(),
     resultRecords: (visit) => store.resultRecords(visit),

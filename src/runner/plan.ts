@@ -1,4 +1,4 @@
-import { selfCheckKey as keyOfSelfCheck, selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
+import { selfCheckKey, selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
@@ -44,10 +44,6 @@ export async function readProblems(
     problem.file = fileAt(index);
     return problem;
   };
-  // A self-check's key is worked out once, when it is graded, and the plan reuses that string, found by the problem's place in the listing.
-  // As long as the listing from the start: workers answer out of order, and a late place written into a short array would make it a dictionary.
-  const keys = new Array<string | undefined>(found.length);
-  const selfCheckKey = (summary: ProblemSummary, index: number): string => (keys[index] ??= keyOfSelfCheck(summary));
   const work = route.send(items, {
     onMessage: (m, indexOf) => {
       const index = indexOf(0);
@@ -62,7 +58,7 @@ export async function readProblems(
             const given = problems?.[j];
             if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
             const summary = loaded[at];
-            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary, at) : null;
+            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
           },
           // Graded before the plan: the tally knows it by its place in the listing until the plan says where that is (`PlannedRun.listed`).
           indexOf,
@@ -105,7 +101,7 @@ export async function readProblems(
     if (places.length !== problems.length) throw new Error('problems not in the order they were listed');
     return places;
   };
-  return { ...split, walked, unread, selfCheckKey, listed };
+  return { ...split, walked, unread, listed };
 }
 
 export interface ReadProblems {
@@ -115,8 +111,6 @@ export interface ReadProblems {
   walked: () => WalkedFile[];
   /** Files no worker read (the run was interrupted first): the run is not complete. */
   unread: number;
-  /** The key of a problem's self-check (candidateKey), given its place in the listing: the same string each time for the same problem. */
-  selfCheckKey: (problem: ProblemSummary, index: number) => string;
   /** The places in the listing of some of `problems`, given in the order they are there. */
   listed: (problems: readonly ProblemSummary[]) => number[];
 }
@@ -140,7 +134,7 @@ export async function planCandidates(
   if (options.solutionsDir === null) {
     const checked = selected.filter((p) => p.hasOptimalSolution);
     const listed = loaded.listed(checked);
-    return { candidates: selfCheckList(checked, (rank) => loaded.selfCheckKey(checked[rank]!, listed[rank]!)), skipped: [], walked: null, listed };
+    return { candidates: selfCheckList(checked), skipped: [], walked: null, listed };
   }
 
   const byId = new Map(selected.map((p) => [p.id, p] as const));

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { DEFAULTS } from '../defaults.js';
 import type { RunOutcome } from '../report/reporter.js';
-import { RunLog } from '../runlog/run-log.js';
+import { keysOf, RunLog } from '../runlog/run-log.js';
 import { outcomeOf } from './outcome.js';
 import { locateRunLog } from './run-files.js';
 import { collectRows, Tally } from './tally.js';
@@ -41,7 +41,7 @@ export function readRun(run: string): ReadRun {
   const tally = new Tally(opened.log, collected.rows);
   const planned = plan?.keys ?? [];
   const inPlan = new Set(planned);
-  tally.plan([...planned, ...logged.filter((key) => !inPlan.has(key))]);
+  tally.plan(keysOf([...planned, ...logged.filter((key) => !inPlan.has(key))]));
   const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [...DEFAULTS.passAtK];
   const outcome = outcomeOf(tally, {
     header,

@@ -140,19 +140,18 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   const { candidates, skipped } = planned;
 
   try {
-    const keys = Array.from({ length: candidates.length }, (_, rank) => candidates.key(rank));
     // A self-check graded as it read the problems recorded each one by its place in the listing.
-    tally.plan(keys, streaming ? planned.listed : null);
+    tally.plan(candidates, streaming ? planned.listed : null);
     // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
     const todo: number[] = [];
-    if (!streaming) for (let rank = 0; rank < keys.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);
+    if (!streaming) for (let rank = 0; rank < candidates.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);
     // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
     const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((rank) => candidates.problemId(rank)));
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
     if (limits.size > 0)
       problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));
     tally.log.notePlan({
-      keys,
+      keys: candidates,
       problems: problemReports,
       tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
       skipped_submissions: skipped,
@@ -165,7 +164,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       resumed: streaming ? 0 : candidates.length - todo.length,
       logFile: control.logFile,
     });
-    await gradeAll(route, { candidates, keys, ranks: todo }, record, interrupted, (candidate) => itemLimits(limits, candidate));
+    await gradeAll(route, { candidates, ranks: todo }, record, interrupted, (candidate) => itemLimits(limits, candidate));
     await reports.idle();
     // The workers have nothing left to do: they wind down while the
     // scorecards are written instead of after (runEvaluation awaits it).

@@ -8,7 +8,7 @@ import { RowStore } from '../report/row-store.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
-import type { RunLog } from '../runlog/run-log.js';
+import { keysOf, type PlannedKeys, type RunLog } from '../runlog/run-log.js';
 import { grown } from '../typed-arrays.js';
 import { recordBytes } from '../values/wire.js';
 import { firstRow, gradedStart, type GradedMessage } from '../workers/messages.js';
@@ -22,7 +22,8 @@ export class Tally {
    */
   private rowsOfSlot = new Int32Array(256).fill(NONE);
   private readonly store = new RowStore();
-  private order: readonly string[] = [];
+  /** The plan's keys, each made when it is asked for: the plan keeps no string per candidate. */
+  private order: PlannedKeys = keysOf([]);
   /** Each planned candidate's line in the log, by rank: its slot, or -1 while it is not logged. */
   private slotOfRank = new Int32Array(0);
   /**
@@ -50,23 +51,23 @@ export class Tally {
    * by the rank each one was recorded with: `earlier[rank]` (a self-check
    * records a problem by its place in the listing as it reads it).
    */
-  plan(keys: readonly string[], earlier: readonly number[] | null = null): void {
+  plan(keys: PlannedKeys, earlier: readonly number[] | null = null): void {
     const before = this.slotOfRank;
-    this.order = [...keys];
+    this.order = keys;
     this.rankOf = null;
     this.slotOfRank = new Int32Array(keys.length).fill(NONE);
     this.failing.clear();
     this.loggedPlanned = 0;
     // A new run's log holds no candidate yet: there is nothing to look up.
     if (this.log.candidateLines === 0) return;
-    keys.forEach((key, rank) => {
-      const slot = earlier === null ? this.log.slotOf(key) : (before[earlier[rank]!] ?? NONE);
-      if (slot < 0) return;
+    for (let rank = 0; rank < keys.length; rank++) {
+      const slot = earlier === null ? this.log.slotOf(keys.key(rank)) : (before[earlier[rank]!] ?? NONE);
+      if (slot < 0) continue;
       this.slotOfRank[rank] = slot;
       this.loggedPlanned++;
       const handle = this.rowsOfSlot[slot] ?? NONE;
       if (handle !== NONE) this.failing.noteCounted(rank, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
-    });
+    }
   }
 
   /**
@@ -132,7 +133,8 @@ export class Tally {
   *eachRow(): Generator<CandidateRow> {
     for (const slot of this.slotOfRank) {
       const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
-      if (handle !== NONE) yield* this.store.rowsOf(handle);
+      if (handle === NONE) continue;
+      for (let i = handle, end = handle + this.store.spanOf(handle); i < end; i++) yield this.store.rowAt(i);
     }
   }
 
@@ -182,7 +184,7 @@ export class Tally {
     if (this.rankOf === null) {
       // The last rank of a key that is planned twice, as the log's index keeps its last line.
       const ranks = new Map<string, number>();
-      this.order.forEach((planned, rank) => ranks.set(planned, rank));
+      for (let rank = 0; rank < this.order.length; rank++) ranks.set(this.order.key(rank), rank);
       this.rankOf = ranks;
     }
     return this.rankOf.get(key);

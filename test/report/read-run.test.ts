@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/runner/read-run.js';
 import { locateRunLog } from '../../src/runner/run-files.js';
-import { RunLog } from '../../src/runlog/run-log.js';
+import { keysOf, RunLog } from '../../src/runlog/run-log.js';
 import { candidateResult } from './synthetic-run.js';
 
 const HEADER = { type: 'run' as const, run_id: 'r1', started_at: '2026-11-23T10:00:00.000Z', mode: 'self-check' as const, options: { pass_at_k: [1] } };
@@ -16,7 +16,7 @@ describe('reading a run back from its log', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-read-'));
     const file = join(dir, 'r1.jsonl');
     const store = RunLog.create(file, HEADER);
-    store.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
+    store.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
     store.appendCandidate('kc', [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
     store.appendCandidate('ka', [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
     store.close();
@@ -37,7 +37,7 @@ describe('reading a run back from its log', () => {
     // Resumed: plan and end lines do not count as damage, and the resumed run's end line makes it complete.
     const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
-    resumed.notePlan({ keys: ['ka', 'kb', 'kc'], problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
+    resumed.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
     resumed.appendCandidate('kb', [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();

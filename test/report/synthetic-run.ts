@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CandidateMeasure, CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
 import { readRun, type ReadRun } from '../../src/runner/read-run.js';
-import { RunLog } from '../../src/runlog/run-log.js';
+import { keysOf, RunLog } from '../../src/runlog/run-log.js';
 
 export interface SyntheticCandidate {
   problem: string;
@@ -92,7 +92,7 @@ export function syntheticRun(
   const keys = candidates.map((_, i) => `k${i}`);
   const problems = [...new Set(candidates.map((c) => c.problem))];
   store.notePlan({
-    keys,
+    keys: keysOf(keys),
     problems: problems.map((p) => ({ problem_id: p, file: `${p}.json`, valid: true, errors: [], warnings: [] })),
     tags: options.tags ?? {},
     skipped_submissions: [],

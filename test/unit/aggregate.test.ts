@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateResults, candidatePasses, type AggregatableResult } from '../../src/report/aggregate.js';
+import { Aggregator, candidatePasses, type AggregatableResult, type AggregateOptions, type Aggregates } from '../../src/report/aggregate.js';
 import { passAtKTable } from '../../src/report/pass-at-k.js';
 import type { CandidateResult } from '../../src/report/scorecard.js';
+
+/** The roll-ups of `candidates`, added in order. */
+function aggregateResults(candidates: readonly AggregatableResult[], options?: AggregateOptions): Aggregates {
+  const aggregator = new Aggregator();
+  for (const c of candidates) aggregator.add(c);
+  return aggregator.result(options);
+}
 
 function result(problem_id: string, model_id: string, prompt_id: string | null, passed: number, total: number): AggregatableResult {
   return { problem_id, model_id, prompt_id, passed, total };
@@ -80,6 +87,22 @@ describe('aggregateResults', () => {
     const plain = aggregateResults(RESULTS);
     expect(plain.tags).toEqual([]);
     expect(Object.keys(plain.pass_at_k[0]?.values ?? {})).toEqual(['pass@1']);
+  });
+
+  it('knows which problems have candidates', () => {
+    const aggregator = new Aggregator();
+    for (const c of RESULTS) aggregator.add(c);
+    expect(aggregator.has('add')).toBe(true);
+    expect(aggregator.has('mul')).toBe(true);
+    expect(aggregator.has('div')).toBe(false);
+  });
+
+  it('keeps every group of a problem with many prompts and models, however its groups are stored', () => {
+    const candidates = Array.from({ length: 600 }, (_, i) => result(`p${i % 3}`, `m${i % 5}`, `q${i % 40}`, i % 2, 1));
+    const agg = aggregateResults(candidates, { ks: [1] });
+    expect(agg.prompts).toHaveLength(40);
+    expect(agg.prompts.reduce((n, p) => n + p.candidates, 0)).toBe(600);
+    expect(agg.pass_at_k.reduce((n, m) => n + m.tasks, 0)).toBe(new Set(candidates.map((c) => `${c.problem_id}/${c.model_id}/${c.prompt_id}`)).size);
   });
 
   it('gives empty rows for no candidates', () => {

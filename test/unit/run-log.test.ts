@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CandidateResult, TestResult } from '../../src/report/scorecard.js';
 import { FAILURES_KEPT } from '../../src/report/failing-tests.js';
 import { collectRows, Tally } from '../../src/runner/tally.js';
-import { RunLog, type RunHeader } from '../../src/runlog/run-log.js';
+import { keysOf, RunLog, type RunHeader } from '../../src/runlog/run-log.js';
 import { candidateRow } from '../../src/report/rows.js';
 import { recordBytes } from '../../src/values/wire.js';
 
@@ -44,7 +44,7 @@ const scratch = (): string => join(mkdtempSync(join(tmpdir(), 'evalrun-store-'))
 /** A new log, with the run's candidates in plan order. */
 function create(file: string, keys: string[]): Tally {
   const tally = new Tally(RunLog.create(file, HEADER));
-  tally.plan(keys);
+  tally.plan(keysOf(keys));
   return tally;
 }
 
@@ -53,7 +53,7 @@ function resume(file: string, keys: string[]): { tally: Tally; damagedLines: num
   const collected = collectRows();
   const { log, damagedLines } = RunLog.resume(file, collected.visit);
   const tally = new Tally(log, collected.rows);
-  tally.plan(keys);
+  tally.plan(keysOf(keys));
   return { tally, damagedLines };
 }
 
@@ -112,7 +112,7 @@ describe('the run log', () => {
     // A streaming self-check logs candidates before its plan is known, some the plan then leaves out.
     store.recordResults('ka', [result('a', [true])]);
     store.recordResults('kx', [result('x', [true])]);
-    store.plan(['ka', 'kb', 'kc']);
+    store.plan(keysOf(['ka', 'kb', 'kc']));
     expect(store.missing()).toBe(2);
     store.recordResults('kb', [result('b', [false])]);
     store.recordResults('ky', [result('y', [true])]);
@@ -120,7 +120,7 @@ describe('the run log', () => {
     store.recordResults('kc', [result('c', [true])]);
     expect(store.missing()).toBe(0);
     // Planned again (a resumed run plans once its log is read): the same count.
-    store.plan(['kc', 'kd', 'ka']);
+    store.plan(keysOf(['kc', 'kd', 'ka']));
     expect(store.missing()).toBe(1);
     store.log.close();
   });
@@ -133,7 +133,7 @@ describe('the run log', () => {
     record('ka', a, 7);
     record('kc', c, 4);
     record('kb', b, 2);
-    store.plan(['kb', 'ka', 'kd'], [2, 7, 9]);
+    store.plan(keysOf(['kb', 'ka', 'kd']), [2, 7, 9]);
     expect([...store.results()]).toEqual([b, a]);
     expect(store.rows().map((row) => row.problem_id)).toEqual(['b', 'a']);
     expect(store.missing()).toBe(1);
@@ -204,6 +204,46 @@ describe('the run log', () => {
     expect(tally.missing()).toBe(0);
     expect(texts(tally)).toEqual(expected.flat().map((r) => JSON.stringify(r)));
     tally.log.close();
+  });
+
+  it('finds a line this process wrote by its key, which it reads back from the line: any key, any number of results, a key logged twice', () => {
+    const file = scratch();
+    const keys = ['plain', 'quote " and \\ back', 'emoji 😀 é', 'lone \ud800 surrogate', '["json","array",null]', 'none', 'twice'];
+    const log = RunLog.create(file, HEADER);
+    const one = result('p', [true]);
+    const two = [result('p', [true]), result('q', [false])];
+    keys.forEach((key, i) => log.appendCandidate(key, key === 'none' ? [] : (i % 2 === 0 ? [one] : two).map((r) => Buffer.from(JSON.stringify(r)))));
+    const lastTwice = log.appendCandidate('twice', [Buffer.from(JSON.stringify(one))]);
+    // Asked before and after the lines are on disk; the second time from the index made the first time.
+    for (let round = 0; round < 2; round++) {
+      for (const [i, key] of keys.entries()) {
+        expect(log.has(key)).toBe(true);
+        const expected = key === 'none' ? [] : key === 'twice' ? [one] : i % 2 === 0 ? [one] : two;
+        expect(log.results(key)).toEqual(expected);
+      }
+      expect(log.slotOf('twice')).toBe(lastTwice);
+      expect(log.has('lone \udc00 surrogate')).toBe(false);
+      expect(log.slotOf('missing')).toBe(-1);
+      log.flush();
+    }
+    // A line appended after the index is made is found too.
+    log.appendCandidate('later', [Buffer.from(JSON.stringify(one))]);
+    expect(log.results('later')).toEqual([one]);
+    log.close();
+  });
+
+  it('writes the plan line that JSON.stringify makes of the plan, however many keys it has', () => {
+    const file = scratch();
+    const keys = Array.from({ length: 6000 }, (_, i) => `["p${i}","m",null,"s${i % 7}","f é \u2028 "${i}"#1"]`);
+    const problems = [{ problem_id: 'p0', file: 'p0.json', valid: true, errors: [], warnings: ['w'] }];
+    const log = RunLog.create(file, HEADER);
+    log.notePlan({ keys: keysOf(keys), problems, tags: { p0: ['a'] }, skipped_submissions: [{ source: 's', reason: 'r' }] });
+    log.notePlan({ keys: keysOf([]), problems: [], tags: {}, skipped_submissions: [] });
+    log.close();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines[1]).toBe(JSON.stringify({ type: 'plan', keys, problems, tags: { p0: ['a'] }, skipped_submissions: [{ source: 's', reason: 'r' }] }));
+    expect(lines[2]).toBe(JSON.stringify({ type: 'plan', keys: [], problems: [], tags: {}, skipped_submissions: [] }));
+    expect(lines[1]!.length).toBeGreaterThan(3 * (1 << 16));
   });
 
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
