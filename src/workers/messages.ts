@@ -121,15 +121,26 @@ export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'co
 
 /**
  * A batch's line as it goes to a worker. Each grade item's candidate goes
- * as an array of positions (CandidateOnWire), its strings that repeat from
- * candidate to candidate (problem, files, model, prompt, language) held
- * once per batch: encoding a batch is work the supervisor does for every
- * candidate, and names and paths written out in full made most of it.
+ * as a row of numbers in one flat list (`candidates`, CANDIDATE_WIDTH
+ * numbers each, laid out as FIELD says), its strings (problem,
+ * files, model, prompt, sample, language, code, digest) as indexes into the
+ * batch's table of strings, which holds each once. A grade item with
+ * nothing else to say goes as its row's number alone. Encoding a batch is
+ * work the supervisor does for every candidate: a flat list of numbers is
+ * several times quicker to write than an array per candidate of mixed
+ * values, and names and paths written out in full made most of it before.
  */
 export function batchLine(id: number, batch: Batch): string {
   const { strings, ref } = stringTable();
-  const items = batch.items.map((item) => (item.kind === 'grade' ? { ...item, candidate: candidateOnWire(item.candidate, ref) } : item));
-  return jsonLine({ type: 'batch', id, batch: { ...batch, strings, items } });
+  const candidates: number[] = [];
+  const items = batch.items.map((item): ItemOnWire => {
+    if (item.kind !== 'grade') return item;
+    const row = candidates.length / CANDIDATE_WIDTH;
+    pushCandidateRow(item.candidate, ref, candidates);
+    if (item.oneByOne === undefined && item.limits === undefined) return row;
+    return { ...item, candidate: row };
+  });
+  return jsonLine({ type: 'batch', id, batch: { ...batch, strings, candidates, items } });
 }
 
 /** Strings held once for a message: `ref` gives a string's index in `strings`, adding it the first time. */
@@ -153,97 +164,122 @@ export function toWorkerLine(message: ToWorker): string {
   return message.type === 'batch' ? batchLine(message.id, message.batch) : jsonLine(message);
 }
 
-/** A message from the supervisor as the worker reads it (its line parsed): a batch's candidates as they were before `batchLine`; null for anything else. */
+/**
+ * A message from the supervisor as the worker reads it (its line parsed): a
+ * batch's candidates as they were before `batchLine`; null for anything
+ * else, or for a batch whose candidates' numbers are not whole or name
+ * strings or rows it does not hold.
+ */
 export function readToWorker(value: unknown): ToWorker | null {
   if (!isObject(value)) return null;
   if (value.type === 'context') return value as unknown as ToWorker;
   if (value.type !== 'batch' || !isCount(value.id) || !isObject(value.batch)) return null;
-  const { strings, items, ...rest } = value.batch as { strings: unknown; items: unknown };
-  if (!isStrings(strings) || !Array.isArray(items)) return null;
-  return {
-    type: 'batch',
-    id: value.id,
-    batch: {
-      ...(rest as unknown as Omit<Batch, 'items'>),
-      items: (items as Array<WorkItem | { kind: 'grade'; candidate: CandidateOnWire }>).map((item): WorkItem =>
-        item.kind === 'grade' ? { ...item, candidate: candidateFromWire(item.candidate as unknown as CandidateOnWire, strings) } : item,
-      ),
-    },
-  };
+  const { strings, candidates, items, ...rest } = value.batch as { strings: unknown; candidates: unknown; items: unknown };
+  if (!isStrings(strings) || !isIntegers(candidates) || candidates.length % CANDIDATE_WIDTH !== 0 || !Array.isArray(items)) return null;
+  const rows = candidates.length / CANDIDATE_WIDTH;
+  const decoded: WorkItem[] = [];
+  for (const item of items as unknown[]) {
+    if (typeof item === 'number') {
+      if (!isRow(item, rows)) return null;
+      decoded.push({ kind: 'grade', candidate: candidateFromRow(candidates, item, strings) });
+    } else if (isObject(item) && item.kind === 'grade') {
+      if (!isRow(item.candidate, rows)) return null;
+      decoded.push({ ...(item as unknown as WorkItem), candidate: candidateFromRow(candidates, item.candidate, strings) } as WorkItem);
+    } else decoded.push(item as WorkItem);
+  }
+  return { type: 'batch', id: value.id, batch: { ...(rest as unknown as Omit<Batch, 'items'>), items: decoded } };
 }
 
-/** A candidate by position; a string of the batch's strings by its index (-1: null). */
-type CandidateOnWire = [
-  problemId: number,
-  file: number,
-  modelId: number,
-  promptId: number,
-  sampleId: string | null,
-  /** Null when its submission's text is a range: the range's (`rangeSource`). */
-  source: string | null,
-  tests: number,
-  /** 1: extract, 2: correctnessOnly (false), 4: correctnessOnly (true). */
-  flags: number,
-  submission: SubmissionOnWire | null,
-];
+/** An item as a batch's line holds it: a grade item by its candidate's row, alone when it has nothing else; any other item as it is. */
+type ItemOnWire = number | Exclude<WorkItem, { kind: 'grade' }> | (Omit<Extract<WorkItem, { kind: 'grade' }>, 'candidate'> & { candidate: number });
 
-type SubmissionOnWire =
-  | [declaredLanguage: number, kind: 'inline', raw: string]
-  | [declaredLanguage: number, kind: 'range', file: number, start: number, end: number, digest: string, line: number];
+/**
+ * A candidate's row in a batch's `candidates`: the places of its fields.
+ * A string is its index in the batch's strings, or -1 for null. A
+ * submission's kind is 0 (none), 1 (its text inline, `text` naming the
+ * text) or 2 (a range of a solution file, `text` naming the file); a
+ * range's source is not sent (-1): it is the range's file and line.
+ */
+const FIELD = {
+  problemId: 0,
+  file: 1,
+  modelId: 2,
+  promptId: 3,
+  sampleId: 4,
+  source: 5,
+  tests: 6,
+  flags: 7,
+  submission: 8,
+  declaredLanguage: 9,
+  text: 10,
+  start: 11,
+  end: 12,
+  digest: 13,
+  line: 14,
+} as const;
+type Field = (typeof FIELD)[keyof typeof FIELD];
+const CANDIDATE_WIDTH = 15;
 
-/** A submission's source as it goes: null when its text is a range, whose source is its file and line (`rangeSource`), else the string. */
-function sourceOnWire(source: string, text: SubmittedText | null): string | null {
-  return text !== null && text.kind === 'range' ? null : source;
-}
+const NO_SUBMISSION = 0;
+const INLINE = 1;
+const RANGE = 2;
 
 const EXTRACT = 1;
 const CORRECTNESS_ONLY_FALSE = 2;
 const CORRECTNESS_ONLY_TRUE = 4;
 
-function candidateOnWire(c: Candidate, ref: (text: string) => number): CandidateOnWire {
+function pushCandidateRow(c: Candidate, ref: (text: string) => number, into: number[]): void {
   const optional = (text: string | null): number => (text === null ? -1 : ref(text));
   let flags = c.extract ? EXTRACT : 0;
   if (c.correctnessOnly !== undefined) flags |= c.correctnessOnly ? CORRECTNESS_ONLY_TRUE : CORRECTNESS_ONLY_FALSE;
-  let submission: SubmissionOnWire | null = null;
-  if (c.submission !== null) {
-    const language = optional(c.submission.declaredLanguage);
-    const text = c.submission.text;
-    submission = text.kind === 'inline' ? [language, 'inline', text.raw] : [language, 'range', ref(text.file), text.start, text.end, text.digest, text.line];
-  }
-  const source = sourceOnWire(c.source, c.submission?.text ?? null);
-  return [ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), c.sampleId, source, c.tests, flags, submission];
+  const text = c.submission?.text ?? null;
+  const source = text !== null && text.kind === 'range' ? -1 : ref(c.source);
+  into.push(ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), optional(c.sampleId), source, c.tests, flags);
+  if (text === null) into.push(NO_SUBMISSION, -1, -1, -1, -1, -1, -1);
+  else if (text.kind === 'inline') into.push(INLINE, optional(c.submission!.declaredLanguage), ref(text.raw), -1, -1, -1, -1);
+  else into.push(RANGE, optional(c.submission!.declaredLanguage), ref(text.file), text.start, text.end, ref(text.digest), text.line);
 }
 
-function candidateFromWire(w: CandidateOnWire, strings: readonly string[]): Candidate {
-  const text = (at: number): string => {
-    const found = strings[at];
-    if (found === undefined) throw new Error(`a batch names string ${at} of ${strings.length}`);
+function candidateFromRow(rows: readonly number[], row: number, strings: readonly string[]): Candidate {
+  const at = row * CANDIDATE_WIDTH;
+  const field = (place: Field): number => rows[at + place]!;
+  const text = (place: Field): string => {
+    const found = strings[field(place)];
+    if (found === undefined) throw new Error(`a batch names string ${field(place)} of ${strings.length}`);
     return found;
   };
-  const optional = (at: number): string | null => (at === -1 ? null : text(at));
-  const [problemId, file, modelId, promptId, sampleId, source, tests, flags, submission] = w;
+  const optional = (place: Field): string | null => (field(place) === -1 ? null : text(place));
+  const kind = field(FIELD.submission);
+  if (kind !== NO_SUBMISSION && kind !== INLINE && kind !== RANGE) throw new Error(`a batch names a submission of kind ${kind}`);
   const range: SolutionTextRange | null =
-    submission !== null && submission[1] === 'range'
-      ? { kind: 'range', file: text(submission[2]), start: submission[3], end: submission[4], digest: submission[5], line: submission[6] }
+    kind === RANGE
+      ? { kind: 'range', file: text(FIELD.text), start: field(FIELD.start), end: field(FIELD.end), digest: text(FIELD.digest), line: field(FIELD.line) }
       : null;
-  if (source === null && range === null) throw new Error('a batch names a candidate without its source');
+  if (range === null && field(FIELD.source) === -1) throw new Error('a batch names a candidate without its source');
+  if (field(FIELD.tests) < 0) throw new Error(`a batch names a candidate with ${field(FIELD.tests)} tests`);
+  if (range !== null && !(range.start >= 0 && range.end >= range.start && range.line >= 1)) throw new Error('a batch names a range that is not one');
+  const flags = field(FIELD.flags);
   const candidate: Candidate = {
-    problemId: text(problemId),
-    file: text(file),
-    modelId: text(modelId),
-    promptId: optional(promptId),
-    sampleId,
-    source: source ?? rangeSource(range!),
-    tests,
+    problemId: text(FIELD.problemId),
+    file: text(FIELD.file),
+    modelId: text(FIELD.modelId),
+    promptId: optional(FIELD.promptId),
+    sampleId: optional(FIELD.sampleId),
+    source: range === null ? text(FIELD.source) : rangeSource(range),
+    tests: field(FIELD.tests),
     submission: null,
     extract: (flags & EXTRACT) !== 0,
   };
   if ((flags & (CORRECTNESS_ONLY_TRUE | CORRECTNESS_ONLY_FALSE)) !== 0) candidate.correctnessOnly = (flags & CORRECTNESS_ONLY_TRUE) !== 0;
-  if (submission !== null) {
-    const declaredLanguage = optional(submission[0]) as SolutionLanguage | null;
-    candidate.submission = { text: submission[1] === 'inline' ? { kind: 'inline', raw: submission[2] } : range!, declaredLanguage };
+  if (kind !== NO_SUBMISSION) {
+    const declaredLanguage = optional(FIELD.declaredLanguage) as SolutionLanguage | null;
+    candidate.submission = { text: range ?? { kind: 'inline', raw: text(FIELD.text) }, declaredLanguage };
   }
   return candidate;
+}
+
+function isRow(value: unknown, rows: number): value is number {
+  return isCount(value) && value < rows;
 }
 
 /**
@@ -715,6 +751,10 @@ function isCount(value: unknown): value is number {
 
 function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
+}
+
+function isIntegers(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((v) => Number.isInteger(v));
 }
 
 function isNumbers(value: unknown): value is number[] {

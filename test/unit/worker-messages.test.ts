@@ -102,17 +102,43 @@ describe('batchLine and readToWorker', () => {
     expect(readToWorker(JSON.parse(line))).toEqual({ type: 'batch', id: 7, batch });
     // The repeated names and paths go once; a source that is its range's file and line is not written at all.
     expect(line.split('/s/model.jsonl"').length - 1).toBe(1);
-    // (Of the five candidates with that source, only the three without a range carry it.)
-    expect(line.split('"/s/model.jsonl:2"').length - 1).toBe(3);
+    // (Of the five candidates with that source, only the three without a range carry it, and it is held once for them.)
+    expect(line.split('"/s/model.jsonl:2"').length - 1).toBe(1);
+    // A grade item with nothing else to say is its candidate's row alone.
+    expect((JSON.parse(line) as { batch: { items: unknown[] } }).batch.items.slice(0, 3)).toEqual([0, 1, 2]);
     expect(readToWorker({ type: 'context', context: { knownProblemIds: [], solutionsRootName: 's' } })).toEqual({
       type: 'context',
       context: { knownProblemIds: [], solutionsRootName: 's' },
     });
     expect(readToWorker({ type: 'batch', id: -1, batch: { strings: [], items: [] } })).toBeNull();
     expect(readToWorker({ type: 'nope' })).toBeNull();
-    expect(() =>
-      readToWorker({ type: 'batch', id: 1, batch: { strings: [], items: [{ kind: 'grade', candidate: [0, 0, 0, -1, null, 's', 1, 0, null] }] } }),
-    ).toThrow(/names string 0 of 0/);
+    const row = [0, 0, 0, -1, -1, 0, 1, 0, 0, -1, -1, -1, -1, -1, -1];
+    const batchOf = (candidates: unknown, items: unknown[], strings: string[] = ['s']) => ({ type: 'batch', id: 1, batch: { strings, candidates, items } });
+    expect(readToWorker(batchOf(row, [0]))).toMatchObject({
+      batch: { items: [{ kind: 'grade', candidate: { problemId: 's', source: 's', submission: null } }] },
+    });
+    expect(() => readToWorker(batchOf(row, [0], []))).toThrow(/names string 0 of 0/);
+    // Numbers that are not whole, rows cut short, rows it does not hold: not a batch.
+    expect(
+      readToWorker(
+        batchOf(
+          row.map((n, i) => (i === 6 ? 1.5 : n)),
+          [0],
+        ),
+      ),
+    ).toBeNull();
+    expect(readToWorker(batchOf(row.slice(1), [0]))).toBeNull();
+    expect(readToWorker(batchOf(row, [1]))).toBeNull();
+    expect(readToWorker(batchOf(row, [-1]))).toBeNull();
+    expect(readToWorker(batchOf(row, [{ kind: 'grade', candidate: 3 }]))).toBeNull();
+    expect(readToWorker(batchOf('0,1', [0]))).toBeNull();
+    // Fields that cannot be: a kind of submission, a negative count of tests, a range that ends before it starts, no source.
+    const changed = (place: number, value: number) => row.map((n, i) => (i === place ? value : n));
+    expect(() => readToWorker(batchOf(changed(8, 3), [0]))).toThrow(/submission of kind 3/);
+    expect(() => readToWorker(batchOf(changed(6, -1), [0]))).toThrow(/-1 tests/);
+    expect(() => readToWorker(batchOf(changed(5, -1), [0]))).toThrow(/without its source/);
+    const backwards = [0, 0, 0, -1, -1, -1, 1, 0, 2, -1, 0, 10, 5, 0, 1];
+    expect(() => readToWorker(batchOf(backwards, [0]))).toThrow(/not one/);
   });
 });
 
