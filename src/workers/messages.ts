@@ -27,7 +27,7 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange, type SubmittedText } from '../solutions/submission.js';
+import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 
 /** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */
