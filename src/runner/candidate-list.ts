@@ -7,6 +7,8 @@
  */
 import {
   candidateKey,
+  quoteFile,
+  rangeCandidateKey,
   referencePlans,
   SELF_CHECK_MODEL,
   selfCheckKey,
@@ -79,6 +81,8 @@ export class SubmissionPlan implements CandidateList {
   private readonly digests: string[] = [];
   private readonly lines: number[] = [];
   private readonly shared = new Map<string, string>();
+  /** Each solution file's name as JSON writes it (rangeCandidateKey). */
+  private readonly quotedFiles = new Map<string, string>();
   private references: Candidate[] = [];
 
   constructor(private readonly extract: boolean) {}
@@ -160,13 +164,13 @@ export class SubmissionPlan implements CandidateList {
   key(rank: number): string {
     const problem = this.problems[rank];
     if (problem === undefined) return candidateKey(this.reference(rank));
-    return candidateKey({
-      problemId: problem.id,
-      modelId: this.modelIds[rank]!,
-      promptId: this.promptIds[rank]!,
-      sampleId: this.sampleIds[rank]!,
-      source: this.source(rank),
-    });
+    const ids = { problemId: problem.id, modelId: this.modelIds[rank]!, promptId: this.promptIds[rank]!, sampleId: this.sampleIds[rank]! };
+    if (this.sources[rank] !== null) return candidateKey({ ...ids, source: this.sources[rank]! });
+    // Keys are made each time they are written (the plan line, each log line): a range's file is quoted once for all its lines.
+    const file = this.texts[rank]!;
+    let quoted = this.quotedFiles.get(file);
+    if (quoted === undefined) this.quotedFiles.set(file, (quoted = quoteFile(file)));
+    return rangeCandidateKey(ids, quoted, this.lines[rank]!);
   }
 
   private source(rank: number): string {

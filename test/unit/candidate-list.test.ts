@@ -3,9 +3,18 @@
  * candidate as planning it one object at a time would have made it.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateKey, referencePlans, selfCheckKey, selfCheckPlan, submissionPlan, type ProblemSummary } from '../../src/grading/candidate.js';
+import {
+  candidateKey,
+  quoteFile,
+  rangeCandidateKey,
+  referencePlans,
+  selfCheckKey,
+  selfCheckPlan,
+  submissionPlan,
+  type ProblemSummary,
+} from '../../src/grading/candidate.js';
 import { selfCheckList, subList, SubmissionPlan, type CandidateList } from '../../src/runner/candidate-list.js';
-import type { Submission } from '../../src/solutions/submission.js';
+import { rangeSource, type Submission } from '../../src/solutions/submission.js';
 
 const problem = (id: string, tests: number): ProblemSummary => ({ id, file: `/p/${id}.json`, tags: [], warnings: [], hasOptimalSolution: true, tests });
 const add = problem('add', 3);
@@ -85,5 +94,24 @@ describe('a plan in columns', () => {
     const plan = new SubmissionPlan(false);
     for (const [p, s] of submissions) plan.add(p, s);
     expectList(subList(plan, [2, 0]), [all[2]!, all[0]!]);
+  });
+});
+
+describe("a range's key made from its file quoted once", () => {
+  it('is the key candidateKey makes, for generated names of any characters', () => {
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor((seed / 2147483648) * n);
+    };
+    // Quotes, backslashes, control characters, line separators, lone and paired surrogates, colons and digits.
+    const alphabet = ['a', 'é', '"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', '😀', ':', '7', '/', ' ', '\u007f'];
+    const text = (): string => Array.from({ length: next(12) }, () => alphabet[next(alphabet.length)]!).join('');
+    for (let i = 0; i < 2000; i++) {
+      const ids = { problemId: text(), modelId: text(), promptId: next(3) === 0 ? null : text(), sampleId: next(3) === 0 ? null : text() };
+      const file = text();
+      const line = 1 + next(100_000);
+      expect(rangeCandidateKey(ids, quoteFile(file), line)).toBe(candidateKey({ ...ids, source: rangeSource({ file, line }) }));
+    }
   });
 });
