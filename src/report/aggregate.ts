@@ -154,22 +154,23 @@ export class Aggregator {
     const tags = new Map<string, Tally>();
     for (const [problemId, first] of this.firstGroup) {
       for (let g = first; g !== NO_GROUP; g = this.next[g]!) {
-        const group = this.group(g);
         let model = models.get(this.model[g]!);
         if (model === undefined) models.set(this.model[g]!, (model = { ...newTally(), tasks: [], since: [], from: 0 }));
         // A model's tasks go by where its first candidate of each problem comes: the order pass@k sums them in.
-        if (model.lastProblem !== problemId) model.from = group.first;
-        count(model, problemId, group);
+        if (model.lastProblem !== problemId) model.from = this.first[g]!;
+        this.count(model, problemId, g);
         model.tasks.push(g);
         model.since.push(model.from);
         let prompt = prompts.get(this.prompt[g]!);
         if (prompt === undefined) prompts.set(this.prompt[g]!, (prompt = newTally()));
-        count(prompt, problemId, group);
+        this.count(prompt, problemId, g);
       }
-      for (const name of new Set(tagsByProblem.get(problemId) ?? [])) {
+      const tagged = tagsByProblem.get(problemId);
+      if (tagged === undefined || tagged.length === 0) continue;
+      for (const name of tagged.length === 1 ? tagged : new Set(tagged)) {
         let tag = tags.get(name);
         if (tag === undefined) tags.set(name, (tag = newTally()));
-        for (let g = first; g !== NO_GROUP; g = this.next[g]!) count(tag, problemId, this.group(g));
+        for (let g = first; g !== NO_GROUP; g = this.next[g]!) this.count(tag, problemId, g);
       }
     }
     const byModel = [...models].map(([m, t]) => [this.modelIds.at(m), t] as [string, ModelTally]).sort(byKey);
@@ -185,14 +186,33 @@ export class Aggregator {
   }
 
   /** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
-  private inModelOrder(t: ModelTally): Group[] {
-    const order = t.tasks.map((_, i) => i);
-    if (t.since.some((s, i) => i > 0 && s < t.since[i - 1]!)) order.sort((a, b) => t.since[a]! - t.since[b]!);
-    return order.map((i) => this.group(t.tasks[i]!));
+  private inModelOrder(t: ModelTally): Task[] {
+    let tasks = t.tasks;
+    if (t.since.some((s, i) => i > 0 && s < t.since[i - 1]!)) {
+      const order = tasks.map((_, i) => i).sort((a, b) => t.since[a]! - t.since[b]!);
+      tasks = order.map((i) => t.tasks[i]!);
+    }
+    return tasks.map((g) => ({ n: this.n[g]!, c: this.c[g]! }));
   }
 
-  private group(g: number): Group {
-    return { first: this.first[g]!, n: this.n[g]!, c: this.c[g]!, tests: this.tests[g]!, passed: this.passed[g]! };
+  /**
+   * Counts group `g` of `problemId` in a row. A problem's groups are
+   * counted one after another, so its problem is counted once when it
+   * differs from the last one counted.
+   */
+  private count(t: Tally, problemId: string, g: number): void {
+    t.candidates += this.n[g]!;
+    t.tests += this.tests[g]!;
+    t.passed += this.passed[g]!;
+    if (t.lastProblem !== problemId) {
+      t.lastProblem = problemId;
+      t.lastSolved = false;
+      t.problems++;
+    }
+    if (this.c[g]! > 0 && !t.lastSolved) {
+      t.lastSolved = true;
+      t.solved++;
+    }
   }
 
   private newGroup(model: number, prompt: number, first: number): number {
@@ -242,14 +262,10 @@ export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>)
   return c.total > 0 && c.passed === c.total;
 }
 
-/** The candidates of one problem, model and prompt: a pass@k task; `c` of its `n` pass. */
-interface Group {
-  /** Where its first candidate comes among them all. */
-  first: number;
+/** A pass@k task: the candidates of one problem, model and prompt, `c` of its `n` passing. */
+interface Task {
   n: number;
   c: number;
-  tests: number;
-  passed: number;
 }
 
 /**
@@ -278,21 +294,6 @@ function newTally(): Tally {
   return { candidates: 0, tests: 0, passed: 0, problems: 0, solved: 0, lastProblem: null, lastSolved: false };
 }
 
-function count(t: Tally, problemId: string, g: Group): void {
-  t.candidates += g.n;
-  t.tests += g.tests;
-  t.passed += g.passed;
-  if (t.lastProblem !== problemId) {
-    t.lastProblem = problemId;
-    t.lastSolved = false;
-    t.problems++;
-  }
-  if (g.c > 0 && !t.lastSolved) {
-    t.lastSolved = true;
-    t.solved++;
-  }
-}
-
 function metrics(t: Tally): RowMetrics {
   return {
     candidates: t.candidates,
@@ -304,7 +305,7 @@ function metrics(t: Tally): RowMetrics {
   };
 }
 
-function passAtKRow(model_id: string, groups: readonly Group[], ks: readonly number[]): PassAtKRow {
+function passAtKRow(model_id: string, groups: readonly Task[], ks: readonly number[]): PassAtKRow {
   let min = Infinity;
   let max = 0;
   for (const g of groups) {
