@@ -20,6 +20,7 @@
  */
 import { passAtKTable } from './pass-at-k.js';
 import { DEFAULTS } from '../defaults.js';
+import { Interned } from '../interned.js';
 import { grown } from '../typed-arrays.js';
 
 export interface RowMetrics {
@@ -237,26 +238,6 @@ export class Aggregator {
 }
 
 const NO_GROUP = -1;
-
-/** Values by a small index, each given one the first time it comes. */
-class Interned<T> {
-  private readonly values: T[] = [];
-  private readonly indexes = new Map<T, number>();
-
-  of(value: T): number {
-    let index = this.indexes.get(value);
-    if (index === undefined) {
-      index = this.values.length;
-      this.values.push(value);
-      this.indexes.set(value, index);
-    }
-    return index;
-  }
-
-  at(index: number): T {
-    return this.values[index]!;
-  }
-}
 
 export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>): boolean {
   return c.total > 0 && c.passed === c.total;

@@ -29,6 +29,7 @@ import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protoc
 import type { SolutionLanguage } from '../solutions/language.js';
 import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
+import { Interned } from '../interned.js';
 
 /** Tests already settled when an item is run one test at a time (after it killed workers): [test index, verdict]. */
 export type Settled = Array<[number, Verdict]>;
@@ -144,19 +145,9 @@ export function batchLine(id: number, batch: Batch): string {
 }
 
 /** Strings held once for a message: `ref` gives a string's index in `strings`, adding it the first time. */
-function stringTable(): { strings: string[]; ref: (text: string) => number } {
-  const strings: string[] = [];
-  const refs = new Map<string, number>();
-  const ref = (text: string): number => {
-    let at = refs.get(text);
-    if (at === undefined) {
-      at = strings.length;
-      strings.push(text);
-      refs.set(text, at);
-    }
-    return at;
-  };
-  return { strings, ref };
+function stringTable(): { strings: readonly string[]; ref: (text: string) => number } {
+  const table = new Interned<string>();
+  return { strings: table.values, ref: (text) => table.of(text) };
 }
 
 /** A message's line as it goes to a worker: a batch's by `batchLine`, any other as it is. */
@@ -294,7 +285,7 @@ interface SolutionsOnWire {
   type: 'solutions';
   batch: number;
   item: number;
-  strings: string[];
+  strings: readonly string[];
   submissions: SubmissionOutcomeOnWire[];
   /** Solutions of the file that are skipped: [source, reason]. */
   skipped: Array<[source: string, reason: string]>;
