@@ -8,24 +8,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser, type Element as XmlElement } from '@xmldom/xmldom';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html-reporter.js';
 import { renderJunit } from '../../src/report/junit-reporter.js';
 import { renderMarkdown } from '../../src/report/markdown-reporter.js';
 import type { RunOutcome } from '../../src/report/reporter.js';
 import { tableReporter } from '../../src/report/table-reporter.js';
-import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
+import { syntheticRuns, type SyntheticCandidate } from './synthetic-run.js';
 
-const opened: ReadRun[] = [];
-afterEach(() => {
-  for (const r of opened.splice(0)) r.close();
-});
+const syntheticRun = syntheticRuns();
 
 function run(candidates: SyntheticCandidate[], options: Parameters<typeof syntheticRun>[1] = {}): RunOutcome {
-  const r = syntheticRun(candidates, { grade: ['correctness', 'performance', 'memory'], ...options });
-  opened.push(r);
-  return r.outcome;
+  return syntheticRun(candidates, { grade: ['correctness', 'performance', 'memory'], ...options }).outcome;
 }
 
 const m = (cost: number, memory: number): SyntheticCandidate['measure'] => ({ cost, memory, load_cost: 1, load_memory: 2 });

@@ -9,30 +9,24 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser, type Document as XmlDocument, type Element as XmlElement } from '@xmldom/xmldom';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html-reporter.js';
 import { jsonReporter } from '../../src/report/json-reporter.js';
 import { renderJunit } from '../../src/report/junit-reporter.js';
 import { renderMarkdown } from '../../src/report/markdown-reporter.js';
 import type { RunOutcome } from '../../src/report/reporter.js';
 import { fileBeside, parseReporterChoice } from '../../src/report/reporters.js';
-import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
+import { syntheticRuns, type SyntheticCandidate } from './synthetic-run.js';
 
 const XSD = join(import.meta.dirname, '..', 'fixtures', 'junit.xsd');
 const HAS_XMLLINT = spawnSync('xmllint', ['--version']).status === 0;
 
 const HOSTILE = '</script><script>window.__pwned = 1</script><!-- ]]> & "\'\u0001\u0000\ud800';
 
-const opened: ReadRun[] = [];
-afterEach(() => {
-  for (const r of opened.splice(0)) r.close();
-});
+const syntheticRun = syntheticRuns();
 
 function run(candidates: SyntheticCandidate[], options: Parameters<typeof syntheticRun>[1] = {}): RunOutcome {
-  const r = syntheticRun(candidates, options);
-  opened.push(r);
-  return r.outcome;
+  return syntheticRun(candidates, options).outcome;
 }
 
 function render(fn: (o: RunOutcome, write: (t: string) => void) => void, outcome: RunOutcome): string {

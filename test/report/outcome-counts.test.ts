@@ -1,19 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { selfCheckExitCode } from '../../src/cli/execute.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
+import { syntheticRuns } from './synthetic-run.js';
 
-const opened: ReadRun[] = [];
-afterEach(() => {
-  for (const r of opened.splice(0)) r.close();
-});
-
-function run(candidates: SyntheticCandidate[], options: Parameters<typeof syntheticRun>[1] = {}): ReadRun {
-  const read = syntheticRun(candidates, options);
-  opened.push(read);
-  return read;
-}
+const run = syntheticRuns();
 
 describe('what the end of a run counts in its one pass over the rows', () => {
   it('counts the rows of each status, as the rows themselves say', () => {

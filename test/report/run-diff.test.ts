@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { diffRuns } from '../../src/report/run-diff.js';
-import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
+import { syntheticRuns, type SyntheticCandidate } from './synthetic-run.js';
 
-const opened: ReadRun[] = [];
-afterEach(() => {
-  for (const r of opened.splice(0)) r.close();
-});
+const syntheticRun = syntheticRuns();
 
 function run(candidates: SyntheticCandidate[]) {
-  const r = syntheticRun(candidates, { passAtK: [1, 2] });
-  opened.push(r);
-  return r.outcome;
+  return syntheticRun(candidates, { passAtK: [1, 2] }).outcome;
 }
 
 describe('diffRuns', () => {

@@ -1,5 +1,6 @@
 import { recordJson } from '../../src/values/wire.js';
 import { mkdtempSync } from 'node:fs';
+import { afterEach } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CandidateMeasure, CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
@@ -102,4 +103,17 @@ export function syntheticRun(
   if (options.finished !== false) store.noteEnd({ finished_at: '2026-11-23T10:01:00.000Z', complete: logged === candidates.length });
   store.close();
   return readRun(file);
+}
+
+/** `syntheticRun` for a test file: each run it reads back is closed once the test that made it ends. */
+export function syntheticRuns(): typeof syntheticRun {
+  const opened: ReadRun[] = [];
+  afterEach(() => {
+    for (const r of opened.splice(0)) r.close();
+  });
+  return (candidates, options) => {
+    const read = syntheticRun(candidates, options);
+    opened.push(read);
+    return read;
+  };
 }

@@ -1,19 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/report/reporter.js';
 import { tableReporter } from '../../src/report/table-reporter.js';
-import type { ReadRun } from '../../src/runner/read-run.js';
-import { syntheticRun, type SyntheticCandidate } from './synthetic-run.js';
+import { syntheticRuns, type SyntheticCandidate } from './synthetic-run.js';
 
-const opened: ReadRun[] = [];
-afterEach(() => {
-  for (const r of opened.splice(0)) r.close();
-});
+const syntheticRun = syntheticRuns();
 
 /** A finished self-check of one graded problem and `idle` problems without an optimal_solution. */
 function selfCheck(idle: number): RunOutcome {
-  const read = syntheticRun([{ problem: 'graded', model: 'optimal_solution', tests: ['pass'] }], { mode: 'self-check' });
-  opened.push(read);
-  const { outcome } = read;
+  const { outcome } = syntheticRun([{ problem: 'graded', model: 'optimal_solution', tests: ['pass'] }], { mode: 'self-check' });
   const extra = Array.from({ length: idle }, (_, i) => ({ problem_id: `idle_${i}`, file: `idle_${i}.json`, valid: true, errors: [], warnings: [] }));
   return { ...outcome, head: { ...outcome.head, problems: [...outcome.head.problems, ...extra] } };
 }
@@ -50,9 +44,7 @@ describe('the table of a long self-check', () => {
       model: 'optimal_solution',
       tests: failing.includes(i) ? ['pass', 'fail'] : ['pass', 'pass'],
     }));
-    const read = syntheticRun(candidates, { mode: 'self-check' });
-    opened.push(read);
-    return read.outcome;
+    return syntheticRun(candidates, { mode: 'self-check' }).outcome;
   }
 
   /** The problems of the candidates table's rows (the failing tests' table has a test where this one has a prompt). */
