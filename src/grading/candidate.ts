@@ -66,7 +66,8 @@ export interface Candidate {
 /** The model a problem's own optimal_solution is graded as. */
 export const SELF_CHECK_MODEL = 'optimal_solution';
 
-function selfCheckSource(file: string): string {
+/** A self-check's source: its problem's file and a suffix JSON never escapes. */
+export function selfCheckSource(file: string): string {
   return `${file}#optimal_solution`;
 }
 
@@ -115,37 +116,6 @@ export function submissionPlan(problem: ProblemSummary, submission: Submission, 
     submission: { text: submission.text, declaredLanguage: submission.declaredLanguage },
     extract,
   };
-}
-
-/**
- * Identifies a candidate across runs (for `--resume`): the same problem,
- * model, prompt, sample and source.
- */
-export function candidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId' | 'source'>): string {
-  return JSON.stringify([c.problemId, c.modelId, c.promptId, c.sampleId, c.source]);
-}
-
-/**
- * candidateKey of a candidate whose source is a range's file and line
- * (`rangeSource`), given `quotedFile`, the file's name as JSON.stringify
- * writes it (`quoteFile`), made once for all of a file's lines: the same
- * string, without escaping the file's path again for each of them. A line
- * number and the colon before it are never escaped, so the file's quoted
- * name, less its closing quote, is where the source's starts.
- */
-export function rangeCandidateKey(c: Pick<Candidate, 'problemId' | 'modelId' | 'promptId' | 'sampleId'>, quotedFile: string, line: number): string {
-  const optional = (text: string | null): string => (text === null ? 'null' : JSON.stringify(text));
-  return `[${JSON.stringify(c.problemId)},${JSON.stringify(c.modelId)},${optional(c.promptId)},${optional(c.sampleId)},${quotedFile.slice(0, -1)}:${line}"]`;
-}
-
-/** A file's name as JSON.stringify writes it, for rangeCandidateKey. */
-export function quoteFile(file: string): string {
-  return JSON.stringify(file);
-}
-
-/** The key of a problem's self-check (candidateKey of selfCheckPlan), without planning the candidate. */
-export function selfCheckKey(p: Pick<ProblemSummary, 'id' | 'file'>): string {
-  return candidateKey({ problemId: p.id, modelId: SELF_CHECK_MODEL, promptId: null, sampleId: null, source: selfCheckSource(p.file) });
 }
 
 /**

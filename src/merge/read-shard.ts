@@ -15,7 +15,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { CandidateResult, ProblemReport, Scorecard, ScorecardHead, SkippedSubmissionReport, TestLimitsReport } from '../report/scorecard.js';
-import { candidateKey } from '../grading/candidate.js';
+import { candidateKey } from '../runlog/candidate-key.js';
 import { readLines, RunLog } from '../runlog/run-log.js';
 import { decodeRanks, type ShardRecord } from '../runner/shard-plan.js';
 

@@ -4,6 +4,7 @@
  * the run, and objects that live long are copied by the garbage collector
  * as they age, work the supervisor would do per candidate.
  */
+import { unquoteKey, type QuotedKey } from './candidate-key.js';
 import { grown } from '../typed-arrays.js';
 
 export class LineIndex {
@@ -45,25 +46,33 @@ export class LineIndex {
 
   /** Indexes a line of an earlier run, by its key; returns its slot. Slots are given in the order lines are set, from 0. */
   setEarlier(key: string, offset: number, length: number): number {
-    const slot = this.add(key, offset, length, EARLIER_RUN, 0);
+    const slot = this.add(offset, length, EARLIER_RUN, 0);
     this.earlierKeys.set(slot, key);
+    this.slots?.set(key, slot);
     return slot;
   }
 
-  /** Indexes a line this process wrote: its head's length, and its results' cuts (start and end of each, from the line's start). */
-  set(key: string, offset: number, length: number, head: number, cuts: readonly number[]): number {
-    if (cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES) return this.add(key, offset, length, cuts[0]!, head);
-    const slot = this.add(key, offset, length, MANY, head);
-    this.manyCuts.set(slot, [...cuts]);
+  /**
+   * Indexes a line this process wrote, by its key as the line holds it
+   * (quoteKey): its head's length, and its results' cuts (start and end of
+   * each, from the line's start).
+   */
+  set(key: QuotedKey, offset: number, length: number, head: number, cuts: readonly number[]): number {
+    const one = cuts.length === 2 && cuts[1] === length - LINE_TAIL_BYTES;
+    const slot = this.add(offset, length, one ? cuts[0]! : MANY, head);
+    if (!one) this.manyCuts.set(slot, [...cuts]);
+    this.slots?.set(unquoteKey(key), slot);
     return slot;
   }
 
   /** The same for a line this process wrote with one result, which starts right after its head. */
-  setOne(key: string, offset: number, length: number, head: number): number {
-    return this.add(key, offset, length, head, head);
+  setOne(key: QuotedKey, offset: number, length: number, head: number): number {
+    const slot = this.add(offset, length, head, head);
+    this.slots?.set(unquoteKey(key), slot);
+    return slot;
   }
 
-  private add(key: string, offset: number, length: number, firstCut: number, head: number): number {
+  private add(offset: number, length: number, firstCut: number, head: number): number {
     const slot = this.count;
     if (slot === this.offsets.length) this.grow();
     this.offsets[slot] = offset;
@@ -71,7 +80,6 @@ export class LineIndex {
     this.firstCut[slot] = firstCut;
     this.heads[slot] = head;
     this.count++;
-    this.slots?.set(key, slot);
     return slot;
   }
 

@@ -15,6 +15,7 @@ import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import { writeBytes } from '../write-text.js';
+import { quoteKey, type QuotedKey } from './candidate-key.js';
 import type { TestLimitsReport } from '../report/scorecard.js';
 import { isCandidateLine, isHeader, isLimitsLine, isNoteLine, limitsReport, type CandidateLine, type RunEnd, type RunHeader, type RunPlan } from './records.js';
 
@@ -45,11 +46,13 @@ export class RunLogWriteError extends Error {
 export interface PlannedKeys {
   readonly length: number;
   key(rank: number): string;
+  /** The same key as the log writes it: quoteKey(key(rank)). */
+  quotedKey(rank: number): QuotedKey;
 }
 
 /** The keys of an array, as PlannedKeys. */
 export function keysOf(keys: readonly string[]): PlannedKeys {
-  return { length: keys.length, key: (rank) => keys[rank]! };
+  return { length: keys.length, key: (rank) => keys[rank]!, quotedKey: (rank) => quoteKey(keys[rank]!) };
 }
 
 /** The plan line's keys are appended in pieces of about this many characters. */
@@ -223,7 +226,7 @@ export class RunLog {
     this.appendText('{"type":"plan","keys":[');
     let chunk = '';
     for (let rank = 0; rank < keys.length; rank++) {
-      chunk += rank === 0 ? JSON.stringify(keys.key(rank)) : `,${JSON.stringify(keys.key(rank))}`;
+      chunk += rank === 0 ? keys.quotedKey(rank) : `,${keys.quotedKey(rank)}`;
       if (chunk.length >= PLAN_CHUNK) {
         this.appendText(chunk);
         chunk = '';
@@ -245,10 +248,10 @@ export class RunLog {
 
   /**
    * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
-   * from its results' record texts as UTF-8 bytes (`recordJson`, which
+   * given its key as the line writes it (quoteKey) and its results' record texts as UTF-8 bytes (`recordJson`, which
    * writes exact integers of any size with every digit), copied as they are.
    */
-  appendCandidate(key: string, records: readonly Uint8Array[]): number {
+  appendCandidate(key: QuotedKey, records: readonly Uint8Array[]): number {
     const offset = this.size;
     const head = this.appendLineHead(key);
     const cuts: number[] = [];
@@ -274,7 +277,7 @@ export class RunLog {
    * separated by commas, the ends of its records in `bytes` being
    * recordEnds[from] to recordEnds[to - 1]. Copied in one piece.
    */
-  appendJoined(key: string, bytes: Uint8Array, start: number, end: number, recordEnds: readonly number[], from: number, to: number): number {
+  appendJoined(key: QuotedKey, bytes: Uint8Array, start: number, end: number, recordEnds: readonly number[], from: number, to: number): number {
     const offset = this.size;
     const head = this.appendLineHead(key);
     // One result (a submission's): its cuts are known without a list.
@@ -287,10 +290,10 @@ export class RunLog {
   }
 
   /** Appends the start of a candidate's line, up to its results; returns its length in bytes. */
-  private appendLineHead(key: string): number {
+  private appendLineHead(key: QuotedKey): number {
     // In three pieces rather than one string made of them, which would be made, flattened and dropped for every candidate.
     this.appendBytes(LINE_HEAD_START);
-    const escaped = this.appendText(JSON.stringify(key));
+    const escaped = this.appendText(key);
     this.appendBytes(LINE_HEAD_END);
     return LINE_HEAD_START.length + escaped + LINE_HEAD_END.length;
   }

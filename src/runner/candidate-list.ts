@@ -5,23 +5,13 @@
  * so the plan of a run of submissions keeps each candidate's parts in
  * columns, and a candidate becomes an object only when its batch is sent.
  */
-import {
-  candidateKey,
-  quoteFile,
-  rangeCandidateKey,
-  referencePlans,
-  SELF_CHECK_MODEL,
-  selfCheckKey,
-  selfCheckPlan,
-  submissionPlan,
-  type Candidate,
-  type ProblemSummary,
-} from '../grading/candidate.js';
+import { escapedTwice, quotedKey, quotedKeyOf, unquoteKey, type QuotedKey } from '../runlog/candidate-key.js';
+import { referencePlans, SELF_CHECK_MODEL, selfCheckPlan, selfCheckSource, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
+import type { PlannedKeys } from '../runlog/run-log.js';
 import type { SolutionLanguage } from '../solutions/language.js';
 import { rangeSource, type Submission, type SubmittedText } from '../solutions/submission.js';
 
-export interface CandidateList {
-  readonly length: number;
+export interface CandidateList extends PlannedKeys {
   /** The candidate of this rank, as a new object. */
   at(rank: number): Candidate;
   problemId(rank: number): string;
@@ -29,8 +19,6 @@ export interface CandidateList {
   /** Its problem's file. */
   file(rank: number): string;
   tests(rank: number): number;
-  /** Its key in the run log (candidateKey). */
-  key(rank: number): string;
 }
 
 /** The ranks `ranks` of `list`, in that order, as a list of their own. */
@@ -43,7 +31,14 @@ export function subList(list: CandidateList, ranks: readonly number[]): Candidat
     file: (i) => list.file(ranks[i]!),
     tests: (i) => list.tests(ranks[i]!),
     key: (i) => list.key(ranks[i]!),
+    quotedKey: (i) => list.quotedKey(ranks[i]!),
   };
+}
+
+/** The key of a problem's self-check as the run log writes it (quoteKey(candidateKey(selfCheckPlan(p)))), without planning the candidate. */
+export function quotedSelfCheckKey(p: Pick<ProblemSummary, 'id' | 'file'>): QuotedKey {
+  // The file's name, escaped, then the source's suffix, which JSON never escapes.
+  return quotedKeyOf({ problemId: p.id, modelId: SELF_CHECK_MODEL, promptId: null, sampleId: null }, selfCheckSource(escapedTwice(p.file)));
 }
 
 /** A self-check: each problem's optimal_solution. */
@@ -55,7 +50,8 @@ export function selfCheckList(problems: readonly ProblemSummary[]): CandidateLis
     modelId: () => SELF_CHECK_MODEL,
     file: (rank) => problems[rank]!.file,
     tests: (rank) => problems[rank]!.tests,
-    key: (rank) => selfCheckKey(problems[rank]!),
+    key: (rank) => unquoteKey(quotedSelfCheckKey(problems[rank]!)),
+    quotedKey: (rank) => quotedSelfCheckKey(problems[rank]!),
   };
 }
 
@@ -81,8 +77,8 @@ export class SubmissionPlan implements CandidateList {
   private readonly digests: string[] = [];
   private readonly lines: number[] = [];
   private readonly shared = new Map<string, string>();
-  /** Each solution file's name as JSON writes it (rangeCandidateKey). */
-  private readonly quotedFiles = new Map<string, string>();
+  /** Each solution file's name escaped twice (quotedKeyOf), made once for all of its lines. */
+  private readonly escapedFiles = new Map<string, string>();
   private references: Candidate[] = [];
 
   constructor(private readonly extract: boolean) {}
@@ -161,16 +157,22 @@ export class SubmissionPlan implements CandidateList {
     return this.problems[rank]?.tests ?? this.reference(rank).tests;
   }
 
+  /** Made from its quoted key: only a resumed run or a shard asks for it. */
   key(rank: number): string {
+    return unquoteKey(this.quotedKey(rank));
+  }
+
+  quotedKey(rank: number): QuotedKey {
     const problem = this.problems[rank];
-    if (problem === undefined) return candidateKey(this.reference(rank));
+    if (problem === undefined) return quotedKey(this.reference(rank));
     const ids = { problemId: problem.id, modelId: this.modelIds[rank]!, promptId: this.promptIds[rank]!, sampleId: this.sampleIds[rank]! };
-    if (this.sources[rank] !== null) return candidateKey({ ...ids, source: this.sources[rank]! });
-    // Keys are made each time they are written (the plan line, each log line): a range's file is quoted once for all its lines.
+    const source = this.sources[rank]!;
+    if (source !== null) return quotedKeyOf(ids, escapedTwice(source));
+    // Quoted keys are made each time they are written (the plan line, each log line): a range's file is escaped once for all its lines.
     const file = this.texts[rank]!;
-    let quoted = this.quotedFiles.get(file);
-    if (quoted === undefined) this.quotedFiles.set(file, (quoted = quoteFile(file)));
-    return rangeCandidateKey(ids, quoted, this.lines[rank]!);
+    let escaped = this.escapedFiles.get(file);
+    if (escaped === undefined) this.escapedFiles.set(file, (escaped = escapedTwice(file)));
+    return quotedKeyOf(ids, rangeSource({ file: escaped, line: this.lines[rank]! }));
   }
 
   private source(rank: number): string {

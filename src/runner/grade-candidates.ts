@@ -1,4 +1,5 @@
-import { candidateKey, type Candidate } from '../grading/candidate.js';
+import { candidateKey, type QuotedKey } from '../runlog/candidate-key.js';
+import type { Candidate } from '../grading/candidate.js';
 import { unavailableResults } from '../grading/grade.js';
 import type { TestLimits } from '../grading/test-limits.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
@@ -19,8 +20,12 @@ export interface Recorder {
    * or null when there is no plan yet.
    */
   candidate(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], rank: number | null): void;
-  /** The candidates of a worker's graded message: candidate j by `keyOf(j)`, none when that is null, of rank `rankOf(j)` (null: no plan yet). */
-  graded(message: GradedMessage, keyOf: (j: number) => string | null, rankOf: ((j: number) => number) | null): void;
+  /**
+   * The candidates of a worker's graded message: candidate j by its key as
+   * the log writes it, `keyOf(j)` (quoteKey), none when that is null, of
+   * rank `rankOf(j)` (null: no plan yet).
+   */
+  graded(message: GradedMessage, keyOf: (j: number) => QuotedKey | null, rankOf: ((j: number) => number) | null): void;
 }
 
 /**
@@ -53,7 +58,7 @@ export async function gradeAll(
       onMessage: (m, indexOf) => {
         if (m.type === 'graded') {
           // Each key is made as its line is written, and not kept.
-          record.graded(m, (j) => candidates.key(indexOf(j)), indexOf);
+          record.graded(m, (j) => candidates.quotedKey(indexOf(j)), indexOf);
         } else if (m.type === 'failed') {
           const rank = indexOf(0);
           const candidate = candidates.at(rank);

@@ -1,4 +1,4 @@
-import { selfCheckKey, selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
+import { selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
 import { unavailableResults } from '../grading/grade.js';
@@ -10,7 +10,7 @@ import { findSolutionFiles } from '../solutions/find-solution-files.js';
 import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
-import { selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
+import { quotedSelfCheckKey, selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
 import type { ItemList, Route } from './route.js';
 import type { RunOptions } from './run-options.js';
 
@@ -58,7 +58,7 @@ export async function readProblems(
             const given = problems?.[j];
             if (given !== undefined && given !== null) loaded[at] = ownFile(given, at);
             const summary = loaded[at];
-            return summary !== undefined && !isInvalidProblemFile(summary) ? selfCheckKey(summary) : null;
+            return summary !== undefined && !isInvalidProblemFile(summary) ? quotedSelfCheckKey(summary) : null;
           },
           // Graded before the plan: the tally knows it by its place in the listing until the plan says where that is (`PlannedRun.listed`).
           indexOf,

@@ -8,6 +8,7 @@ import { RowStore } from '../report/row-store.js';
 import { candidateRow, type CandidateRow } from '../report/rows.js';
 import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
+import { quoteKey, unquoteKey, type QuotedKey } from '../runlog/candidate-key.js';
 import { keysOf, type PlannedKeys, type RunLog } from '../runlog/run-log.js';
 import { grown } from '../typed-arrays.js';
 import { recordBytes } from '../values/wire.js';
@@ -76,22 +77,23 @@ export class Tally {
    * knows it (null: found by its key, if it is planned).
    */
   record(key: string, rows: readonly CandidateRow[], records: readonly Uint8Array[], rank: number | null = null): void {
-    const slot = this.log.appendCandidate(key, records);
+    const slot = this.log.appendCandidate(quoteKey(key), records);
     this.keepRows(slot, rows);
-    const planned = this.noteLogged(key, rank, slot);
+    const planned = this.noteLogged(rank ?? this.rankOfKey(key), slot);
     this.failing.note(planned ?? Number.MAX_SAFE_INTEGER, slot, rows);
   }
 
   /**
    * Appends the candidates of a worker's graded message to the run log, as
    * the bytes the worker wrote, and keeps their rows as the numbers they
-   * came as: candidate j by `keyOf(j)`, skipped when that is null, and of
-   * rank `rankOf(j)` in the plan when the caller knows it. `recorded` hears
-   * each one appended: the tests it ran and passed, and a way to its rows.
+   * came as: candidate j by its key as the log writes it, `keyOf(j)`
+   * (quoteKey), skipped when that is null, and of rank `rankOf(j)` in the
+   * plan when the caller knows it. `recorded` hears each one appended: the
+   * tests it ran and passed, and a way to its rows.
    */
   recordGraded(
     m: GradedMessage,
-    keyOf: (j: number) => string | null,
+    keyOf: (j: number) => QuotedKey | null,
     rankOf: ((j: number) => number) | null,
     recorded: (tests: number, passed: number, rows: () => CandidateRow[]) => void,
   ): void {
@@ -104,7 +106,7 @@ export class Tally {
       const efficiency = m.efficiency;
       const handle = this.store.addFlatCandidate(m.rows, rowStart, rowEnd, m.strings, efficiency === null ? undefined : (row) => efficiency.get(row));
       this.keepHandle(slot, handle);
-      const planned = this.noteLogged(key, rankOf === null ? null : rankOf(j), slot);
+      const planned = this.noteLogged(rankOf === null ? this.rankOfKey(unquoteKey(key)) : rankOf(j), slot);
       this.failing.noteCounted(planned ?? Number.MAX_SAFE_INTEGER, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
       recorded(this.store.testsOf(handle), this.store.passedOf(handle), () => this.store.rowsOf(handle));
     }
@@ -163,12 +165,12 @@ export class Tally {
   }
 
   /**
-   * Notes a candidate's line (`slot`) by its rank; its rank, or undefined
-   * when it is not planned. Before the plan, a rank is the caller's own
-   * (`plan`'s `earlier`), and the count of planned lines waits for the plan.
+   * Notes a candidate's line (`slot`) by its rank in the plan, undefined when
+   * it is not planned; returns that rank. Before the plan, a rank is the
+   * caller's own (`plan`'s `earlier`), and the count of planned lines waits
+   * for the plan.
    */
-  private noteLogged(key: string, rank: number | null, slot: number): number | undefined {
-    const planned = rank ?? this.rankOfKey(key);
+  private noteLogged(planned: number | undefined, slot: number): number | undefined {
     if (planned === undefined) return undefined;
     if (planned >= this.slotOfRank.length) {
       const had = this.slotOfRank.length;

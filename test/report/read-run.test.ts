@@ -7,6 +7,7 @@ import { readRun } from '../../src/runner/read-run.js';
 import { locateRunLog } from '../../src/runner/run-files.js';
 import { keysOf, RunLog } from '../../src/runlog/run-log.js';
 import { candidateResult } from './synthetic-run.js';
+import { quoteKey } from '../../src/runlog/candidate-key.js';
 
 const HEADER = { type: 'run' as const, run_id: 'r1', started_at: '2026-11-23T10:00:00.000Z', mode: 'self-check' as const, options: { pass_at_k: [1] } };
 const PROBLEMS = ['a', 'b', 'c'].map((id) => ({ problem_id: id, file: `${id}.json`, valid: true, errors: [], warnings: [] }));
@@ -17,8 +18,8 @@ describe('reading a run back from its log', () => {
     const file = join(dir, 'r1.jsonl');
     const store = RunLog.create(file, HEADER);
     store.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    store.appendCandidate('kc', [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
-    store.appendCandidate('ka', [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
+    store.appendCandidate(quoteKey('kc'), [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
+    store.appendCandidate(quoteKey('ka'), [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
     store.close();
 
     // Interrupted: two of three, no end line.
@@ -38,7 +39,7 @@ describe('reading a run back from its log', () => {
     const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
     resumed.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
-    resumed.appendCandidate('kb', [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
+    resumed.appendCandidate(quoteKey('kb'), [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();
     expect(readFileSync(file, 'utf8').startsWith(before)).toBe(true);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { CandidateMeasure, CandidateResult, TestResult, TestStatus } from '../../src/report/scorecard.js';
 import { readRun, type ReadRun } from '../../src/runner/read-run.js';
 import { keysOf, RunLog } from '../../src/runlog/run-log.js';
+import { quoteKey } from '../../src/runlog/candidate-key.js';
 
 export interface SyntheticCandidate {
   problem: string;
@@ -99,7 +100,7 @@ export function syntheticRun(
     skipped_submissions: [],
   });
   const logged = options.logged ?? candidates.length;
-  candidates.slice(0, logged).forEach((c, i) => store.appendCandidate(keys[i]!, [Buffer.from(recordJson(candidateResult(c)))]));
+  candidates.slice(0, logged).forEach((c, i) => store.appendCandidate(quoteKey(keys[i]!), [Buffer.from(recordJson(candidateResult(c)))]));
   if (options.finished !== false) store.noteEnd({ finished_at: '2026-11-23T10:01:00.000Z', complete: logged === candidates.length });
   store.close();
   return readRun(file);

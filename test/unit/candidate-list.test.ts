@@ -3,17 +3,9 @@
  * candidate as planning it one object at a time would have made it.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  candidateKey,
-  quoteFile,
-  rangeCandidateKey,
-  referencePlans,
-  selfCheckKey,
-  selfCheckPlan,
-  submissionPlan,
-  type ProblemSummary,
-} from '../../src/grading/candidate.js';
-import { selfCheckList, subList, SubmissionPlan, type CandidateList } from '../../src/runner/candidate-list.js';
+import { candidateKey, escapedTwice, quotedKey, quotedKeyOf, quoteKey, unquoteKey } from '../../src/runlog/candidate-key.js';
+import { referencePlans, selfCheckPlan, submissionPlan, type ProblemSummary } from '../../src/grading/candidate.js';
+import { quotedSelfCheckKey, selfCheckList, subList, SubmissionPlan, type CandidateList } from '../../src/runner/candidate-list.js';
 import { rangeSource, type Submission } from '../../src/solutions/submission.js';
 
 const problem = (id: string, tests: number): ProblemSummary => ({ id, file: `/p/${id}.json`, tags: [], warnings: [], hasOptimalSolution: true, tests });
@@ -69,6 +61,7 @@ function expectList(list: CandidateList, expected: ReturnType<typeof submissionP
     expect(list.file(rank)).toBe(candidate.file);
     expect(list.tests(rank)).toBe(candidate.tests);
     expect(list.key(rank)).toBe(candidateKey(candidate));
+    expect(list.quotedKey(rank)).toBe(JSON.stringify(candidateKey(candidate)));
   });
 }
 
@@ -86,7 +79,7 @@ describe('a plan in columns', () => {
 
   it("plans a self-check from its problems, each key the same as its candidate's", () => {
     expectList(selfCheckList([add, gcd]), [selfCheckPlan(add), selfCheckPlan(gcd)]);
-    expect(selfCheckKey(gcd)).toBe(candidateKey(selfCheckPlan(gcd)));
+    expect(quotedSelfCheckKey(gcd)).toBe(JSON.stringify(candidateKey(selfCheckPlan(gcd))));
   });
 
   it('takes a part of a plan by rank', () => {
@@ -97,21 +90,32 @@ describe('a plan in columns', () => {
   });
 });
 
-describe("a range's key made from its file quoted once", () => {
-  it('is the key candidateKey makes, for generated names of any characters', () => {
+describe('a key as the log writes it, made from its parts', () => {
+  it('is JSON.stringify of the key, for generated names of any characters', () => {
     let seed = 11;
     const next = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return Math.floor((seed / 2147483648) * n);
     };
-    // Quotes, backslashes, control characters, line separators, lone and paired surrogates, colons and digits.
-    const alphabet = ['a', 'é', '"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', '😀', ':', '7', '/', ' ', '\u007f'];
-    const text = (): string => Array.from({ length: next(12) }, () => alphabet[next(alphabet.length)]!).join('');
-    for (let i = 0; i < 2000; i++) {
+    // Quotes, backslashes, control characters, line separators, lone and paired surrogates, colons and digits; or none of those.
+    const any = ['a', 'é', '"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', '😀', ':', '7', '/', ' ', '\u007f'];
+    const plain = ['a', 'é', ':', '7', '/', ' ', '\u007f', '\u2028', '#', '_'];
+    const text = (): string => {
+      const alphabet = next(2) === 0 ? any : plain;
+      return Array.from({ length: next(12) }, () => alphabet[next(alphabet.length)]!).join('');
+    };
+    for (let i = 0; i < 3000; i++) {
       const ids = { problemId: text(), modelId: text(), promptId: next(3) === 0 ? null : text(), sampleId: next(3) === 0 ? null : text() };
       const file = text();
       const line = 1 + next(100_000);
-      expect(rangeCandidateKey(ids, quoteFile(file), line)).toBe(candidateKey({ ...ids, source: rangeSource({ file, line }) }));
+      const source = text();
+      expect(quotedKey({ ...ids, source })).toBe(JSON.stringify(candidateKey({ ...ids, source })));
+      expect(quotedKeyOf(ids, rangeSource({ file: escapedTwice(file), line }))).toBe(
+        JSON.stringify(candidateKey({ ...ids, source: rangeSource({ file, line }) })),
+      );
+      const checked = { ...add, id: ids.problemId, file };
+      expect(quotedSelfCheckKey(checked)).toBe(JSON.stringify(candidateKey(selfCheckPlan(checked))));
+      expect(unquoteKey(quoteKey(source))).toBe(source);
     }
   });
 });

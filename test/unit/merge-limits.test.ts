@@ -5,7 +5,7 @@
  * limits for a problem it graded nothing of do not count.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateKey } from '../../src/grading/candidate.js';
+import { candidateKey } from '../../src/runlog/candidate-key.js';
 import { mergeLimits } from '../../src/merge/merge-limits.js';
 import type { ShardInput } from '../../src/merge/read-shard.js';
 import type { ProblemReport, TestLimitsReport } from '../../src/report/scorecard.js';

@@ -8,6 +8,7 @@ import { collectRows, Tally } from '../../src/runner/tally.js';
 import { keysOf, RunLog, type RunHeader } from '../../src/runlog/run-log.js';
 import { candidateRow } from '../../src/report/rows.js';
 import { recordBytes } from '../../src/values/wire.js';
+import { quoteKey } from '../../src/runlog/candidate-key.js';
 
 const HEADER: RunHeader = { type: 'run', run_id: 'r', started_at: '2026-01-01T00:00:00.000Z', mode: 'self-check', options: {} };
 
@@ -186,9 +187,9 @@ describe('the run log', () => {
           recordEnds.push(at);
           at += 1;
         });
-        store.log.appendJoined(keys[i]!, bytes, before.length, at - 1, recordEnds, 2, 2 + records.length);
+        store.log.appendJoined(quoteKey(keys[i]!), bytes, before.length, at - 1, recordEnds, 2, 2 + records.length);
       } else {
-        store.log.appendCandidate(keys[i]!, records);
+        store.log.appendCandidate(quoteKey(keys[i]!), records);
       }
     }
     // Appended to the log itself, not through the tally: read back by each line's slot, as the tally reads the lines it records.
@@ -212,8 +213,8 @@ describe('the run log', () => {
     const log = RunLog.create(file, HEADER);
     const one = result('p', [true]);
     const two = [result('p', [true]), result('q', [false])];
-    keys.forEach((key, i) => log.appendCandidate(key, key === 'none' ? [] : (i % 2 === 0 ? [one] : two).map((r) => Buffer.from(JSON.stringify(r)))));
-    const lastTwice = log.appendCandidate('twice', [Buffer.from(JSON.stringify(one))]);
+    keys.forEach((key, i) => log.appendCandidate(quoteKey(key), key === 'none' ? [] : (i % 2 === 0 ? [one] : two).map((r) => Buffer.from(JSON.stringify(r)))));
+    const lastTwice = log.appendCandidate(quoteKey('twice'), [Buffer.from(JSON.stringify(one))]);
     // Asked before and after the lines are on disk; the second time from the index made the first time.
     for (let round = 0; round < 2; round++) {
       for (const [i, key] of keys.entries()) {
@@ -227,7 +228,7 @@ describe('the run log', () => {
       log.flush();
     }
     // A line appended after the index is made is found too.
-    log.appendCandidate('later', [Buffer.from(JSON.stringify(one))]);
+    log.appendCandidate(quoteKey('later'), [Buffer.from(JSON.stringify(one))]);
     expect(log.results('later')).toEqual([one]);
     log.close();
   });
