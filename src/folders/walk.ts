@@ -175,24 +175,31 @@ function* walkInto(walk: Walk, path: string, parts: string[]): Steps {
   // prefix and the name: joined once per folder rather than normalized once per entry.
   const prefix = join(path, '_').slice(0, -1);
   for (const entry of entries.sort(byName)) {
-    if (!walk.options.ignore(entry.name)) yield* visit(walk, prefix + entry.name, [...parts, entry.name], entry);
+    if (walk.options.ignore(entry.name)) continue;
+    const entryPath = prefix + entry.name;
+    const entryParts = [...parts, entry.name];
+    // The listing types a regular file or folder: only a link, or an entry it could not type, costs a call (and a step of its own).
+    let kind = kindOf(entry);
+    if (kind === 'unknown') {
+      const looked = yield* kindOfPath(walk, entryPath, entryParts);
+      if (looked === null) continue;
+      kind = looked;
+    }
+    if (kind === 'file') walk.found({ kind: 'file', path: entryPath, parts: entryParts });
+    else if (kind !== 'folder') walk.found({ kind: 'not-regular', path: entryPath, parts: entryParts });
+    else if (walk.options.maxDepth === undefined || entryParts.length <= walk.options.maxDepth) yield* walkInto(walk, entryPath, entryParts);
   }
   walk.ancestors.delete(real);
 }
 
-function* visit(walk: Walk, path: string, parts: string[], entry: Dirent): Steps {
-  let kind = kindOf(entry);
-  if (kind === 'unknown') {
-    try {
-      kind = kindOf(yield* statOf(path));
-    } catch (error) {
-      walk.found({ kind: 'broken-link', path, parts, error });
-      return;
-    }
+/** What a link (or an entry the listing could not type) leads to; null, once reported, when it leads nowhere. */
+function* kindOfPath(walk: Walk, path: string, parts: string[]): Steps<'file' | 'folder' | 'other' | 'unknown' | null> {
+  try {
+    return kindOf(yield* statOf(path));
+  } catch (error) {
+    walk.found({ kind: 'broken-link', path, parts, error });
+    return null;
   }
-  if (kind === 'file') walk.found({ kind: 'file', path, parts });
-  else if (kind !== 'folder') walk.found({ kind: 'not-regular', path, parts });
-  else if (walk.options.maxDepth === undefined || parts.length <= walk.options.maxDepth) yield* walkInto(walk, path, parts);
 }
 
 /** A link, or an entry the listing could not type, is `unknown` until looked up. */
