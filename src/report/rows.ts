@@ -76,18 +76,17 @@ export const ROW_STRING_NULLABLE: readonly boolean[] = [false, false, true, true
  * strings from `strings` (the caller has checked the numbers).
  */
 export function rowFromFlat(flat: ArrayLike<number>, at: number, strings: readonly string[], efficiency?: RowEfficiency): CandidateRow {
-  const text = (ref: number): string | null => (ref === -1 ? null : strings[ref]!);
   const status = CANDIDATE_STATUSES[flat[at + ROW_STATUS]!]!;
   const n = at + ROW_STATUS + 1;
   const row: CandidateRow = {
-    problem_id: text(flat[at]!)!,
-    model_id: text(flat[at + 1]!)!,
-    prompt_id: text(flat[at + 2]!),
-    sample_id: text(flat[at + 3]!),
-    language: text(flat[at + 4]!)!,
+    problem_id: strings[flat[at]!]!,
+    model_id: strings[flat[at + 1]!]!,
+    prompt_id: textOrNull(strings, flat[at + 2]!),
+    sample_id: textOrNull(strings, flat[at + 3]!),
+    language: strings[flat[at + 4]!]!,
     status,
-    error: text(flat[at + 5]!),
-    entry_point: text(flat[at + 6]!),
+    error: textOrNull(strings, flat[at + 5]!),
+    entry_point: textOrNull(strings, flat[at + 6]!),
     passed: flat[n]!,
     total: flat[n + 1]!,
     duration_ms: flat[n + 2]!,
@@ -96,6 +95,11 @@ export function rowFromFlat(flat: ArrayLike<number>, at: number, strings: readon
   };
   if (efficiency !== undefined) row.efficiency = efficiency;
   return row;
+}
+
+/** A nullable string field's text: -1 for null. */
+function textOrNull(strings: readonly string[], ref: number): string | null {
+  return ref === -1 ? null : strings[ref]!;
 }
 
 export function candidateRow(result: CandidateResult): CandidateRow {

@@ -42,7 +42,7 @@ export function tableReporter(options: TableReporterOptions): Reporter {
       const out: string[] = [];
       const grading = head.mode === 'grade';
       if (!grading || options.details) {
-        const listed = candidateRowsToList(outcome.eachRow(), options.details, maxCandidateRows);
+        const listed = candidateRowsToList(outcome, options.details, maxCandidateRows);
         // In place of a long list of passes, the per-tag roll-up says where they are.
         if (listed.hidden > 0 && !grading && head.tags.length > 0)
           out.push(
@@ -74,14 +74,18 @@ interface ListedRow {
 
 /**
  * The rows to list, read once: all of them, or past `max` only those that
- * did not pass; a run's passing rows are counted, not kept.
+ * did not pass; a run's passing rows are counted, not kept. A long run in
+ * which every row passed lists none, and is not read at all.
  */
-function candidateRowsToList(rows: Iterable<CandidateRow>, details: boolean, max: number): { rows: readonly ListedRow[]; hidden: number } {
+function candidateRowsToList(outcome: Pick<RunOutcome, 'eachRow' | 'statuses'>, details: boolean, max: number): { rows: readonly ListedRow[]; hidden: number } {
+  const passed = outcome.statuses.passed;
+  const total = Object.values(outcome.statuses).reduce((n, count) => n + count, 0);
+  if (!details && total > max && passed === total) return { rows: [], hidden: total };
   let listed: ListedRow[] = [];
   let all = true;
   let hidden = 0;
   let index = 0;
-  for (const row of rows) {
+  for (const row of outcome.eachRow()) {
     if (all && !details && index === max) {
       all = false;
       const kept = listed.filter((r) => r.row.status !== 'passed');

@@ -66,4 +66,22 @@ describe('the table of a long self-check', () => {
     await tableReporter({ write: (t) => (full += t), details: true, maxCandidateRows: 5 }).onRunEnd?.(longSelfCheck(12, [1, 9]));
     expect(new Set(listed(full)).size).toBe(12);
   });
+
+  it('past the limit, with every candidate passing, lists none and reads no row', async () => {
+    let out = '';
+    const outcome = longSelfCheck(12, []);
+    const unread: RunOutcome = {
+      ...outcome,
+      rows: outcome.rows,
+      eachRow: () => {
+        throw new Error('the rows were read');
+      },
+    };
+    await tableReporter({ write: (t) => (out += t), details: false, maxCandidateRows: 5 }).onRunEnd?.(unread);
+    expect(listed(out)).toEqual([]);
+    expect(out).toContain('(12 passing candidates not listed; --details lists every one)');
+    let full = '';
+    await tableReporter({ write: (t) => (full += t), details: true, maxCandidateRows: 5 }).onRunEnd?.(longSelfCheck(12, []));
+    expect(new Set(listed(full)).size).toBe(12);
+  });
 });
