@@ -35,8 +35,8 @@ export function unquoteKey(quoted: QuotedKey): string {
 
 /**
  * Text that JSON.stringify copies as it is: no quote, backslash, control
- * character or UTF-16 surrogate (a lone one is escaped; a pair is not, but
- * the test stays simple).
+ * character or UTF-16 surrogate. JSON escapes a lone surrogate and not a
+ * pair; any text with either takes the slow way, which is right for both.
  */
 // The control characters are the point: JSON escapes them.
 // eslint-disable-next-line no-control-regex

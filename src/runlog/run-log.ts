@@ -248,8 +248,9 @@ export class RunLog {
 
   /**
    * Appends a graded candidate's line, `{"type":"candidate","key":...,"results":[...]}`,
-   * given its key as the line writes it (quoteKey) and its results' record texts as UTF-8 bytes (`recordJson`, which
-   * writes exact integers of any size with every digit), copied as they are.
+   * from its key as the line holds it (quoteKey) and its results' record
+   * texts as UTF-8 bytes (`recordJson`, which writes exact integers of any
+   * size with every digit), copied as they are.
    */
   appendCandidate(key: QuotedKey, records: readonly Uint8Array[]): number {
     const offset = this.size;
