@@ -27,7 +27,7 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
+import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange, type Submission } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 import { Interned } from '../interned.js';
 
@@ -363,7 +363,7 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
         ? { kind: 'range', file, start: w[7], end: w[8], digest: w[9], line: w[10] }
         : null;
     // A range's source goes as null and is its file and line; any other goes as a string.
-    const source = range !== null ? (w[4] === null ? rangeSource(range) : undefined) : typeof w[4] === 'string' ? w[4] : undefined;
+    const source = range !== null ? (w[4] === null ? null : undefined) : typeof w[4] === 'string' ? w[4] : undefined;
     if (
       problemId === undefined ||
       modelId === undefined ||
@@ -377,15 +377,10 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
     }
     outcomes.push({
       kind: 'submission',
-      submission: {
-        problemId,
-        modelId,
-        promptId,
-        sampleId,
-        source,
-        text: range ?? { kind: 'inline', raw: w[7] as string },
-        declaredLanguage,
-      },
+      submission:
+        range !== null
+          ? new RangeSubmission(problemId, modelId, promptId, sampleId, range, declaredLanguage)
+          : { problemId, modelId, promptId, sampleId, source: source!, text: { kind: 'inline', raw: w[7] as string }, declaredLanguage },
     });
   }
   for (const w of skipped as unknown[]) {
@@ -394,6 +389,27 @@ function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[
     outcomes.push({ kind: 'skipped', skipped: { source: w[0], reason: w[1] } });
   }
   return outcomes;
+}
+
+/**
+ * A JSON Lines submission as the supervisor decodes it. Its source is its
+ * range's file and line, made when something asks: the plan keeps the file
+ * and the line, and a file of many thousand lines would otherwise make a
+ * string per line that nothing reads.
+ */
+class RangeSubmission implements Submission {
+  constructor(
+    readonly problemId: string,
+    readonly modelId: string,
+    readonly promptId: string | null,
+    public sampleId: string | null,
+    readonly text: SolutionTextRange,
+    readonly declaredLanguage: SolutionLanguage | null,
+  ) {}
+
+  get source(): string {
+    return rangeSource(this.text);
+  }
 }
 
 /**

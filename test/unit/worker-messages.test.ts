@@ -187,7 +187,15 @@ describe('readFromWorker', () => {
     // Made from each other where the file is read: a range's submission with another source is a mistake of the caller.
     expect(() => solutionsLine(3, 4, [submission({ source: 'elsewhere.jsonl:3', text: range })])).toThrow(/elsewhere\.jsonl:3 is not at line 3/);
     const read = readFromWorker(JSON.parse(line));
-    expect(read).toEqual({ type: 'solutions', batch: 3, item: 4, outcomes: [outcomes[1], outcomes[2], outcomes[4], outcomes[5], outcomes[0], outcomes[3]] });
+    // Every field as read, the source too: a range's is made from its file and line when it is asked for.
+    const fields = (o: SolutionFileOutcome): SolutionFileOutcome => {
+      if (o.kind === 'skipped') return o;
+      const { problemId, modelId, promptId, sampleId, source, text, declaredLanguage } = o.submission;
+      return { kind: 'submission', submission: { problemId, modelId, promptId, sampleId, source, text, declaredLanguage } };
+    };
+    expect(read).toMatchObject({ type: 'solutions', batch: 3, item: 4 });
+    const outcomesRead = typeof read !== 'string' && read.type === 'solutions' ? read.outcomes.map(fields) : null;
+    expect(outcomesRead).toStrictEqual([outcomes[1], outcomes[2], outcomes[4], outcomes[5], outcomes[0], outcomes[3]]);
     expect(readFromWorker(JSON.parse(solutionsLine(3, 5, [])))).toEqual({ type: 'solutions', batch: 3, item: 5, outcomes: [] });
   });
 
