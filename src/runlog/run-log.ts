@@ -386,9 +386,14 @@ export class RunLog {
   private appendText(text: string): number {
     // Three bytes per UTF-16 code unit at most.
     if (this.aheadBytes + 3 * text.length > this.ahead.length) {
-      const bytes = Buffer.from(text, 'utf8');
-      this.appendBytes(bytes);
-      return bytes.length;
+      this.checkWritable();
+      // What waits is written first, so that a text that fits an empty buffer is encoded straight into it.
+      this.flush();
+      if (3 * text.length > this.ahead.length) {
+        const bytes = Buffer.from(text, 'utf8');
+        this.appendBytes(bytes);
+        return bytes.length;
+      }
     }
     this.checkWritable();
     const length = this.ahead.write(text, this.aheadBytes, 'utf8');
