@@ -4,15 +4,17 @@
  * of magnitude slower than the optimal solution times out where a plain
  * generous --timeout lets it pass, in Python and in JavaScript; the limits
  * are in the run log and the scorecard, a resumed run grades with the
- * limits its log recorded, and shards given one limits file (--test-limits)
+ * limits its log recorded (also after `kill -9` in the middle of the run,
+ * measuring nothing again and grading no candidate twice), and shards given one limits file (--test-limits)
  * grade under the same limits, which the merge carries.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CandidateResult, ProblemReport, Scorecard } from '../../src/report/scorecard.js';
 import { createGrader, evaluate, type ProblemDocument } from '../../src/index.js';
+import { duplicates, loggedKeys, logRecords, startCli, waitFor } from './batch-helpers.js';
 import { runCli } from './run-cli.js';
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'evalrun-limits-'));
@@ -221,6 +223,68 @@ describe('--timeout-factor', () => {
     }
     expect(one(card, 'slow', 'ident_js').tests[1]!.status).toBe('timeout');
     expect(one(card, 'slow', 'ident_py').tests[1]!.status).toBe('timeout');
+  });
+});
+
+describe('--timeout-factor, kill -9 and --resume', () => {
+  it('after kill -9 mid-run, --resume grades the rest under the limits the log holds: none measured or logged again, no candidate twice', async () => {
+    // One JavaScript problem and twelve slow candidates, each timed out on its large test under the measured limits:
+    // a run with one worker takes a few seconds, long enough to be killed in the middle.
+    const root = scratch();
+    const problems = join(root, 'problems');
+    const solutions = join(root, 'solutions');
+    mkdirSync(problems);
+    writeFileSync(join(problems, 'ident_js.json'), JSON.stringify(problem('ident_js', JS_FAST)));
+    const models = Array.from({ length: 12 }, (_, i) => `slow${String(i).padStart(2, '0')}`);
+    for (const model of models) {
+      mkdirSync(join(solutions, model), { recursive: true });
+      writeFileSync(join(solutions, model, 'ident_js.js'), JS_SLOW);
+    }
+    const out = join(root, 'card.json');
+    const log = `${out}l`;
+    const run = startCli([
+      '--problems',
+      problems,
+      '--solutions',
+      solutions,
+      '--out',
+      out,
+      '--timeout',
+      '30000',
+      '--no-progress',
+      '--concurrency',
+      '1',
+      ...FACTOR,
+    ]);
+    const candidates = (): number => logRecords(log).filter((l) => l.type === 'candidate').length;
+    const midway = await waitFor(() => candidates() >= 3, { timeoutMs: 60_000, everyMs: 10, stop: run.exited });
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect(midway, `the run ended before three candidates were logged: ${run.stderr()}`).toBe(true);
+    const before = logRecords(log);
+    const limitsBefore = before.filter((l) => l.type === 'limits');
+    expect(limitsBefore).toHaveLength(1);
+    expect(candidates()).toBeLessThan(models.length);
+    expect(existsSync(out)).toBe(false);
+
+    const resumed = await runCli(['--resume', log, '--no-progress', '--concurrency', '1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = logRecords(log);
+    // The limits were measured once, before the kill, and the resumed run used them as logged.
+    expect(after.filter((l) => l.type === 'limits')).toEqual(limitsBefore);
+    expect(duplicates(loggedKeys(log))).toEqual([]);
+    expect(candidates()).toBe(models.length);
+    const card = readCard(out);
+    expect(card.complete).toBe(true);
+    const { type: _type, problem_id: _id, ...logged } = limitsBefore[0]!;
+    expect(problemOf(card, 'ident_js').test_limits).toEqual(logged);
+    const limitMs = problemOf(card, 'ident_js').test_limits!.tests_ms![1];
+    // Every slow candidate, graded before the kill or after it, timed out on its large test at the same limit.
+    for (const model of models) {
+      const large = one(card, model, 'ident_js').tests[1]!;
+      expect(large.status, model).toBe('timeout');
+      expect(large.duration_ms, model).toBe(limitMs);
+    }
   });
 });
 
