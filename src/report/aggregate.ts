@@ -168,7 +168,7 @@ export class Aggregator {
       }
       const tagged = tagsByProblem.get(problemId);
       if (tagged === undefined || tagged.length === 0) continue;
-      for (const name of tagged.length === 1 ? tagged : new Set(tagged)) {
+      for (const name of distinct(tagged)) {
         let tag = tags.get(name);
         if (tag === undefined) tags.set(name, (tag = newTally()));
         for (let g = first; g !== NO_GROUP; g = this.next[g]!) this.count(tag, problemId, g);
@@ -300,6 +300,17 @@ function passAtKRow(model_id: string, groups: readonly Task[], ks: readonly numb
     max_samples: max,
     values: passAtKTable(groups, ks),
   };
+}
+
+/**
+ * A problem's tags, each once, in the order they first come: the list itself
+ * when no tag repeats (a problem has a few, told apart here without a set of
+ * its own; in a self-check every candidate is a problem).
+ */
+function distinct(tags: readonly string[]): Iterable<string> {
+  if (tags.length > 8) return new Set(tags);
+  for (let i = 1; i < tags.length; i++) if (tags.lastIndexOf(tags[i]!, i - 1) >= 0) return new Set(tags);
+  return tags;
 }
 
 /** Code-unit order with null first: stable across machines, unlike localeCompare. */

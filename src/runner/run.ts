@@ -153,7 +153,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     tally.log.notePlan({
       keys: candidates,
       problems: problemReports,
-      tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, [...p.tags]])),
+      tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, p.tags])),
       skipped_submissions: skipped,
     });
     reports.plan({
