@@ -10,7 +10,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { ceilingOf } from '../workers/ceilings.js';
 import type { BatchOptions, RunContext } from '../workers/messages.js';
-import { runItems, type IndexedItem, type ItemHandlers, type RunsBatches } from '../workers/recovery.js';
+import { runItems, type ItemHandlers, type ItemSource, type RunsBatches } from '../workers/recovery.js';
 
 /** Batches in flight per worker: the one it runs and the one queued behind it. */
 export const BATCHES_PER_WORKER = 2;
@@ -45,13 +45,11 @@ export interface RouteOptions {
 
 /**
  * The items a call sends, in order: an array of them, or anything that
- * makes the item at an index when asked (`at` is called once per item,
- * when its batch starts).
+ * makes the item at an index when asked (`at` is called for each item when
+ * its batch starts, and again for one that a fault sends again or whose
+ * ceiling the pool looks at; it must make the same item each time).
  */
-export interface ItemList {
-  readonly length: number;
-  at(index: number): IndexedItem | undefined;
-}
+export type ItemList = ItemSource;
 
 export class Route {
   /** The bound on the work in flight: batches sent to workers and not yet answered. */
@@ -95,9 +93,10 @@ export class Route {
     let failed: { error: unknown } | null = null;
     for (let at = 0; at < items.length; at += size) {
       const from = at;
-      // A batch's items are made when it starts: a run's list of work is not held as objects while it waits.
-      const batch = (): IndexedItem[] => Array.from({ length: Math.min(size, items.length - from) }, (_, k) => items.at(from + k)!);
-      const done = this.limit(() => (failed === null && call.signal?.aborted !== true ? runItems(this.options.pool, options, batch(), full) : undefined));
+      // A batch's items are made when it starts: a run's list of work is not held as objects while it waits, nor a batch's while it runs.
+      const length = Math.min(size, items.length - from);
+      const batch: ItemSource = { length, at: (k) => (k < 0 || k >= length ? undefined : items.at(from + k)) };
+      const done = this.limit(() => (failed === null && call.signal?.aborted !== true ? runItems(this.options.pool, options, batch, full) : undefined));
       // The first failure stops the batches not yet sent; it is thrown once every batch in flight has settled.
       sent.push(done.catch((error: unknown) => void (failed ??= { error })));
     }

@@ -40,9 +40,9 @@ export interface BatchRun {
    * sandbox machinery itself stops answering: a candidate's own time limit
    * is kept inside the worker.
    */
-  ceilingMs(item: number, tests: number): number;
+  ceilingMs: (item: number, tests: number) => number;
   /** Hears each answer, in order (a graded message answers `count` items from its `item`). */
-  onMessage(message: ItemMessage): void;
+  onMessage: (message: ItemMessage) => void;
 }
 
 /**
@@ -67,7 +67,17 @@ export class BatchFault extends Error {
 
 interface Pending {
   id: number;
-  run: BatchRun;
+  /**
+   * The batch until its line is made, then null: a batch in flight keeps its
+   * line (to send it again to another worker, should its own die before it
+   * starts), not its items.
+   */
+  batch: Batch | null;
+  line: string | null;
+  /** Items in the batch. */
+  count: number;
+  ceilingMs: BatchRun['ceilingMs'];
+  onMessage: BatchRun['onMessage'];
   /** The next item to be answered. */
   cursor: number;
   resolve: () => void;
@@ -146,9 +156,20 @@ export class WorkerPool {
    */
   run(run: BatchRun): Promise<void> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
-    if (run.batch.items.length === 0) return Promise.resolve();
+    const count = run.batch.items.length;
+    if (count === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, run, cursor: 0, resolve, reject });
+      this.queue.push({
+        id: this.nextId++,
+        batch: run.batch,
+        line: null,
+        count,
+        ceilingMs: run.ceilingMs,
+        onMessage: run.onMessage,
+        cursor: 0,
+        resolve,
+        reject,
+      });
       this.dispatch();
     });
   }
@@ -205,7 +226,11 @@ export class WorkerPool {
 
   /** Sends a message (messages.ts `toWorkerLine`); throws if it cannot be encoded. */
   private send(slot: Slot, message: ToWorker): void {
-    slot.link.sendLine(toWorkerLine(message), (error) => {
+    this.sendLine(slot, toWorkerLine(message));
+  }
+
+  private sendLine(slot: Slot, line: string): void {
+    slot.link.sendLine(line, (error) => {
       // The pipe broke: the worker is gone or going; its exit settles its batches.
       if (error !== null && error !== undefined) this.kill(slot);
     });
@@ -217,7 +242,9 @@ export class WorkerPool {
 
   private post(slot: Slot, pending: Pending): void {
     try {
-      this.send(slot, { type: 'batch', id: pending.id, batch: pending.run.batch });
+      pending.line ??= toWorkerLine({ type: 'batch', id: pending.id, batch: pending.batch! });
+      pending.batch = null;
+      this.sendLine(slot, pending.line);
     } catch (e) {
       // The batch itself cannot be sent (it does not serialize): only it fails.
       this.take(slot, pending);
@@ -229,7 +256,7 @@ export class WorkerPool {
   }
 
   private ceilingOf(pending: Pending, item: number, tests = 0): number {
-    return this.options.ceilingMs?.() ?? pending.run.ceilingMs(item, tests);
+    return this.options.ceilingMs?.() ?? pending.ceilingMs(item, tests);
   }
 
   private armCeiling(slot: Slot, ceiling: number): void {
@@ -328,11 +355,11 @@ export class WorkerPool {
     if (head === undefined || head.id !== message.batch) return this.protocolError(slot, `an answer to batch ${message.batch}, which it is not running`);
     if (message.item !== head.cursor) return this.protocolError(slot, `an answer to item ${message.item} where item ${head.cursor} was due`);
     const answered = itemsAnswered(message);
-    if (head.cursor + answered > head.run.batch.items.length) {
-      return this.protocolError(slot, `answers to items ${head.cursor} to ${head.cursor + answered - 1} of a batch of ${head.run.batch.items.length}`);
+    if (head.cursor + answered > head.count) {
+      return this.protocolError(slot, `answers to items ${head.cursor} to ${head.cursor + answered - 1} of a batch of ${head.count}`);
     }
     try {
-      head.run.onMessage(message);
+      head.onMessage(message);
     } catch (e) {
       // The listener's failure is the run's to report; the worker did nothing wrong.
       this.take(slot, head);
@@ -341,7 +368,7 @@ export class WorkerPool {
     }
     if (answered === 0) return;
     head.cursor += answered;
-    if (head.cursor < head.run.batch.items.length) {
+    if (head.cursor < head.count) {
       this.armCeiling(slot, this.ceilingOf(head, head.cursor));
       return;
     }
@@ -379,7 +406,7 @@ export class WorkerPool {
 
 /** The item (and test) of `pending` its worker's cell says was running, if it is one not yet answered. */
 function runningIn(pending: Pending, cell: Progress | null): BatchFault['running'] {
-  if (cell === null || cell.batch !== pending.id || cell.item < pending.cursor || cell.item >= pending.run.batch.items.length) return null;
+  if (cell === null || cell.batch !== pending.id || cell.item < pending.cursor || cell.item >= pending.count) return null;
   return { item: cell.item, test: cell.test >= 0 ? cell.test : null };
 }
 

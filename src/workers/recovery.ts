@@ -52,27 +52,66 @@ export interface IndexedItem {
   item: WorkItem;
 }
 
+/**
+ * Items, each made when asked for (an array of them is one): `at` must make
+ * the same item each time. A batch's items are made for the line that sends
+ * them and then let go; only a fault, or the pool's look at the ceiling of
+ * the item a worker takes up next (once per answer, not per item), makes
+ * one again. A batch in flight keeps its items' places, not their objects,
+ * which would otherwise outlive collections of the supervisor's young
+ * generation and be copied by each.
+ */
+export interface ItemSource {
+  readonly length: number;
+  at(index: number): IndexedItem | undefined;
+}
+
 /** Sends items as one batch, and again after faults as above, until each is answered or given up. */
-export async function runItems(pool: RunsBatches, options: BatchOptions, items: readonly IndexedItem[], handlers: ItemHandlers): Promise<void> {
+export async function runItems(pool: RunsBatches, options: BatchOptions, items: ItemSource, handlers: ItemHandlers): Promise<void> {
   let rest = items;
   while (rest.length > 0) {
     const sent = rest;
     try {
-      await pool.run({
-        batch: { options, items: sent.map((s) => s.item) },
-        ceilingMs: (i, tests) => handlers.ceilingMs(sent[i]!.item, tests),
-        onMessage: (m) => handlers.onMessage(m, (j) => sent[m.item + j]!.index),
-      });
+      await pool.run(batchRun(sent, options, handlers));
       return;
     } catch (e) {
       if (!(e instanceof BatchFault)) throw e;
       // Done but not yet answered (before the running one), or not started (after it): again, as a batch.
       const at = e.running?.item ?? e.answered;
-      const running = sent[at];
-      rest = [...sent.slice(e.answered, at), ...sent.slice(at + 1)];
+      const running = sent.at(at);
+      rest = allBut(sent, e.answered, at);
       if (running !== undefined) await runAlone(pool, options, running, handlers, e);
     }
   }
+}
+
+/** The batch of `sent`: its items made once, for its line, and only their indexes kept. */
+function batchRun(sent: ItemSource, options: BatchOptions, handlers: ItemHandlers): BatchRun {
+  const items: WorkItem[] = [];
+  const indexes: number[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const entry = itemOf(sent, i);
+    items.push(entry.item);
+    indexes.push(entry.index);
+  }
+  return {
+    batch: { options, items },
+    ceilingMs: (i, tests) => handlers.ceilingMs(itemOf(sent, i).item, tests),
+    onMessage: (m) => handlers.onMessage(m, (j) => indexes[m.item + j]!),
+  };
+}
+
+function itemOf(items: ItemSource, index: number): IndexedItem {
+  const entry = items.at(index);
+  if (entry === undefined) throw new RangeError(`no item ${index} of ${items.length}`);
+  return entry;
+}
+
+/** Items [from, length) of `items` but the one at `skip`. */
+function allBut(items: ItemSource, from: number, skip: number): ItemSource {
+  const before = Math.max(0, Math.min(skip, items.length) - from);
+  const after = Math.max(0, items.length - (skip + 1));
+  return { length: before + after, at: (i) => (i < 0 || i >= before + after ? undefined : items.at(i < before ? from + i : skip + 1 + (i - before))) };
 }
 
 async function runAlone(pool: RunsBatches, options: BatchOptions, entry: IndexedItem, handlers: ItemHandlers, first: BatchFault): Promise<void> {

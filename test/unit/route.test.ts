@@ -158,6 +158,34 @@ describe('Route', () => {
     expect([...counts.entries()].filter(([id]) => !['p4', 'p5'].includes(id)).every(([, n]) => n === 1)).toBe(true);
   });
 
+  it('makes each item once, for the line that sends its batch, and again only when a fault sends it again', async () => {
+    let killsLeft = 1;
+    const pool = new FakePool(2, (item) => {
+      if (item.kind === 'grade' && item.candidate.problemId === 'p4' && killsLeft > 0) {
+        killsLeft--;
+        return new SandboxCrashed('killed by SIGKILL');
+      }
+      return null;
+    });
+    // A list that makes a new item each time it is asked, as a run's plan does, and counts the asking.
+    const made = new Map<number, number>();
+    const items = {
+      length: 40,
+      at: (index: number) => {
+        made.set(index, (made.get(index) ?? 0) + 1);
+        return { index, item: { kind: 'grade', candidate: candidate(index) } satisfies WorkItem };
+      },
+    };
+    const answered: number[] = [];
+    await new Route({ pool, batch: OPTIONS }).send(items, { onMessage: (_, indexOf) => void answered.push(indexOf(0)), giveUp: () => undefined });
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    // Batches of 3: [3, 4, 5] failed on 4 after 3 was answered; 4 went again alone and 5 in a batch of its own.
+    expect(made.get(4)).toBe(2);
+    expect(made.get(5)).toBe(2);
+    expect([...made].filter(([index]) => index !== 4 && index !== 5).every(([, n]) => n === 1)).toBe(true);
+    expect(made.size).toBe(40);
+  });
+
   it("takes the running item from the worker's progress cell: the items it had done but not answered go again as a batch, not alone", async () => {
     let crashed = false;
     const batches: string[][] = [];
