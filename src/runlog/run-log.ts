@@ -384,18 +384,15 @@ export class RunLog {
 
   /** Appends text as UTF-8; returns its length in bytes. */
   private appendText(text: string): number {
-    // Three bytes per UTF-16 code unit at most.
-    if (this.aheadBytes + 3 * text.length > this.ahead.length) {
-      this.checkWritable();
-      // What waits is written first, so that a text that fits an empty buffer is encoded straight into it.
-      this.flush();
-      if (3 * text.length > this.ahead.length) {
-        const bytes = Buffer.from(text, 'utf8');
-        this.appendBytes(bytes);
-        return bytes.length;
-      }
-    }
     this.checkWritable();
+    // Three bytes per UTF-16 code unit at most.
+    if (3 * text.length > this.ahead.length) {
+      const bytes = Buffer.from(text, 'utf8');
+      this.appendBytes(bytes);
+      return bytes.length;
+    }
+    // A text that fits the buffer once what waits is written is encoded straight into it.
+    if (this.aheadBytes + 3 * text.length > this.ahead.length) this.flush();
     const length = this.ahead.write(text, this.aheadBytes, 'utf8');
     this.aheadBytes += length;
     this.size += length;
