@@ -7,7 +7,8 @@ import type { CandidateResult } from '../report/scorecard.js';
 import { recordBytes } from '../values/wire.js';
 import type { GradedMessage } from '../workers/messages.js';
 import type { CandidateList } from './candidate-list.js';
-import type { ItemList, Route } from './route.js';
+import type { Route } from './route.js';
+import type { ItemSource } from '../workers/recovery.js';
 
 // Shared by the run loop and a self-check's reading of the problems (plan.ts),
 // whose workers grade each problem as they read it.
@@ -43,7 +44,7 @@ export async function gradeAll(
 ): Promise<void> {
   const { candidates } = planned;
   const ranks = groupedByFile(planned.ranks, candidates);
-  const items: ItemList = {
+  const items: ItemSource = {
     length: ranks.length,
     at: (k) => {
       const rank = ranks[k]!;

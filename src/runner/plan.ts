@@ -11,7 +11,8 @@ import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/su
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
 import { quotedSelfCheckKey, selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
-import type { ItemList, Route } from './route.js';
+import type { Route } from './route.js';
+import type { ItemSource } from '../workers/recovery.js';
 import type { RunOptions } from './run-options.js';
 
 /**
@@ -30,7 +31,7 @@ export async function readProblems(
   // The files to read, by their place in the listing; each one's item is made when its batch starts.
   const toRead: number[] = [];
   found.forEach((item, index) => typeof item === 'string' && toRead.push(index));
-  const items: ItemList = {
+  const items: ItemSource = {
     length: toRead.length,
     at: (k) => {
       const index = toRead[k]!;

@@ -43,14 +43,6 @@ export interface RouteOptions {
   batchesPerWorker?: number;
 }
 
-/**
- * The items a call sends, in order: an array of them, or anything that
- * makes the item at an index when asked (`at` is called for each item when
- * its batch starts, and again for one that a fault sends again or whose
- * ceiling the pool looks at; it must make the same item each time).
- */
-export type ItemList = ItemSource;
-
 export class Route {
   /** The bound on the work in flight: batches sent to workers and not yet answered. */
   readonly limit: LimitFunction;
@@ -81,7 +73,7 @@ export class Route {
    * the small batches a whole run's list is cut into to balance its end.
    */
   async send(
-    items: ItemList,
+    items: ItemSource,
     handlers: Omit<ItemHandlers, 'ceilingMs'> & { ceilingMs?: ItemHandlers['ceilingMs'] },
     call: { batch?: BatchOptions; signal?: AbortSignal; request?: boolean } = {},
   ): Promise<void> {

@@ -53,8 +53,9 @@ export interface IndexedItem {
 }
 
 /**
- * Items, each made when asked for (an array of them is one): `at` must make
- * the same item each time. A batch's items are made for the line that sends
+ * The items a call sends, in order, each made when asked for (an array of
+ * them is one; a run's plan makes its candidates): `at` must make the same
+ * item each time. A batch's items are made for the line that sends
  * them and then let go; only a fault, or the pool's look at the ceiling of
  * the item a worker takes up next (once per answer, not per item), makes
  * one again. A batch in flight keeps its items' places, not their objects,
