@@ -88,17 +88,24 @@ export interface AggregatableResult {
  * time: a run's end adds each row as it reads it, beside its other counts,
  * and keeps no row. Each candidate finds its group (problem, model, prompt)
  * with one map lookup; the rows by model, prompt and tag are rolled up
- * from the groups, of which there are far fewer. The groups are columns of
- * numbers rather than an object each: a self-check has a group per
- * candidate, and what lives until the scorecards are written is copied by
- * the garbage collector as it ages, work the supervisor does per candidate.
+ * from the groups, of which there are far fewer. The groups, and the
+ * tallies they are rolled up into, are columns of numbers rather than an
+ * object each: a self-check has a group per candidate, and both what lives
+ * until the scorecards are written (which the garbage collector copies as
+ * it ages) and each step of these passes are work the supervisor does per
+ * candidate.
  */
 export class Aggregator {
-  /** Each problem's first group, in the order problems first come. */
+  /** Each problem's first group, by problem id; and the problems in the order they first come, with their first groups. */
   private readonly firstGroup = new Map<string, number>();
+  private readonly problemIds: string[] = [];
+  private problemFirst = new Int32Array(64);
   /** Models and prompts by index, as the groups refer to them. */
   private readonly modelIds = new Interned<string>();
   private readonly promptIds = new Interned<string | null>();
+  /** The last model and prompt added, and their indexes: a run's candidates come in runs of one model and prompt. */
+  private lastModel: { id: string; index: number } | null = null;
+  private lastPrompt: { id: string | null; index: number } | null = null;
   private groups = 0;
   private model = new Int32Array(64);
   private prompt = new Int32Array(64);
@@ -114,17 +121,44 @@ export class Aggregator {
   private added = 0;
 
   add(candidate: AggregatableResult): void {
+    this.addCounts(candidate.problem_id, candidate.model_id, candidate.prompt_id, candidate.passed, candidate.total);
+  }
+
+  /** The same, given the fields rather than an object that holds them. */
+  addCounts(problemId: string, modelId: string, promptId: string | null, passed: number, total: number): void {
     const index = this.added++;
-    const model = this.modelIds.of(candidate.model_id);
-    const prompt = this.promptIds.of(candidate.prompt_id);
-    const first = this.firstGroup.get(candidate.problem_id);
+    const model = this.lastModel !== null && this.lastModel.id === modelId ? this.lastModel.index : this.modelIndex(modelId);
+    const prompt = this.lastPrompt !== null && this.lastPrompt.id === promptId ? this.lastPrompt.index : this.promptIndex(promptId);
+    const first = this.firstGroup.get(problemId);
     let g: number;
-    if (first === undefined) this.firstGroup.set(candidate.problem_id, (g = this.newGroup(model, prompt, index)));
+    if (first === undefined) g = this.newProblem(problemId, model, prompt, index);
     else g = this.groupIn(first, model, prompt, index);
     this.n[g] = this.n[g]! + 1;
-    if (candidatePasses(candidate)) this.c[g] = this.c[g]! + 1;
-    this.tests[g] = this.tests[g]! + candidate.total;
-    this.passed[g] = this.passed[g]! + candidate.passed;
+    if (total > 0 && passed === total) this.c[g] = this.c[g]! + 1;
+    this.tests[g] = this.tests[g]! + total;
+    this.passed[g] = this.passed[g]! + passed;
+  }
+
+  private modelIndex(id: string): number {
+    const index = this.modelIds.of(id);
+    this.lastModel = { id, index };
+    return index;
+  }
+
+  private promptIndex(id: string | null): number {
+    const index = this.promptIds.of(id);
+    this.lastPrompt = { id, index };
+    return index;
+  }
+
+  private newProblem(problemId: string, model: number, prompt: number, index: number): number {
+    const g = this.newGroup(model, prompt, index);
+    const p = this.problemIds.length;
+    this.problemIds.push(problemId);
+    if (p === this.problemFirst.length) this.problemFirst = grown(this.problemFirst, p * 2);
+    this.problemFirst[p] = g;
+    this.firstGroup.set(problemId, g);
+    return g;
   }
 
   /** The group of this model and prompt among a problem's groups from `g`, made when there is none. */
@@ -150,70 +184,51 @@ export class Aggregator {
   result(options: AggregateOptions = {}): Aggregates {
     const tagsByProblem = options.tagsByProblem ?? new Map<string, readonly string[]>();
     const ks = options.ks ?? DEFAULTS.passAtK;
-    const models = new Map<number, ModelTally>();
-    const prompts = new Map<number, Tally>();
-    const tags = new Map<string, Tally>();
-    for (const [problemId, first] of this.firstGroup) {
+    const models = new Tallies(this.modelIds.values.length);
+    const prompts = new Tallies(this.promptIds.values.length);
+    const tags = new Tallies(0);
+    const tagIndexes = new Map<string, number>();
+    // A model's pass@k tasks, and where its first candidate of each one's problem comes: the order pass@k sums them in.
+    const tasks: number[][] = this.modelIds.values.map(() => []);
+    const since: number[][] = this.modelIds.values.map(() => []);
+    const from = new Float64Array(this.modelIds.values.length);
+    for (let p = 0; p < this.problemIds.length; p++) {
+      const first = this.problemFirst[p]!;
       for (let g = first; g !== NO_GROUP; g = this.next[g]!) {
-        let model = models.get(this.model[g]!);
-        if (model === undefined) models.set(this.model[g]!, (model = { ...newTally(), tasks: [], since: [], from: 0 }));
-        // A model's tasks go by where its first candidate of each problem comes: the order pass@k sums them in.
-        if (model.lastProblem !== problemId) model.from = this.first[g]!;
-        this.count(model, problemId, g);
-        model.tasks.push(g);
-        model.since.push(model.from);
-        let prompt = prompts.get(this.prompt[g]!);
-        if (prompt === undefined) prompts.set(this.prompt[g]!, (prompt = newTally()));
-        this.count(prompt, problemId, g);
+        const m = this.model[g]!;
+        if (models.count(m, p, this.n[g]!, this.tests[g]!, this.passed[g]!, this.c[g]!)) from[m] = this.first[g]!;
+        tasks[m]!.push(g);
+        since[m]!.push(from[m]!);
+        prompts.count(this.prompt[g]!, p, this.n[g]!, this.tests[g]!, this.passed[g]!, this.c[g]!);
       }
-      const tagged = tagsByProblem.get(problemId);
+      const tagged = tagsByProblem.get(this.problemIds[p]!);
       if (tagged === undefined || tagged.length === 0) continue;
       for (const name of distinct(tagged)) {
-        let tag = tags.get(name);
-        if (tag === undefined) tags.set(name, (tag = newTally()));
-        for (let g = first; g !== NO_GROUP; g = this.next[g]!) this.count(tag, problemId, g);
+        let t = tagIndexes.get(name);
+        if (t === undefined) tagIndexes.set(name, (t = tags.add()));
+        for (let g = first; g !== NO_GROUP; g = this.next[g]!) tags.count(t, p, this.n[g]!, this.tests[g]!, this.passed[g]!, this.c[g]!);
       }
     }
-    const byModel = [...models].map(([m, t]) => [this.modelIds.at(m), t] as [string, ModelTally]).sort(byKey);
+    const byModel = this.modelIds.values.map((id, m) => [id, m] as [string, number]).sort(byKey);
     return {
-      models: byModel.map(([model_id, t]) => ({ model_id, ...metrics(t) })),
-      prompts: [...prompts]
-        .map(([p, t]) => [this.promptIds.at(p), t] as [string | null, Tally])
+      models: byModel.map(([model_id, m]) => ({ model_id, ...models.metrics(m) })),
+      prompts: this.promptIds.values
+        .map((id, p) => [id, p] as [string | null, number])
         .sort(byKey)
-        .map(([prompt_id, t]) => ({ prompt_id, ...metrics(t) })),
-      tags: [...tags].sort(byKey).map(([tag, t]) => ({ tag, ...metrics(t) })),
-      pass_at_k: byModel.map(([model_id, t]) => passAtKRow(model_id, this.inModelOrder(t), ks)),
+        .map(([prompt_id, p]) => ({ prompt_id, ...prompts.metrics(p) })),
+      tags: [...tagIndexes].sort(byKey).map(([tag, t]) => ({ tag, ...tags.metrics(t) })),
+      pass_at_k: byModel.map(([model_id, m]) => passAtKRow(model_id, this.inModelOrder(tasks[m]!, since[m]!), ks)),
     };
   }
 
   /** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
-  private inModelOrder(t: ModelTally): Task[] {
-    let tasks = t.tasks;
-    if (t.since.some((s, i) => i > 0 && s < t.since[i - 1]!)) {
-      const order = tasks.map((_, i) => i).sort((a, b) => t.since[a]! - t.since[b]!);
-      tasks = order.map((i) => t.tasks[i]!);
+  private inModelOrder(tasks: number[], since: number[]): Task[] {
+    let ordered = tasks;
+    if (since.some((s, i) => i > 0 && s < since[i - 1]!)) {
+      const order = tasks.map((_, i) => i).sort((a, b) => since[a]! - since[b]!);
+      ordered = order.map((i) => tasks[i]!);
     }
-    return tasks.map((g) => ({ n: this.n[g]!, c: this.c[g]! }));
-  }
-
-  /**
-   * Counts group `g` of `problemId` in a row. A problem's groups are
-   * counted one after another, so its problem is counted once when it
-   * differs from the last one counted.
-   */
-  private count(t: Tally, problemId: string, g: number): void {
-    t.candidates += this.n[g]!;
-    t.tests += this.tests[g]!;
-    t.passed += this.passed[g]!;
-    if (t.lastProblem !== problemId) {
-      t.lastProblem = problemId;
-      t.lastSolved = false;
-      t.problems++;
-    }
-    if (this.c[g]! > 0 && !t.lastSolved) {
-      t.lastSolved = true;
-      t.solved++;
-    }
+    return ordered.map((g) => ({ n: this.n[g]!, c: this.c[g]! }));
   }
 
   private newGroup(model: number, prompt: number, first: number): number {
@@ -250,40 +265,79 @@ interface Task {
 }
 
 /**
- * A row's running counts. A problem's groups are counted one after another,
- * so its problem is counted once when it differs from the last one counted.
+ * Rows' running counts, one slot per model, prompt or tag, as columns. A
+ * problem's groups are counted one after another, so its problem is
+ * counted once when it differs from the last one counted.
  */
-interface Tally {
-  candidates: number;
-  tests: number;
-  passed: number;
-  problems: number;
-  solved: number;
-  lastProblem: string | null;
-  lastSolved: boolean;
-}
+class Tallies {
+  private size = 0;
+  private candidates: Float64Array;
+  private tests: Float64Array;
+  private passed: Float64Array;
+  private problems: Float64Array;
+  private solved: Float64Array;
+  /** The last problem counted (its place in the order problems first came), or -1; and whether it was solved. */
+  private lastProblem: Int32Array;
+  private lastSolved: Uint8Array;
 
-/** A model's counts, and its pass@k tasks (groups) with where its first candidate of each one's problem comes. */
-interface ModelTally extends Tally {
-  tasks: number[];
-  since: number[];
-  /** Where its first candidate of the problem being counted comes. */
-  from: number;
-}
+  constructor(slots: number) {
+    const capacity = Math.max(slots, 8);
+    this.candidates = new Float64Array(capacity);
+    this.tests = new Float64Array(capacity);
+    this.passed = new Float64Array(capacity);
+    this.problems = new Float64Array(capacity);
+    this.solved = new Float64Array(capacity);
+    this.lastProblem = new Int32Array(capacity).fill(-1);
+    this.lastSolved = new Uint8Array(capacity);
+    this.size = slots;
+  }
 
-function newTally(): Tally {
-  return { candidates: 0, tests: 0, passed: 0, problems: 0, solved: 0, lastProblem: null, lastSolved: false };
-}
+  /** A new slot; its index. */
+  add(): number {
+    const slot = this.size++;
+    if (slot === this.candidates.length) {
+      const capacity = slot * 2;
+      this.candidates = grown(this.candidates, capacity);
+      this.tests = grown(this.tests, capacity);
+      this.passed = grown(this.passed, capacity);
+      this.problems = grown(this.problems, capacity);
+      this.solved = grown(this.solved, capacity);
+      this.lastProblem = grown(this.lastProblem, capacity).fill(-1, slot);
+      this.lastSolved = grown(this.lastSolved, capacity);
+    }
+    return slot;
+  }
 
-function metrics(t: Tally): RowMetrics {
-  return {
-    candidates: t.candidates,
-    tests: t.tests,
-    passed: t.passed,
-    problems: t.problems,
-    problems_solved: t.solved,
-    pass_rate: t.tests === 0 ? 0 : t.passed / t.tests,
-  };
+  /** Counts a group of problem `problem` (`n` candidates, `c` of them passing) in `slot`; whether it is the slot's first group of that problem. */
+  count(slot: number, problem: number, n: number, tests: number, passed: number, c: number): boolean {
+    this.candidates[slot] = this.candidates[slot]! + n;
+    this.tests[slot] = this.tests[slot]! + tests;
+    this.passed[slot] = this.passed[slot]! + passed;
+    const first = this.lastProblem[slot] !== problem;
+    if (first) {
+      this.lastProblem[slot] = problem;
+      this.lastSolved[slot] = 0;
+      this.problems[slot] = this.problems[slot]! + 1;
+    }
+    if (c > 0 && this.lastSolved[slot] === 0) {
+      this.lastSolved[slot] = 1;
+      this.solved[slot] = this.solved[slot]! + 1;
+    }
+    return first;
+  }
+
+  metrics(slot: number): RowMetrics {
+    const tests = this.tests[slot]!;
+    const passed = this.passed[slot]!;
+    return {
+      candidates: this.candidates[slot]!,
+      tests,
+      passed,
+      problems: this.problems[slot]!,
+      problems_solved: this.solved[slot]!,
+      pass_rate: tests === 0 ? 0 : passed / tests,
+    };
+  }
 }
 
 function passAtKRow(model_id: string, groups: readonly Task[], ks: readonly number[]): PassAtKRow {

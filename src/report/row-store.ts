@@ -6,8 +6,26 @@
  * supervisor does per candidate, which bounds the cores a run can use.
  * Here a row costs a few slots in typed arrays and no object.
  */
-import { CANDIDATE_STATUSES, pushFlatRow, ROW_STATUS, ROW_STRINGS, ROW_WIDTH, rowFromFlat, type CandidateRow, type RowEfficiency } from './rows.js';
+import {
+  CANDIDATE_STATUSES,
+  pushFlatRow,
+  ROW_STATUS,
+  ROW_STRINGS,
+  ROW_WIDTH,
+  rowFromFlat,
+  type CandidateRow,
+  type RowCounts,
+  type RowEfficiency,
+} from './rows.js';
 import { grown } from '../typed-arrays.js';
+
+/**
+ * What a pass over the kept rows (`countRows`) hands each row to: the
+ * fields the roll-ups group and count by, read in place (the Aggregator).
+ */
+export interface RowCounter {
+  addCounts(problemId: string, modelId: string, promptId: string | null, passed: number, total: number): void;
+}
 
 const PASSED = CANDIDATE_STATUSES.indexOf('passed');
 const FAILED = CANDIDATE_STATUSES.indexOf('failed');
@@ -109,6 +127,50 @@ export class RowStore {
       count += flat[n + 1]! - flat[n]! - flat[n + 7]!;
     }
     return count;
+  }
+
+  /**
+   * Counts the rows of the candidates of `handles` (the first `length`),
+   * in that order, reading their numbers in place: the summary's counts and
+   * the counts by status, and each row handed to `counter`. One plain loop
+   * over the columns and no object per row: the end of a run reads every
+   * row once this way, and the supervisor's work per candidate is what
+   * bounds the cores a run can use.
+   */
+  countRows(handles: ArrayLike<number>, length: number, counter: RowCounter): RowCounts {
+    const flat = this.flat;
+    const strings = this.strings;
+    const byStatus = CANDIDATE_STATUSES.map(() => 0);
+    let rows = 0;
+    let tests = 0;
+    let passed = 0;
+    let failed = 0;
+    let errored = 0;
+    let timedOut = 0;
+    let memory = 0;
+    let skipped = 0;
+    for (let h = 0; h < length; h++) {
+      const handle = handles[h]!;
+      for (let i = handle, end = handle + this.spans[handle]!; i < end; i++) {
+        const at = i * ROW_WIDTH;
+        const n = at + ROW_STATUS + 1;
+        const rowPassed = flat[n]!;
+        const rowTotal = flat[n + 1]!;
+        const prompt = flat[at + 2]!;
+        counter.addCounts(strings[flat[at]!]!, strings[flat[at + 1]!]!, prompt === NULL ? null : strings[prompt]!, rowPassed, rowTotal);
+        rows++;
+        tests += rowTotal;
+        passed += rowPassed;
+        failed += flat[n + 3]!;
+        errored += flat[n + 4]!;
+        timedOut += flat[n + 5]!;
+        memory += flat[n + 6]!;
+        skipped += flat[n + 7]!;
+        const status = flat[at + ROW_STATUS]!;
+        byStatus[status] = byStatus[status]! + 1;
+      }
+    }
+    return { candidates: rows, tests, passed, failed, errored, timed_out: timedOut, memory_exceeded: memory, skipped, byStatus };
   }
 
   /** The sum over the candidate's rows of the number `field` places after its status (0: passed, 1: total). */

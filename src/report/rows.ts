@@ -132,32 +132,34 @@ function rowEfficiency(result: CandidateResult): RowEfficiency {
     : { suite, reference, cost: m.cost, memory: m.memory, error: null };
 }
 
-/** The scorecard's summary (counts over every candidate row) before any row is counted (`countInSummary`, then `finishSummary`). */
-export function emptySummary(problems: number, invalidProblems: number): Summary {
+/** The rows' summary counts (Summary's own) and their counts by status, in CANDIDATE_STATUSES order. */
+export interface RowCounts {
+  candidates: number;
+  tests: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  timed_out: number;
+  memory_exceeded: number;
+  skipped: number;
+  byStatus: number[];
+}
+
+/** The scorecard's summary of a run's rows, counted already (`countRows`), before `finishSummary`. */
+export function summaryOf(counts: RowCounts, problems: number, invalidProblems: number): Summary {
   return {
     problems,
-    candidates: 0,
-    tests: 0,
-    passed: 0,
-    failed: 0,
-    errored: 0,
-    timed_out: 0,
-    memory_exceeded: 0,
-    skipped: 0,
+    candidates: counts.candidates,
+    tests: counts.tests,
+    passed: counts.passed,
+    failed: counts.failed,
+    errored: counts.errored,
+    timed_out: counts.timed_out,
+    memory_exceeded: counts.memory_exceeded,
+    skipped: counts.skipped,
     invalid_problems: invalidProblems,
     pass_rate: 0,
   };
-}
-
-export function countInSummary(s: Summary, row: CandidateRow): void {
-  s.candidates++;
-  s.tests += row.total;
-  s.passed += row.passed;
-  s.failed += row.counts.fail;
-  s.errored += row.counts.error;
-  s.timed_out += row.counts.timeout;
-  s.memory_exceeded += row.counts.memory;
-  s.skipped += row.counts.skipped;
 }
 
 export function finishSummary(s: Summary): Summary {

@@ -1,5 +1,5 @@
 import { Aggregator } from '../report/aggregate.js';
-import { countInSummary, emptySummary, finishSummary, type CandidateRow } from '../report/rows.js';
+import { CANDIDATE_STATUSES, finishSummary, summaryOf, type CandidateRow } from '../report/rows.js';
 import { scoreEfficiency } from '../report/efficiency.js';
 import { efficiencyGraders } from '../grading/graders.js';
 import { gradersFromRecord } from './run-options.js';
@@ -27,19 +27,14 @@ export interface OutcomeParts {
  * same whether the run just ended here or its log is read back later.
  */
 export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
-  // The roll-ups, the summary and the counts by status read each row once, in one pass, and keep none;
+  // The roll-ups, the summary and the counts by status read each row once, in one pass over the kept numbers, and make none;
   // the rows as one array are made only if a reporter asks for them.
   let rows: CandidateRow[] | null = null;
   const allRows = (): CandidateRow[] => (rows ??= store.rows());
   const invalid = parts.problems.filter((p) => !p.valid).length;
   const rollUps = new Aggregator();
-  const summary = emptySummary(parts.problems.length, invalid);
-  const statuses: Record<CandidateStatus, number> = { passed: 0, failed: 0, 'load-error': 0, unsupported: 0, 'no-tests': 0 };
-  for (const row of store.eachRow()) {
-    rollUps.add(row);
-    countInSummary(summary, row);
-    statuses[row.status]++;
-  }
+  const counts = store.countRows(rollUps);
+  const statuses = Object.fromEntries(CANDIDATE_STATUSES.map((status, i) => [status, counts.byStatus[i]!])) as Record<CandidateStatus, number>;
   // Scored from the rows, which come from the records: the same after --resume, in `evalrun report` and in a merge.
   const graders = efficiencyGraders(gradersFromRecord(parts.header.options).graders);
   const head: ScorecardHead = {
@@ -50,7 +45,7 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     finished_at: parts.finishedAt,
     complete: parts.complete,
     options: parts.header.options,
-    summary: finishSummary(summary),
+    summary: finishSummary(summaryOf(counts, parts.problems.length, invalid)),
     ...rollUps.result({ tagsByProblem: parts.tagsByProblem, ks: parts.passAtK }),
     ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem) }),
     problems: parts.problems,

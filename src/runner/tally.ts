@@ -4,8 +4,8 @@
  * stay in the run log), and the failing tests the table shows.
  */
 import { FailingTests, type FailureRow } from '../report/failing-tests.js';
-import { RowStore } from '../report/row-store.js';
-import { candidateRow, type CandidateRow } from '../report/rows.js';
+import { RowStore, type RowCounter } from '../report/row-store.js';
+import { candidateRow, type CandidateRow, type RowCounts } from '../report/rows.js';
 import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import { quoteKey, unquoteKey, type QuotedKey } from '../runlog/candidate-key.js';
@@ -138,6 +138,20 @@ export class Tally {
       if (handle === NONE) continue;
       for (let i = handle, end = handle + this.store.spanOf(handle); i < end; i++) yield this.store.rowAt(i);
     }
+  }
+
+  /**
+   * Counts the rows of the planned candidates that finished, in input order,
+   * as `eachRow` gives them, each handed to `counter` (RowStore.countRows).
+   */
+  countRows(counter: RowCounter): RowCounts {
+    const handles = new Int32Array(this.slotOfRank.length);
+    let length = 0;
+    for (const slot of this.slotOfRank) {
+      const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
+      if (handle !== NONE) handles[length++] = handle;
+    }
+    return this.store.countRows(handles, length, counter);
   }
 
   /** Rows of the planned candidates that finished, in input order. */
