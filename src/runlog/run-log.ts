@@ -431,7 +431,11 @@ export class RunLog {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
+    if (!this.flushScheduled) this.armFlush();
+  }
+
+  /** Apart from scheduleFlush, which every append calls: the timer is set about once per interval, and code that seldom runs is best kept out of code that always does. */
+  private armFlush(): void {
     this.flushScheduled = true;
     setTimeout(() => {
       this.flushScheduled = false;

@@ -29,7 +29,12 @@ export class Reports {
     if (!this.started) return;
     this.queuedCounts.push(tests, passed);
     if (this.reporter.hearsRows) this.queuedRows.push(rows);
-    if (this.queuedCounts.length === 2) this.tell(() => this.drain());
+    if (this.queuedCounts.length === 2) this.tellQueued();
+  }
+
+  /** The one step of the chain for the candidates queued from now on: kept out of `graded`, which runs per candidate. */
+  private tellQueued(): void {
+    this.tell(() => this.drain());
   }
 
   private async drain(): Promise<void> {
