@@ -103,9 +103,17 @@ export class Aggregator {
   /** Models and prompts by index, as the groups refer to them. */
   private readonly modelIds = new Interned<string>();
   private readonly promptIds = new Interned<string | null>();
-  /** The last model and prompt added, and their indexes: a run's candidates come in runs of one model and prompt. */
-  private lastModel: { id: string; index: number } | null = null;
-  private lastPrompt: { id: string | null; index: number } | null = null;
+  /**
+   * The last problem, model and prompt added, and their first group and
+   * indexes: a run's candidates come in runs of one problem, model and
+   * prompt, which then cost no lookup.
+   */
+  private lastProblem: string | null = null;
+  private lastProblemFirst = NO_GROUP;
+  private lastModel: string | null = null;
+  private lastModelIndex = -1;
+  private lastPrompt: string | null = null;
+  private lastPromptIndex = -1;
   private groups = 0;
   private model = new Int32Array(64);
   private prompt = new Int32Array(64);
@@ -127,12 +135,9 @@ export class Aggregator {
   /** The same, given the fields rather than an object that holds them. */
   addCounts(problemId: string, modelId: string, promptId: string | null, passed: number, total: number): void {
     const index = this.added++;
-    const model = this.lastModel !== null && this.lastModel.id === modelId ? this.lastModel.index : this.modelIndex(modelId);
-    const prompt = this.lastPrompt !== null && this.lastPrompt.id === promptId ? this.lastPrompt.index : this.promptIndex(promptId);
-    const first = this.firstGroup.get(problemId);
-    let g: number;
-    if (first === undefined) g = this.newProblem(problemId, model, prompt, index);
-    else g = this.groupIn(first, model, prompt, index);
+    const model = modelId === this.lastModel ? this.lastModelIndex : this.modelIndex(modelId);
+    const prompt = promptId === this.lastPrompt && this.lastPromptIndex >= 0 ? this.lastPromptIndex : this.promptIndex(promptId);
+    const g = problemId === this.lastProblem ? this.groupIn(this.lastProblemFirst, model, prompt, index) : this.groupOf(problemId, model, prompt, index);
     this.n[g] = this.n[g]! + 1;
     if (total > 0 && passed === total) this.c[g] = this.c[g]! + 1;
     this.tests[g] = this.tests[g]! + total;
@@ -140,15 +145,22 @@ export class Aggregator {
   }
 
   private modelIndex(id: string): number {
-    const index = this.modelIds.of(id);
-    this.lastModel = { id, index };
-    return index;
+    this.lastModel = id;
+    return (this.lastModelIndex = this.modelIds.of(id));
   }
 
   private promptIndex(id: string | null): number {
-    const index = this.promptIds.of(id);
-    this.lastPrompt = { id, index };
-    return index;
+    this.lastPrompt = id;
+    return (this.lastPromptIndex = this.promptIds.of(id));
+  }
+
+  /** The group of this problem, model and prompt, found by the problem's id. */
+  private groupOf(problemId: string, model: number, prompt: number, index: number): number {
+    const first = this.firstGroup.get(problemId);
+    const g = first === undefined ? this.newProblem(problemId, model, prompt, index) : this.groupIn(first, model, prompt, index);
+    this.lastProblem = problemId;
+    this.lastProblemFirst = first ?? g;
+    return g;
   }
 
   private newProblem(problemId: string, model: number, prompt: number, index: number): number {

@@ -90,7 +90,8 @@ class Output {
         return;
       }
     }
-    this.buffer.set(bytes.subarray(start, end), this.used);
+    // A plain view: a Buffer's subarray costs more to make than the copy of a short record.
+    this.buffer.set(start === 0 && end === bytes.length ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset + start, length), this.used);
     this.used += length;
   }
 
