@@ -215,6 +215,31 @@ describe('aggregateResults against a plain reference', () => {
       expect(aggregateResults(candidates, { tagsByProblem: tags, ks: [1, 2, 5] })).toEqual(reference(candidates, tags, [1, 2, 5]));
     }
   });
+
+  it('gives the same rows when candidates come in runs of one problem, model and prompt, as a plan lays out samples', () => {
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let run = 0; run < 200; run++) {
+      const candidates: AggregatableResult[] = [];
+      while (candidates.length < 300) {
+        // A problem's runs of samples, each of one model and prompt (a run may be one candidate), then another problem's.
+        const problem = `p${next(30)}`;
+        for (let runs = next(3); runs >= 0; runs--) {
+          const model = ['a', 'b'][next(2)]!;
+          const prompt = [null, 'x'][next(2)]!;
+          for (let i = next(12); i >= 0; i--) {
+            const total = next(4);
+            candidates.push(result(problem, model, prompt, next(2) === 0 ? total : Math.min(total, next(4)), total));
+          }
+        }
+      }
+      const tags = new Map(Array.from({ length: 30 }, (_, i) => [`p${i}`, ['t1', 't2', 't3'].slice(next(3))] as const));
+      expect(aggregateResults(candidates, { tagsByProblem: tags, ks: [1, 3, 10] })).toEqual(reference(candidates, tags, [1, 3, 10]));
+    }
+  });
 });
 
 describe('candidatePasses', () => {
