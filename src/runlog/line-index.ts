@@ -108,19 +108,20 @@ export class LineIndex {
   }
 
   /**
-   * Calls `visit` with where each result of the line lies in it (bytes from
-   * the line's start, end excluded), in order. False, and no call, for a
-   * line of an earlier run, whose results are not cut.
+   * Calls `visit` with each result of the line, the line being
+   * `bytes[from, ...)`: the result's bytes are `bytes[start, end)`. In order;
+   * false, and no call, for a line of an earlier run, whose results are not
+   * cut.
    */
-  eachCut(slot: number, visit: (start: number, end: number) => void): boolean {
+  eachCut(slot: number, bytes: Uint8Array, from: number, visit: (bytes: Uint8Array, start: number, end: number) => void): boolean {
     const first = this.firstCut[slot]!;
     if (first === EARLIER_RUN) return false;
     if (first !== MANY) {
-      visit(first, this.lengths[slot]! - LINE_TAIL_BYTES);
+      visit(bytes, from + first, from + this.lengths[slot]! - LINE_TAIL_BYTES);
       return true;
     }
     const cuts = this.manyCuts.get(slot)!;
-    for (let i = 0; i < cuts.length; i += 2) visit(cuts[i]!, cuts[i + 1]!);
+    for (let i = 0; i < cuts.length; i += 2) visit(bytes, from + cuts[i]!, from + cuts[i + 1]!);
     return true;
   }
 

@@ -333,18 +333,21 @@ export class RunLog {
   }
 
   /**
-   * Calls `visit` with each result of a logged candidate as JSON text in
-   * UTF-8: `bytes[start, end)`, valid only during the call. Lines this
-   * process wrote are read in place; only lines of an earlier run are
-   * parsed and encoded again. Nothing is called for a slot of -1 (not logged).
+   * Calls `visit` with each result of the logged candidates of `slots`, in
+   * that order, as JSON text in UTF-8: `bytes[start, end)`, valid only
+   * during the call. Lines this process wrote are read in place; only lines
+   * of an earlier run are parsed and encoded again. A slot of -1 (not
+   * logged) has none. One loop for them all: the scorecard visits every
+   * candidate's results this way, work the supervisor does per candidate.
    */
-  visitResultsAt(slot: number, visit: VisitRecord): void {
-    if (slot < 0) return;
-    const offset = this.lines.offsetOf(slot);
-    const length = this.lines.lengthOf(slot);
-    const { bytes, from } = this.lineIn(offset, length);
-    const cut = this.lines.eachCut(slot, (start, end) => visit(bytes, from + start, from + end));
-    if (!cut) for (const record of this.resultsAt(slot).map(recordBytes)) visit(record, 0, record.length);
+  visitResults(slots: ArrayLike<number>, visit: VisitRecord): void {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      if (slot < 0) continue;
+      const offset = this.lines.offsetOf(slot);
+      const { bytes, from } = this.lineIn(offset, this.lines.lengthOf(slot));
+      if (!this.lines.eachCut(slot, bytes, from, visit)) for (const record of this.resultsAt(slot).map(recordBytes)) visit(record, 0, record.length);
+    }
   }
 
   close(): void {

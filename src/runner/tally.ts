@@ -175,7 +175,7 @@ export class Tally {
 
   /** The same, as JSON text in UTF-8 bytes, each handed to `visit` in place (RunOutcome.resultRecords). */
   resultRecords(visit: VisitRecord): void {
-    for (const slot of this.slotOfRank) this.log.visitResultsAt(slot, visit);
+    this.log.visitResults(this.slotOfRank, visit);
   }
 
   /**

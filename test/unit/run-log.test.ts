@@ -196,9 +196,7 @@ describe('the run log', () => {
     const slots = keys.map((key) => store.log.slotOf(key));
     expect([...store.log.results(keys[123]!)]).toEqual(expected[123]);
     expect(slots.flatMap((slot) => store.log.resultsAt(slot))).toEqual(expected.flat());
-    expect(texts({ resultRecords: (visit) => slots.forEach((slot) => store.log.visitResultsAt(slot, visit)) })).toEqual(
-      expected.flat().map((r) => JSON.stringify(r)),
-    );
+    expect(texts({ resultRecords: (visit) => store.log.visitResults(slots, visit) })).toEqual(expected.flat().map((r) => JSON.stringify(r)));
     store.log.close();
     // The same lines read back from the file alone.
     const { tally } = resume(file, keys);
