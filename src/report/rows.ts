@@ -132,20 +132,12 @@ function rowEfficiency(result: CandidateResult): RowEfficiency {
     : { suite, reference, cost: m.cost, memory: m.memory, error: null };
 }
 
-/** The rows' summary counts (Summary's own) and their counts by status, in CANDIDATE_STATUSES order. */
-export interface RowCounts {
-  candidates: number;
-  tests: number;
-  passed: number;
-  failed: number;
-  errored: number;
-  timed_out: number;
-  memory_exceeded: number;
-  skipped: number;
+/** The rows' summary counts (Summary's own fields) and their counts by status, in CANDIDATE_STATUSES order. */
+export interface RowCounts extends Pick<Summary, 'candidates' | 'tests' | 'passed' | 'failed' | 'errored' | 'timed_out' | 'memory_exceeded' | 'skipped'> {
   byStatus: number[];
 }
 
-/** The scorecard's summary of a run's rows, counted already (`countRows`), before `finishSummary`. */
+/** The scorecard's summary of a run's rows, counted already (`countRows`). */
 export function summaryOf(counts: RowCounts, problems: number, invalidProblems: number): Summary {
   return {
     problems,
@@ -158,11 +150,6 @@ export function summaryOf(counts: RowCounts, problems: number, invalidProblems: 
     memory_exceeded: counts.memory_exceeded,
     skipped: counts.skipped,
     invalid_problems: invalidProblems,
-    pass_rate: 0,
+    pass_rate: counts.tests === 0 ? 0 : counts.passed / counts.tests,
   };
-}
-
-export function finishSummary(s: Summary): Summary {
-  s.pass_rate = s.tests === 0 ? 0 : s.passed / s.tests;
-  return s;
 }

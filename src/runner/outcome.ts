@@ -1,5 +1,5 @@
 import { Aggregator } from '../report/aggregate.js';
-import { CANDIDATE_STATUSES, finishSummary, summaryOf, type CandidateRow } from '../report/rows.js';
+import { CANDIDATE_STATUSES, summaryOf, type CandidateRow } from '../report/rows.js';
 import { scoreEfficiency } from '../report/efficiency.js';
 import { efficiencyGraders } from '../grading/graders.js';
 import { gradersFromRecord } from './run-options.js';
@@ -45,7 +45,7 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     finished_at: parts.finishedAt,
     complete: parts.complete,
     options: parts.header.options,
-    summary: finishSummary(summaryOf(counts, parts.problems.length, invalid)),
+    summary: summaryOf(counts, parts.problems.length, invalid),
     ...rollUps.result({ tagsByProblem: parts.tagsByProblem, ks: parts.passAtK }),
     ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem) }),
     problems: parts.problems,
