@@ -66,7 +66,7 @@ export class Tally {
       if (slot < 0) continue;
       this.slotOfRank[rank] = slot;
       this.loggedPlanned++;
-      const handle = this.rowsOfSlot[slot] ?? NONE;
+      const handle = this.handleOf(slot);
       if (handle !== NONE) this.failing.noteCounted(rank, slot, this.store.failingCount(handle), () => this.store.rowsOf(handle));
     }
   }
@@ -134,7 +134,7 @@ export class Tally {
    */
   *eachRow(): Generator<CandidateRow> {
     for (const slot of this.slotOfRank) {
-      const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
+      const handle = this.handleOf(slot);
       if (handle === NONE) continue;
       for (let i = handle, end = handle + this.store.spanOf(handle); i < end; i++) yield this.store.rowAt(i);
     }
@@ -148,7 +148,7 @@ export class Tally {
     const handles = new Int32Array(this.slotOfRank.length);
     let length = 0;
     for (const slot of this.slotOfRank) {
-      const handle = slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
+      const handle = this.handleOf(slot);
       if (handle !== NONE) handles[length++] = handle;
     }
     return this.store.countRows(handles, length, counter);
@@ -208,6 +208,11 @@ export class Tally {
 
   private keepRows(slot: number, rows: readonly CandidateRow[]): void {
     if (slot >= 0) this.keepHandle(slot, this.store.addCandidate(rows));
+  }
+
+  /** The row store's handle of the rows of the line at `slot` (-1: no line), or -1 when it has none. */
+  private handleOf(slot: number): number {
+    return slot === NONE ? NONE : (this.rowsOfSlot[slot] ?? NONE);
   }
 
   private keepHandle(slot: number, handle: number): void {
