@@ -10,6 +10,15 @@ function aggregateResults(candidates: readonly AggregatableResult[], options?: A
   return aggregator.result(options);
 }
 
+/** A generator of whole numbers below `n`, the same for the same seed. */
+function seeded(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+}
+
 function result(problem_id: string, model_id: string, prompt_id: string | null, passed: number, total: number): AggregatableResult {
   return { problem_id, model_id, prompt_id, passed, total };
 }
@@ -200,11 +209,7 @@ describe('aggregateResults against a plain reference', () => {
   });
 
   it('gives the same rows, to the last bit, on generated runs in any order', () => {
-    let seed = 7;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const next = seeded(7);
     for (let run = 0; run < 200; run++) {
       // Many problems and uneven samples, so that summing pass@k in another order would change its last bits.
       const candidates = Array.from({ length: next(400) }, () => {
@@ -217,11 +222,7 @@ describe('aggregateResults against a plain reference', () => {
   });
 
   it('gives the same rows when candidates come in runs of one problem, model and prompt, as a plan lays out samples', () => {
-    let seed = 11;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const next = seeded(11);
     for (let run = 0; run < 200; run++) {
       const candidates: AggregatableResult[] = [];
       while (candidates.length < 300) {
