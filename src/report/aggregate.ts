@@ -282,7 +282,7 @@ interface Task {
  * counted once when it differs from the last one counted.
  */
 class Tallies {
-  private size = 0;
+  private size: number;
   private candidates: Float64Array;
   private tests: Float64Array;
   private passed: Float64Array;
