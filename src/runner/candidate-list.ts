@@ -8,8 +8,9 @@
 import { escapedTwice, quotedKey, quotedKeyOf, unquoteKey, type QuotedKey } from '../runlog/candidate-key.js';
 import { referencePlans, SELF_CHECK_MODEL, selfCheckPlan, selfCheckSource, submissionPlan, type Candidate, type ProblemSummary } from '../grading/candidate.js';
 import type { PlannedKeys } from '../runlog/run-log.js';
-import type { SolutionLanguage } from '../solutions/language.js';
-import { rangeSource, type Submission, type SubmittedText } from '../solutions/submission.js';
+import { SubmissionColumns } from '../solutions/submission-columns.js';
+import { rangeSource, type Submission } from '../solutions/submission.js';
+import { grown } from '../typed-arrays.js';
 
 export interface CandidateList extends PlannedKeys {
   /** The candidate of this rank, as a new object. */
@@ -58,25 +59,15 @@ export function selfCheckList(problems: readonly ProblemSummary[]): CandidateLis
 /**
  * The plan of a run of submissions: each submission graded against its
  * problem, then (in a run that scores efficiency) the references, each
- * problem's optimal_solution on its correctness suite. A submission's
- * strings that repeat (model, prompt, sample, language) are held once each.
+ * problem's optimal_solution on its correctness suite. The submissions are
+ * kept as columns (`SubmissionColumns`: each string held once, a range's
+ * place as numbers), their problems by index.
  */
 export class SubmissionPlan implements CandidateList {
+  private readonly submissions = new SubmissionColumns();
   private readonly problems: ProblemSummary[] = [];
-  private readonly modelIds: string[] = [];
-  private readonly promptIds: Array<string | null> = [];
-  private readonly sampleIds: Array<string | null> = [];
-  /** Null for a submission whose text is a range: its source is the range's (`rangeSource`), which would name its file again for every line. */
-  private readonly sources: Array<string | null> = [];
-  private readonly languages: Array<SolutionLanguage | null> = [];
-  /** A text given inline: the text; one to read again from a solution file: that file. */
-  private readonly texts: string[] = [];
-  /** For a text to read again: its bytes [start, end), their digest and its line; -1, "" and -1 for an inline one. */
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
-  private readonly digests: string[] = [];
-  private readonly lines: number[] = [];
-  private readonly shared = new Map<string, string>();
+  private readonly problemPlaces = new Map<ProblemSummary, number>();
+  private problemOf = new Int32Array(64);
   /** Each solution file's name escaped twice (quotedKeyOf), made once for all of its lines. */
   private readonly escapedFiles = new Map<string, string>();
   private references: Candidate[] = [];
@@ -84,36 +75,29 @@ export class SubmissionPlan implements CandidateList {
   constructor(private readonly extract: boolean) {}
 
   get length(): number {
-    return this.problems.length + this.references.length;
+    return this.submissions.length + this.references.length;
   }
 
   add(problem: ProblemSummary, submission: Submission): void {
-    this.problems.push(problem);
-    this.modelIds.push(this.share(submission.modelId));
-    this.promptIds.push(this.shareNullable(submission.promptId));
-    this.sampleIds.push(this.shareNullable(submission.sampleId));
-    this.languages.push(this.shareNullable(submission.declaredLanguage));
-    const text = submission.text;
-    if (text.kind === 'inline') {
-      this.sources.push(submission.source);
-      this.texts.push(text.raw);
-      this.starts.push(-1);
-      this.ends.push(-1);
-      this.digests.push('');
-      this.lines.push(-1);
-    } else {
-      this.sources.push(null);
-      this.texts.push(text.file);
-      this.starts.push(text.start);
-      this.ends.push(text.end);
-      this.digests.push(text.digest);
-      this.lines.push(text.line);
-    }
+    this.noteProblem(problem);
+    this.submissions.add(submission);
+  }
+
+  /** Adds submission `i` of `from` (a solution file's, `file`), with `sampleId` as its sample id. */
+  addFrom(problem: ProblemSummary, from: SubmissionColumns, i: number, sampleId: string | null, file: string): void {
+    this.noteProblem(problem);
+    this.submissions.copy(from, i, sampleId, file);
   }
 
   /** Plans the references of `problems` after every submission. */
   addReferences(problems: readonly ProblemSummary[]): void {
     this.references = referencePlans(problems);
+  }
+
+  /** Every submission is planned: the room kept for more is given back. */
+  finish(): void {
+    this.submissions.trim();
+    this.problemOf = this.problemOf.slice(0, this.submissions.length);
   }
 
   /** The problems that have a submission planned, in the order they first come. */
@@ -122,39 +106,24 @@ export class SubmissionPlan implements CandidateList {
   }
 
   at(rank: number): Candidate {
-    const problem = this.problems[rank];
-    if (problem === undefined) return this.reference(rank);
-    const start = this.starts[rank]!;
-    const text: SubmittedText =
-      start === -1
-        ? { kind: 'inline', raw: this.texts[rank]! }
-        : { kind: 'range', file: this.texts[rank]!, start, end: this.ends[rank]!, digest: this.digests[rank]!, line: this.lines[rank]! };
-    const submission: Submission = {
-      problemId: problem.id,
-      modelId: this.modelIds[rank]!,
-      promptId: this.promptIds[rank]!,
-      sampleId: this.sampleIds[rank]!,
-      source: this.source(rank),
-      text,
-      declaredLanguage: this.languages[rank]!,
-    };
-    return submissionPlan(problem, submission, this.extract);
+    if (rank >= this.submissions.length) return this.reference(rank);
+    return submissionPlan(this.problemAt(rank), this.submissions.submission(rank), this.extract);
   }
 
   problemId(rank: number): string {
-    return this.problems[rank]?.id ?? this.reference(rank).problemId;
+    return rank < this.submissions.length ? this.problemAt(rank).id : this.reference(rank).problemId;
   }
 
   modelId(rank: number): string {
-    return this.problems[rank] === undefined ? this.reference(rank).modelId : this.modelIds[rank]!;
+    return rank < this.submissions.length ? this.submissions.modelId(rank) : this.reference(rank).modelId;
   }
 
   file(rank: number): string {
-    return this.problems[rank]?.file ?? this.reference(rank).file;
+    return rank < this.submissions.length ? this.problemAt(rank).file : this.reference(rank).file;
   }
 
   tests(rank: number): number {
-    return this.problems[rank]?.tests ?? this.reference(rank).tests;
+    return rank < this.submissions.length ? this.problemAt(rank).tests : this.reference(rank).tests;
   }
 
   /** Made from its quoted key: only a resumed run or a shard asks for it. */
@@ -163,40 +132,36 @@ export class SubmissionPlan implements CandidateList {
   }
 
   quotedKey(rank: number): QuotedKey {
-    const problem = this.problems[rank];
-    if (problem === undefined) return quotedKey(this.reference(rank));
-    const ids = { problemId: problem.id, modelId: this.modelIds[rank]!, promptId: this.promptIds[rank]!, sampleId: this.sampleIds[rank]! };
-    const source = this.sources[rank]!;
-    if (source !== null) return quotedKeyOf(ids, escapedTwice(source));
+    const s = this.submissions;
+    if (rank >= s.length) return quotedKey(this.reference(rank));
+    const ids = { problemId: this.problemAt(rank).id, modelId: s.modelId(rank), promptId: s.promptId(rank), sampleId: s.sampleId(rank) };
+    const range = s.range(rank);
+    if (range === null) return quotedKeyOf(ids, escapedTwice(s.inlineSource(rank)!));
     // Quoted keys are made each time they are written (the plan line, each log line): a range's file is escaped once for all its lines.
-    const file = this.texts[rank]!;
-    let escaped = this.escapedFiles.get(file);
-    if (escaped === undefined) this.escapedFiles.set(file, (escaped = escapedTwice(file)));
-    return quotedKeyOf(ids, rangeSource({ file: escaped, line: this.lines[rank]! }));
+    let escaped = this.escapedFiles.get(range.file);
+    if (escaped === undefined) this.escapedFiles.set(range.file, (escaped = escapedTwice(range.file)));
+    return quotedKeyOf(ids, rangeSource({ file: escaped, line: range.line }));
   }
 
-  private source(rank: number): string {
-    return this.sources[rank] ?? rangeSource({ file: this.texts[rank]!, line: this.lines[rank]! });
+  private problemAt(rank: number): ProblemSummary {
+    return this.problems[this.problemOf[rank]!]!;
+  }
+
+  private noteProblem(problem: ProblemSummary): void {
+    let place = this.problemPlaces.get(problem);
+    if (place === undefined) {
+      place = this.problems.length;
+      this.problems.push(problem);
+      this.problemPlaces.set(problem, place);
+    }
+    const at = this.submissions.length;
+    if (at === this.problemOf.length) this.problemOf = grown(this.problemOf, at * 2);
+    this.problemOf[at] = place;
   }
 
   private reference(rank: number): Candidate {
-    const reference = this.references[rank - this.problems.length];
+    const reference = this.references[rank - this.submissions.length];
     if (reference === undefined) throw new RangeError(`no candidate ${rank} in a plan of ${this.length}`);
     return reference;
   }
-
-  private share<T extends string>(text: T): T {
-    const held = this.shared.get(text) as T | undefined;
-    if (held !== undefined) return held;
-    // Only short strings repeat from submission to submission (ids, languages): a long one is kept as it is.
-    if (text.length <= SHARED_LENGTH && this.shared.size < SHARED_STRINGS) this.shared.set(text, text);
-    return text;
-  }
-
-  private shareNullable<T extends string>(text: T | null): T | null {
-    return text === null ? null : this.share(text);
-  }
 }
-
-const SHARED_LENGTH = 64;
-const SHARED_STRINGS = 4096;

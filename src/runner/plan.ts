@@ -5,9 +5,11 @@ import { unavailableResults } from '../grading/grade.js';
 import { invalid, isInvalidProblemFile, listProblemFiles, splitAndRejectDuplicates } from '../problems/find-files.js';
 import type { InvalidProblemFile } from '../problems/prepared.js';
 import type { ProblemReport, SkippedSubmissionReport } from '../report/scorecard.js';
-import { collectSubmissions, solutionDiscoveryContext } from '../solutions/discover.js';
+import { solutionDiscoveryContext, walkedSolutionFiles } from '../solutions/discover.js';
 import { findSolutionFiles } from '../solutions/find-solution-files.js';
-import type { DiscoveredSubmissions, SolutionFileOutcome } from '../solutions/submission.js';
+import { SampleNumbers, type SampleGroup } from '../solutions/sample-numbers.js';
+import type { SubmissionColumns } from '../solutions/submission-columns.js';
+import { rangeSource, type SkippedSubmission } from '../solutions/submission.js';
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
 import { quotedSelfCheckKey, selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
@@ -144,20 +146,33 @@ export async function planCandidates(
   for (const bad of loaded.invalid) if (bad.id !== null && !valid.has(bad.id)) invalidFiles.set(bad.id, bad.file);
   const known = new Set([...valid, ...invalidFiles.keys()]);
 
-  const found = await discoverInWorkers(route, options.solutionsDir, known);
+  const found = await readSolutionsInWorkers(route, options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
   const candidates = new SubmissionPlan(options.extractCode);
-  for (const submission of found.submissions) {
-    const invalidFile = invalidFiles.get(submission.problemId);
-    if (invalidFile !== undefined) {
-      skipped.push({ source: submission.source, reason: `problem "${submission.problemId}" is invalid (${invalidFile})` });
-      continue;
+  // Samples are numbered over every submission found, in walk order, before any is left out.
+  const numbers = new SampleNumbers();
+  const groups: SampleGroup[] = [];
+  for (const { submissions: part } of found.parts)
+    for (let i = 0; i < part.length; i++) groups.push(numbers.note(part.problemId(i), part.modelId(i), part.promptId(i), part.sampleId(i)));
+  let next = 0;
+  for (const { file, submissions: part } of found.parts) {
+    for (let i = 0; i < part.length; i++) {
+      const sampleId = numbers.sampleId(groups[next++]!, part.sampleId(i));
+      const problemId = part.problemId(i);
+      const invalidFile = invalidFiles.get(problemId);
+      if (invalidFile !== undefined) {
+        const range = part.range(i);
+        const source = range === null ? part.inlineSource(i)! : rangeSource({ file, line: range.line });
+        skipped.push({ source, reason: `problem "${problemId}" is invalid (${invalidFile})` });
+        continue;
+      }
+      const problem = byId.get(problemId);
+      // Filtered out by --problem, --tag or --model: not run, and not an error.
+      if (problem === undefined || !modelSelected(part.modelId(i))) continue;
+      candidates.addFrom(problem, part, i, sampleId, file);
     }
-    const problem = byId.get(submission.problemId);
-    // Filtered out by --problem, --tag or --model: not run, and not an error.
-    if (problem === undefined || !modelSelected(submission.modelId)) continue;
-    candidates.add(problem, submission);
   }
+  candidates.finish();
   if (measures(options.graders)) {
     // Efficiency is scored against each problem's optimal solution, graded on the same route and tests; after the submissions, so theirs keep their places.
     const submitted = candidates.submittedProblems();
@@ -166,30 +181,54 @@ export async function planCandidates(
   return { candidates, skipped, walked: found.files, listed: null };
 }
 
+/** What the workers found in the solutions folder: each file's submissions in parts, in walk order, and what was skipped. */
+interface SolutionsRead {
+  parts: Array<{ file: string; submissions: SubmissionColumns }>;
+  skipped: SkippedSubmission[];
+  files: WalkedFile[];
+}
+
 /**
  * Finds the submissions as `discoverSubmissions` does, the supervisor only
  * walking the folder: the workers read the files, which grows with the
- * candidates, and know the problem ids from the run's context.
+ * candidates, and know the problem ids from the run's context. Each file's
+ * submissions come in parts, kept as the columns they arrive as.
  */
-async function discoverInWorkers(route: Route, dir: string, known: ReadonlySet<string>): Promise<DiscoveredSubmissions> {
+async function readSolutionsInWorkers(route: Route, dir: string, known: ReadonlySet<string>): Promise<SolutionsRead> {
   const found = await findSolutionFiles(dir);
   const context = solutionDiscoveryContext(dir, known);
   route.setContext({ knownProblemIds: [...known], solutionsRootName: context.rootName });
-  const outcomes: SolutionFileOutcome[][] = found.files.map(() => []);
+  // By file: the parts so far of the attempt (its batch) that sent them, or why the file was skipped.
+  const read: Array<{ batch: number; parts: SubmissionColumns[]; skipped: SkippedSubmission[] }> = found.files.map(() => ({
+    batch: -1,
+    parts: [],
+    skipped: [],
+  }));
   const skip = (index: number, reason: string): void => {
-    outcomes[index] = [{ kind: 'skipped', skipped: { source: found.files[index]!.source, reason } }];
+    read[index] = { batch: -1, parts: [], skipped: [{ source: found.files[index]!.source, reason }] };
   };
   await route.send(
     found.files.map((file, index) => ({ index, item: { kind: 'read-solutions', file } })),
     {
       onMessage: (m, indexOf) => {
-        if (m.type === 'solutions') outcomes[indexOf(0)] = withOwnFile(m.outcomes, found.files[indexOf(0)]!.source);
-        else if (m.type === 'failed') skip(indexOf(0), `unreadable: evalrun failed to read it: ${m.message}`);
+        const index = indexOf(0);
+        if (m.type === 'solutions') {
+          // Parts from an attempt that a worker fault cut short are dropped when the file is read again.
+          const file = read[index]!.batch === m.batch ? read[index]! : (read[index] = { batch: m.batch, parts: [], skipped: [] });
+          file.parts.push(m.submissions);
+          file.skipped.push(...m.skipped);
+        } else if (m.type === 'failed') {
+          skip(index, `unreadable: evalrun failed to read it: ${m.message}`);
+        }
       },
       giveUp: (index, _, reason) => skip(index, `unreadable: reading it stopped the sandbox worker: ${reason}`),
     },
   );
-  return collectSubmissions(found, outcomes);
+  return {
+    parts: read.flatMap((file, index) => file.parts.map((submissions) => ({ file: found.files[index]!.source, submissions }))),
+    skipped: [...found.skipped, ...read.flatMap((file) => file.skipped)],
+    files: walkedSolutionFiles(found),
+  };
 }
 
 export function reportProblems(selected: readonly ProblemSummary[], invalid: readonly InvalidProblemFile[], filters: Filters): ProblemReport[] {
@@ -202,14 +241,4 @@ export function reportProblems(selected: readonly ProblemSummary[], invalid: rea
       .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
   ];
   return reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-}
-
-/**
- * A solution file's submissions, each naming as its text's file the one
- * listed (the file the worker was asked to read), so that the plan keeps
- * one string for it rather than a copy per submission.
- */
-function withOwnFile(outcomes: SolutionFileOutcome[], file: string): SolutionFileOutcome[] {
-  for (const outcome of outcomes) if (outcome.kind === 'submission' && outcome.submission.text.kind === 'range') outcome.submission.text.file = file;
-  return outcomes;
 }

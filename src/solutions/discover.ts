@@ -59,6 +59,7 @@
 import path from 'node:path';
 import { findSolutionFiles } from './find-solution-files.js';
 import { readSolutionFile } from './read-solution-file.js';
+import { SampleNumbers } from './sample-numbers.js';
 import type { DiscoveredSubmissions, FoundSolutionFiles, SolutionDiscoveryContext, SolutionFileOutcome, Submission } from './submission.js';
 
 export async function discoverSubmissions(dir: string, knownProblemIds: ReadonlySet<string>): Promise<DiscoveredSubmissions> {
@@ -85,7 +86,12 @@ export function collectSubmissions(found: FoundSolutionFiles, outcomes: Readonly
     }
   }
   numberSamples(submissions);
-  return { submissions, skipped, files: found.files.map((f) => ({ path: f.source, relative: f.parts.join('/') })) };
+  return { submissions, skipped, files: walkedSolutionFiles(found) };
+}
+
+/** Every regular file the walk found, in walk order: where it is, and its path inside the folder with `/` separators. */
+export function walkedSolutionFiles(found: FoundSolutionFiles): DiscoveredSubmissions['files'] {
+  return found.files.map((f) => ({ path: f.source, relative: f.parts.join('/') }));
 }
 
 export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlySet<string>): SolutionDiscoveryContext {
@@ -98,37 +104,7 @@ export function solutionDiscoveryContext(dir: string, knownProblemIds: ReadonlyS
  * each file), whichever process read them.
  */
 export function numberSamples(submissions: Submission[]): void {
-  // By problem, then model, then prompt: maps of the ids as they are, rather than one map of a key made per submission.
-  const byProblem = new Map<string, Map<string, Map<string | null, Submission[]>>>();
-  const groups: Submission[][] = [];
-  for (const s of submissions) {
-    let byModel = byProblem.get(s.problemId);
-    if (byModel === undefined) byProblem.set(s.problemId, (byModel = new Map<string, Map<string | null, Submission[]>>()));
-    let byPrompt = byModel.get(s.modelId);
-    if (byPrompt === undefined) byModel.set(s.modelId, (byPrompt = new Map<string | null, Submission[]>()));
-    const list = byPrompt.get(s.promptId);
-    if (list === undefined) {
-      const group = [s];
-      byPrompt.set(s.promptId, group);
-      groups.push(group);
-    } else {
-      list.push(s);
-    }
-  }
-  for (const group of groups) {
-    if (group.length < 2) continue;
-    // The common case, samples without ids: numbered in order, no id to step around.
-    if (group.every((s) => s.sampleId === null)) {
-      group.forEach((s, i) => (s.sampleId = String(i)));
-      continue;
-    }
-    const taken = new Set(group.map((s) => s.sampleId).filter((id): id is string => id !== null));
-    let next = 0;
-    for (const s of group) {
-      if (s.sampleId !== null) continue;
-      while (taken.has(String(next))) next++;
-      s.sampleId = String(next);
-      taken.add(s.sampleId);
-    }
-  }
+  const numbers = new SampleNumbers();
+  const groups = submissions.map((s) => numbers.note(s.problemId, s.modelId, s.promptId, s.sampleId));
+  submissions.forEach((s, i) => (s.sampleId = numbers.sampleId(groups[i]!, s.sampleId)));
 }

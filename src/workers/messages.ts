@@ -27,7 +27,8 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import { rangeSource, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange, type Submission } from '../solutions/submission.js';
+import { isDigest, SubmissionColumns } from '../solutions/submission-columns.js';
+import { rangeSource, type SkippedSubmission, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 import { Interned } from '../interned.js';
 
@@ -274,17 +275,21 @@ function isRow(value: unknown, rows: number): value is number {
 }
 
 /**
- * A solution file's outcomes as they go to the supervisor (`solutionsLine`):
+ * A solution file's outcomes as they go to the supervisor (`solutionsLines`):
  * like a batch's candidates, each submission as an array of positions, the
  * strings that repeat (problem, model, prompt, sample, language and the
  * file) held once per message. A file of JSON Lines holds thousands of
- * submissions, and as objects with their fields named, parsing them was
- * most of the supervisor's work on such a file.
+ * submissions, so they go a part at a time (`more` on every part but the
+ * last, which alone answers the item), and the supervisor keeps each part
+ * as columns (`SubmissionColumns`) as it arrives: what it holds while a
+ * file is read is then the numbers, not a message of the whole file.
  */
 interface SolutionsOnWire {
   type: 'solutions';
   batch: number;
   item: number;
+  /** More parts of the file's submissions follow this one. */
+  more: boolean;
   strings: readonly string[];
   submissions: SubmissionOutcomeOnWire[];
   /** Solutions of the file that are skipped: [source, reason]. */
@@ -309,6 +314,9 @@ type SubmissionOutcomeOnWire =
       line: number,
     ];
 
+/** Submissions in one `solutions` message: enough that a file of many thousand lines goes in a few parts. */
+export const SUBMISSIONS_PER_MESSAGE = 2048;
+
 /** A range's submission's source as the worker sends it: none, after checking that it is the range's (each is made from the other where the file is read). */
 function sourceOfRange(source: string, range: SolutionTextRange): null {
   if (source !== rangeSource(range)) throw new Error(`the submission ${source} is not at line ${range.line} of ${range.file}`);
@@ -316,100 +324,66 @@ function sourceOfRange(source: string, range: SolutionTextRange): null {
 }
 
 /**
- * The line of a `solutions` message: the submissions, then the skipped
- * solutions, each in the file's order (the plan keeps the two apart, so
- * their order between each other is not kept).
+ * The lines of `solutions` messages that answer a read-solutions item: the
+ * submissions, SUBMISSIONS_PER_MESSAGE to a line, then the skipped
+ * solutions in the last, each in the file's order (the plan keeps the two
+ * apart, so their order between each other is not kept).
  */
-export function solutionsLine(batch: number, item: number, outcomes: readonly SolutionFileOutcome[]): string {
-  const { strings, ref } = stringTable();
-  const optional = (text: string | null): number => (text === null ? -1 : ref(text));
-  const message: SolutionsOnWire = { type: 'solutions', batch, item, strings, submissions: [], skipped: [] };
-  for (const outcome of outcomes) {
-    if (outcome.kind === 'skipped') {
-      message.skipped.push([outcome.skipped.source, outcome.skipped.reason]);
-      continue;
+export function solutionsLines(batch: number, item: number, outcomes: readonly SolutionFileOutcome[]): string[] {
+  const submissions = outcomes.flatMap((o) => (o.kind === 'submission' ? [o.submission] : []));
+  const skipped = outcomes.flatMap((o): Array<[string, string]> => (o.kind === 'skipped' ? [[o.skipped.source, o.skipped.reason]] : []));
+  const lines: string[] = [];
+  for (let from = 0; from === 0 || from < submissions.length; from += SUBMISSIONS_PER_MESSAGE) {
+    const last = from + SUBMISSIONS_PER_MESSAGE >= submissions.length;
+    const { strings, ref } = stringTable();
+    const optional = (text: string | null): number => (text === null ? -1 : ref(text));
+    const message: SolutionsOnWire = { type: 'solutions', batch, item, more: !last, strings, submissions: [], skipped: last ? skipped : [] };
+    for (const s of submissions.slice(from, from + SUBMISSIONS_PER_MESSAGE)) {
+      const ids = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId)] as const;
+      const language = optional(s.declaredLanguage);
+      const text = s.text;
+      message.submissions.push(
+        text.kind === 'inline'
+          ? [...ids, s.source, language, -1, text.raw]
+          : [...ids, sourceOfRange(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
+      );
     }
-    const s = outcome.submission;
-    const ids = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId)] as const;
-    const language = optional(s.declaredLanguage);
-    const text = s.text;
-    message.submissions.push(
-      text.kind === 'inline'
-        ? [...ids, s.source, language, -1, text.raw]
-        : [...ids, sourceOfRange(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
-    );
+    lines.push(jsonLine(message));
   }
-  return jsonLine(message);
+  return lines;
 }
 
-/** A `solutions` message's outcomes, checked; what is wrong otherwise. */
-function solutionsFromWire(value: Record<string, unknown>): SolutionFileOutcome[] | string {
-  const { strings, submissions, skipped } = value;
-  if (!isStrings(strings) || !Array.isArray(submissions) || !Array.isArray(skipped)) return 'a "solutions" message with malformed outcomes';
-  const text = (at: unknown): string | undefined => (isCount(at) ? strings[at] : undefined);
-  const optional = (at: unknown): string | null | undefined => (at === -1 ? null : text(at));
-  const outcomes: SolutionFileOutcome[] = [];
+/** A `solutions` message's part of a file's outcomes, checked; what is wrong otherwise. */
+function solutionsFromWire(value: Record<string, unknown>): { more: boolean; submissions: SubmissionColumns; skipped: SkippedSubmission[] } | string {
+  const { more, strings, submissions, skipped } = value;
+  if (typeof more !== 'boolean' || !isStrings(strings) || !Array.isArray(submissions) || !Array.isArray(skipped))
+    return 'a "solutions" message with malformed outcomes';
+  const columns = new SubmissionColumns(strings, submissions.length);
+  const isString = (at: unknown): at is number => isCount(at) && at < strings.length;
+  const isOptional = (at: unknown): at is number => at === -1 || isString(at);
   for (const w of submissions as unknown[]) {
-    if (!Array.isArray(w) || (w.length !== 8 && w.length !== 11)) return 'a "solutions" message with a malformed submission';
-    const problemId = text(w[0]);
-    const modelId = text(w[1]);
-    const promptId = optional(w[2]);
-    const sampleId = optional(w[3]);
-    const declaredLanguage = optional(w[5]) as SolutionLanguage | null | undefined;
-    const inline = w.length === 8 && w[6] === -1 && typeof w[7] === 'string';
-    const file = inline ? undefined : text(w[6]);
-    const range: SolutionTextRange | null =
-      file !== undefined && isCount(w[7]) && isCount(w[8]) && w[7] <= w[8] && typeof w[9] === 'string' && isCount(w[10]) && w[10] > 0
-        ? { kind: 'range', file, start: w[7], end: w[8], digest: w[9], line: w[10] }
-        : null;
-    // A range's source goes as null and is its file and line; any other goes as a string.
-    const source = range !== null ? (w[4] === null ? null : undefined) : typeof w[4] === 'string' ? w[4] : undefined;
-    if (
-      problemId === undefined ||
-      modelId === undefined ||
-      promptId === undefined ||
-      sampleId === undefined ||
-      source === undefined ||
-      declaredLanguage === undefined ||
-      (!inline && range === null)
-    ) {
-      return 'a "solutions" message with a malformed submission';
+    const malformed = 'a "solutions" message with a malformed submission';
+    if (!Array.isArray(w)) return malformed;
+    const [problem, model, prompt, sample, source, language, file, start, end, digest, line] = w as unknown[];
+    if (!isString(problem) || !isString(model) || !isOptional(prompt) || !isOptional(sample) || !isOptional(language)) return malformed;
+    // An inline text goes where a range's start would.
+    const raw: unknown = start;
+    if (w.length === 8 && file === -1 && typeof source === 'string' && typeof raw === 'string') {
+      columns.addInline(problem, model, prompt, sample, language, source, raw);
+      continue;
     }
-    outcomes.push({
-      kind: 'submission',
-      submission:
-        range !== null
-          ? new RangeSubmission(problemId, modelId, promptId, sampleId, range, declaredLanguage)
-          : { problemId, modelId, promptId, sampleId, source: source!, text: { kind: 'inline', raw: w[7] as string }, declaredLanguage },
-    });
+    // A range's source goes as null: it is its file and line.
+    if (w.length !== 11 || source !== null || !isString(file) || !isCount(start) || !isCount(end) || start > end) return malformed;
+    if (typeof digest !== 'string' || !isDigest(digest) || !isCount(line) || line < 1) return malformed;
+    columns.addRange(problem, model, prompt, sample, language, file, start, end, digest, line);
   }
+  const skippedRead: SkippedSubmission[] = [];
   for (const w of skipped as unknown[]) {
     if (!Array.isArray(w) || w.length !== 2 || typeof w[0] !== 'string' || typeof w[1] !== 'string')
       return 'a "solutions" message with a malformed skipped solution';
-    outcomes.push({ kind: 'skipped', skipped: { source: w[0], reason: w[1] } });
+    skippedRead.push({ source: w[0], reason: w[1] });
   }
-  return outcomes;
-}
-
-/**
- * A JSON Lines submission as the supervisor decodes it. Its source is its
- * range's file and line, made when something asks: the plan keeps the file
- * and the line, and a file of many thousand lines would otherwise make a
- * string per line that nothing reads.
- */
-class RangeSubmission implements Submission {
-  constructor(
-    readonly problemId: string,
-    readonly modelId: string,
-    readonly promptId: string | null,
-    public sampleId: string | null,
-    readonly text: SolutionTextRange,
-    readonly declaredLanguage: SolutionLanguage | null,
-  ) {}
-
-  get source(): string {
-    return rangeSource(this.text);
-  }
+  return { more, submissions: columns, skipped: skippedRead };
 }
 
 /**
@@ -579,7 +553,8 @@ export type FromWorker =
    */
   | { type: 'problem'; batch: number; item: number; problem: ProblemSummary | InvalidProblemFile; grading: boolean }
   | GradedMessage
-  | { type: 'solutions'; batch: number; item: number; outcomes: SolutionFileOutcome[] }
+  /** Part of a solution file's outcomes, in the file's order: its last part (`more` false) answers the item. */
+  | { type: 'solutions'; batch: number; item: number; more: boolean; submissions: SubmissionColumns; skipped: SkippedSubmission[] }
   | { type: 'answered'; batch: number; item: number; reply: GradeReply }
   /** The worker program itself failed on this item (a bug in evalrun, not the candidate). */
   | { type: 'failed'; batch: number; item: number; message: string };
@@ -587,10 +562,10 @@ export type FromWorker =
 /** The messages that answer an item (all but `ready` and `warmed`). */
 export type ItemMessage = Exclude<FromWorker, { type: 'ready' } | { type: 'warmed' }>;
 
-/** How many items this message ends: a graded message's count; none for a `problem` a graded message follows; one for any other. */
+/** How many items this message ends: a graded message's count; none for a `problem` a graded message follows, or a part of a file's solutions more follow; one for any other. */
 export function itemsAnswered(m: ItemMessage): number {
   if (m.type === 'graded') return m.count;
-  return m.type === 'problem' && m.grading ? 0 : 1;
+  return (m.type === 'problem' && m.grading) || (m.type === 'solutions' && m.more) ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------
@@ -611,8 +586,8 @@ export function readFromWorker(value: unknown, payload: Buffer | null = null): F
       if (typeof value.grading !== 'boolean' || !isProblem(value.problem)) return 'a "problem" message with a malformed problem';
       return value as unknown as FromWorker;
     case 'solutions': {
-      const outcomes = solutionsFromWire(value);
-      return typeof outcomes === 'string' ? outcomes : { type: 'solutions', batch: value.batch, item: value.item, outcomes };
+      const part = solutionsFromWire(value);
+      return typeof part === 'string' ? part : { type: 'solutions', batch: value.batch, item: value.item, ...part };
     }
     case 'answered':
       if (!isObject(value.reply) || (value.reply.kind !== 'ran' && value.reply.kind !== 'load-error')) return 'an "answered" message without a reply';

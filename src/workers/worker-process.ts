@@ -32,7 +32,7 @@ import {
   GradedAnswers,
   knownTests,
   readToWorker,
-  solutionsLine,
+  solutionsLines,
   type Batch,
   type BatchOptions,
   type FromWorker,
@@ -328,7 +328,7 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
     }
     case 'read-solutions': {
       if (discovery === null) throw new Error('no run context before a solution file');
-      sendLine(solutionsLine(id, index, readSolutionFile(item.file, discovery)));
+      for (const line of solutionsLines(id, index, readSolutionFile(item.file, discovery))) sendLine(line);
       return;
     }
     case 'job': {

@@ -18,12 +18,18 @@ import {
   itemsAnswered,
   readFromWorker,
   readToWorker,
-  solutionsLine,
+  solutionsLines,
+  SUBMISSIONS_PER_MESSAGE,
   type Batch,
   type FromWorker,
   type GradedMessage,
   type ItemMessage,
 } from '../../src/workers/messages.js';
+
+/** A solutions message's part as objects: its submissions (each made from the columns it arrived as) and its skipped solutions. */
+function submissionsOf(part: Extract<FromWorker, { type: 'solutions' }>): { submissions: Submission[]; skipped: Array<{ source: string; reason: string }> } {
+  return { submissions: Array.from({ length: part.submissions.length }, (_, i) => part.submissions.submission(i)), skipped: part.skipped };
+}
 
 const row: CandidateRow = {
   problem_id: 'p',
@@ -52,7 +58,7 @@ const twoRows = (rowEnds: number[]): Record<string, unknown> => ({ ...graded, ro
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
 /** A `solutions` message as a worker writes it, with one good submission (a text given inline) and nothing skipped. */
-const solutions = { type: 'solutions', batch: 1, item: 0, strings: ['p', 'm'], submissions: [[0, 1, -1, -1, 's.py', -1, -1, 'x']], skipped: [] };
+const solutions = { type: 'solutions', batch: 1, item: 0, more: false, strings: ['p', 'm'], submissions: [[0, 1, -1, -1, 's.py', -1, -1, 'x']], skipped: [] };
 
 describe('batchLine and readToWorker', () => {
   it('give the worker back every item of a batch as the supervisor had it', () => {
@@ -180,23 +186,80 @@ describe('readFromWorker', () => {
       submission({ problemId: 'q', modelId: 'other', source: '/s/samples.jsonl:5', text: { ...range, start: 52, end: 52, line: 5 } }),
       submission({ source: '/s/samples.jsonl:6', text: { ...range, start: 53, end: 60, line: 6 } }),
     ];
-    const line = solutionsLine(3, 4, outcomes);
+    const lines = solutionsLines(3, 4, outcomes);
+    expect(lines).toHaveLength(1);
+    const line = lines[0]!;
     // A range's source is its file and line: the file goes once, the submissions' sources not at all (the skipped line's does).
     for (const at of [3, 5, 6]) expect(line).not.toContain(`/s/samples.jsonl:${at}`);
     expect(line).toContain('/s/samples.jsonl:4');
     // Made from each other where the file is read: a range's submission with another source is a mistake of the caller.
-    expect(() => solutionsLine(3, 4, [submission({ source: 'elsewhere.jsonl:3', text: range })])).toThrow(/elsewhere\.jsonl:3 is not at line 3/);
+    expect(() => solutionsLines(3, 4, [submission({ source: 'elsewhere.jsonl:3', text: range })])).toThrow(/elsewhere\.jsonl:3 is not at line 3/);
     const read = readFromWorker(JSON.parse(line));
+    expect(read).toMatchObject({ type: 'solutions', batch: 3, item: 4, more: false });
     // Every field as read, the source too: a range's is made from its file and line when it is asked for.
-    const fields = (o: SolutionFileOutcome): SolutionFileOutcome => {
-      if (o.kind === 'skipped') return o;
-      const { problemId, modelId, promptId, sampleId, source, text, declaredLanguage } = o.submission;
-      return { kind: 'submission', submission: { problemId, modelId, promptId, sampleId, source, text, declaredLanguage } };
-    };
-    expect(read).toMatchObject({ type: 'solutions', batch: 3, item: 4 });
-    const outcomesRead = typeof read !== 'string' && read.type === 'solutions' ? read.outcomes.map(fields) : null;
-    expect(outcomesRead).toStrictEqual([outcomes[1], outcomes[2], outcomes[4], outcomes[5], outcomes[0], outcomes[3]]);
-    expect(readFromWorker(JSON.parse(solutionsLine(3, 5, [])))).toEqual({ type: 'solutions', batch: 3, item: 5, outcomes: [] });
+    expect(typeof read !== 'string' && read.type === 'solutions' ? submissionsOf(read) : null).toStrictEqual({
+      submissions: [outcomes[1], outcomes[2], outcomes[4], outcomes[5]].map((o) => (o!.kind === 'submission' ? o!.submission : null)),
+      skipped: [outcomes[0], outcomes[3]].map((o) => (o!.kind === 'skipped' ? o!.skipped : null)),
+    });
+    const empty = solutionsLines(3, 5, []);
+    expect(empty).toHaveLength(1);
+    const readEmpty = readFromWorker(JSON.parse(empty[0]!));
+    expect(typeof readEmpty !== 'string' && readEmpty.type === 'solutions' ? submissionsOf(readEmpty) : null).toStrictEqual({ submissions: [], skipped: [] });
+  });
+
+  it("sends a long file's submissions in parts, the last of which alone answers the item, and gives them back in the file's order", () => {
+    const count = 2 * SUBMISSIONS_PER_MESSAGE + 5;
+    const outcomes: SolutionFileOutcome[] = [{ kind: 'skipped', skipped: { source: '/s/a.jsonl:1', reason: 'bad line' } }];
+    for (let line = 2; line < count + 2; line++) {
+      const text = {
+        kind: 'range' as const,
+        file: '/s/a.jsonl',
+        start: line * 10,
+        end: line * 10 + 7,
+        digest: (line * 7919).toString(16).padStart(16, '0'),
+        line,
+      };
+      outcomes.push({
+        kind: 'submission',
+        submission: {
+          problemId: `p${line % 3}`,
+          modelId: 'm',
+          promptId: null,
+          sampleId: line % 5 === 0 ? `s${line}` : null,
+          source: `/s/a.jsonl:${line}`,
+          text,
+          declaredLanguage: null,
+        },
+      });
+    }
+    const parts = solutionsLines(7, 0, outcomes).map((line) => readFromWorker(JSON.parse(line)));
+    expect(parts).toHaveLength(3);
+    const read = parts.map((p) => (typeof p !== 'string' && p.type === 'solutions' ? p : null));
+    expect(read.map((p) => p?.more)).toEqual([true, true, false]);
+    expect(read.map((p) => (p === null ? null : itemsAnswered(p)))).toEqual([0, 0, 1]);
+    const all = read.map((p) => submissionsOf(p!));
+    expect(all.flatMap((p) => p.submissions)).toStrictEqual(outcomes.slice(1).map((o) => (o.kind === 'submission' ? o.submission : null)));
+    expect(all.map((p) => p.skipped.length)).toEqual([0, 0, 1]);
+  });
+
+  it('refuses a solutions message whose submission is not well formed', () => {
+    const base = JSON.parse(solutionsLines(1, 0, [])[0]!) as Record<string, unknown>;
+    const strings = ['p', 'm', '/s/a.jsonl'];
+    const rangeRow = [0, 1, -1, -1, null, -1, 2, 0, 9, '0123456789abcdef', 1];
+    expect(readFromWorker({ ...base, strings, submissions: [rangeRow] })).toMatchObject({ type: 'solutions' });
+    const bad: unknown[][] = [
+      rangeRow.map((v, i) => (i === 9 ? '0123456789ABCDEF' : v)),
+      rangeRow.map((v, i) => (i === 9 ? 'abc' : v)),
+      rangeRow.map((v, i) => (i === 10 ? 0 : v)),
+      rangeRow.map((v, i) => (i === 7 ? 10 : v)),
+      rangeRow.map((v, i) => (i === 0 ? 3 : v)),
+      rangeRow.map((v, i) => (i === 2 ? -2 : v)),
+      rangeRow.map((v, i) => (i === 4 ? '/s/a.jsonl:1' : v)),
+      rangeRow.slice(0, 10),
+      [0, 1, -1, -1, 's.py', -1, -1, 7],
+    ];
+    for (const row of bad) expect(readFromWorker({ ...base, strings, submissions: [row] })).toMatch(/malformed submission/);
+    expect(readFromWorker({ ...base, more: 'no' })).toMatch(/malformed outcomes/);
   });
 
   it("carries graded candidates as one message and gives back each one's rows, records and joined records byte for byte", () => {
