@@ -59,14 +59,22 @@ export function selfCheckList(problems: readonly ProblemSummary[]): CandidateLis
 /**
  * The plan of a run of submissions: each submission graded against its
  * problem, then (in a run that scores efficiency) the references, each
- * problem's optimal_solution on its correctness suite. The submissions are
- * kept as columns (`SubmissionColumns`: each string held once, a range's
- * place as numbers), their problems by index.
+ * problem's optimal_solution on its correctness suite. The submissions stay
+ * in the columns they arrived in (`SubmissionColumns`, a part of a solution
+ * file's each); the plan keeps, per candidate, which part and row it is,
+ * its sample's number where the plan numbered it, and its problem.
  */
 export class SubmissionPlan implements CandidateList {
-  private readonly submissions = new SubmissionColumns();
+  private readonly parts: SubmissionColumns[] = [];
+  /** The part submissions given as objects go to (`add`). */
+  private own: SubmissionColumns | null = null;
   private readonly problems: ProblemSummary[] = [];
   private readonly problemPlaces = new Map<ProblemSummary, number>();
+  private count = 0;
+  private partOf = new Int32Array(64);
+  private rowOf = new Int32Array(64);
+  /** The number the plan gave the candidate's sample (`0`, `1`, ...); -1 for the sample id it came with. */
+  private sampleOf = new Int32Array(64);
   private problemOf = new Int32Array(64);
   /** Each solution file's name escaped twice (quotedKeyOf), made once for all of its lines. */
   private readonly escapedFiles = new Map<string, string>();
@@ -75,18 +83,24 @@ export class SubmissionPlan implements CandidateList {
   constructor(private readonly extract: boolean) {}
 
   get length(): number {
-    return this.submissions.length + this.references.length;
+    return this.count + this.references.length;
   }
 
   add(problem: ProblemSummary, submission: Submission): void {
-    this.noteProblem(problem);
-    this.submissions.add(submission);
+    if (this.own === null) {
+      this.own = new SubmissionColumns();
+      this.parts.push(this.own);
+    }
+    this.own.add(submission);
+    this.push(problem, this.parts.indexOf(this.own), this.own.length - 1, -1);
   }
 
-  /** Adds submission `i` of `from` (a solution file's, `file`), with `sampleId` as its sample id. */
-  addFrom(problem: ProblemSummary, from: SubmissionColumns, i: number, sampleId: string | null, file: string): void {
-    this.noteProblem(problem);
-    this.submissions.copy(from, i, sampleId, file);
+  /** Adds row `row` of `part`, its sample numbered `sample` (-1: the sample id it came with). */
+  addFrom(problem: ProblemSummary, part: SubmissionColumns, row: number, sample: number): void {
+    let place = this.parts.length - 1;
+    if (this.parts[place] !== part) place = this.parts.indexOf(part);
+    if (place < 0) place = this.parts.push(part) - 1;
+    this.push(problem, place, row, sample);
   }
 
   /** Plans the references of `problems` after every submission. */
@@ -96,8 +110,12 @@ export class SubmissionPlan implements CandidateList {
 
   /** Every submission is planned: the room kept for more is given back. */
   finish(): void {
-    this.submissions.trim();
-    this.problemOf = this.problemOf.slice(0, this.submissions.length);
+    const n = this.count;
+    this.partOf = this.partOf.slice(0, n);
+    this.rowOf = this.rowOf.slice(0, n);
+    this.sampleOf = this.sampleOf.slice(0, n);
+    this.problemOf = this.problemOf.slice(0, n);
+    this.own?.trim();
   }
 
   /** The problems that have a submission planned, in the order they first come. */
@@ -106,24 +124,24 @@ export class SubmissionPlan implements CandidateList {
   }
 
   at(rank: number): Candidate {
-    if (rank >= this.submissions.length) return this.reference(rank);
-    return submissionPlan(this.problemAt(rank), this.submissions.submission(rank), this.extract);
+    if (rank >= this.count) return this.reference(rank);
+    return submissionPlan(this.problemAt(rank), this.partAt(rank).submission(this.rowOf[rank]!, this.sampleId(rank)), this.extract);
   }
 
   problemId(rank: number): string {
-    return rank < this.submissions.length ? this.problemAt(rank).id : this.reference(rank).problemId;
+    return rank < this.count ? this.problemAt(rank).id : this.reference(rank).problemId;
   }
 
   modelId(rank: number): string {
-    return rank < this.submissions.length ? this.submissions.modelId(rank) : this.reference(rank).modelId;
+    return rank < this.count ? this.partAt(rank).modelId(this.rowOf[rank]!) : this.reference(rank).modelId;
   }
 
   file(rank: number): string {
-    return rank < this.submissions.length ? this.problemAt(rank).file : this.reference(rank).file;
+    return rank < this.count ? this.problemAt(rank).file : this.reference(rank).file;
   }
 
   tests(rank: number): number {
-    return rank < this.submissions.length ? this.problemAt(rank).tests : this.reference(rank).tests;
+    return rank < this.count ? this.problemAt(rank).tests : this.reference(rank).tests;
   }
 
   /** Made from its quoted key: only a resumed run or a shard asks for it. */
@@ -132,35 +150,54 @@ export class SubmissionPlan implements CandidateList {
   }
 
   quotedKey(rank: number): QuotedKey {
-    const s = this.submissions;
-    if (rank >= s.length) return quotedKey(this.reference(rank));
-    const ids = { problemId: this.problemAt(rank).id, modelId: s.modelId(rank), promptId: s.promptId(rank), sampleId: s.sampleId(rank) };
-    const range = s.range(rank);
-    if (range === null) return quotedKeyOf(ids, escapedTwice(s.inlineSource(rank)!));
+    if (rank >= this.count) return quotedKey(this.reference(rank));
+    const part = this.partAt(rank);
+    const row = this.rowOf[rank]!;
+    const ids = { problemId: this.problemAt(rank).id, modelId: part.modelId(row), promptId: part.promptId(row), sampleId: this.sampleId(rank) };
+    const range = part.range(row);
+    if (range === null) return quotedKeyOf(ids, escapedTwice(part.inlineSource(row)!));
     // Quoted keys are made each time they are written (the plan line, each log line): a range's file is escaped once for all its lines.
     let escaped = this.escapedFiles.get(range.file);
     if (escaped === undefined) this.escapedFiles.set(range.file, (escaped = escapedTwice(range.file)));
     return quotedKeyOf(ids, rangeSource({ file: escaped, line: range.line }));
   }
 
+  private sampleId(rank: number): string | null {
+    const sample = this.sampleOf[rank]!;
+    return sample >= 0 ? String(sample) : this.partAt(rank).sampleId(this.rowOf[rank]!);
+  }
+
+  private partAt(rank: number): SubmissionColumns {
+    return this.parts[this.partOf[rank]!]!;
+  }
+
   private problemAt(rank: number): ProblemSummary {
     return this.problems[this.problemOf[rank]!]!;
   }
 
-  private noteProblem(problem: ProblemSummary): void {
+  private push(problem: ProblemSummary, part: number, row: number, sample: number): void {
     let place = this.problemPlaces.get(problem);
     if (place === undefined) {
       place = this.problems.length;
       this.problems.push(problem);
       this.problemPlaces.set(problem, place);
     }
-    const at = this.submissions.length;
-    if (at === this.problemOf.length) this.problemOf = grown(this.problemOf, at * 2);
+    const at = this.count;
+    if (at === this.partOf.length) {
+      this.partOf = grown(this.partOf, at * 2);
+      this.rowOf = grown(this.rowOf, at * 2);
+      this.sampleOf = grown(this.sampleOf, at * 2);
+      this.problemOf = grown(this.problemOf, at * 2);
+    }
+    this.partOf[at] = part;
+    this.rowOf[at] = row;
+    this.sampleOf[at] = sample;
     this.problemOf[at] = place;
+    this.count = at + 1;
   }
 
   private reference(rank: number): Candidate {
-    const reference = this.references[rank - this.submissions.length];
+    const reference = this.references[rank - this.count];
     if (reference === undefined) throw new RangeError(`no candidate ${rank} in a plan of ${this.length}`);
     return reference;
   }

@@ -149,29 +149,7 @@ export async function planCandidates(
   const found = await readSolutionsInWorkers(route, options.solutionsDir, known);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
   const candidates = new SubmissionPlan(options.extractCode);
-  // Samples are numbered over every submission found, in walk order, before any is left out.
-  const numbers = new SampleNumbers();
-  const groups: SampleGroup[] = [];
-  for (const { submissions: part } of found.parts)
-    for (let i = 0; i < part.length; i++) groups.push(numbers.note(part.problemId(i), part.modelId(i), part.promptId(i), part.sampleId(i)));
-  let next = 0;
-  for (const { file, submissions: part } of found.parts) {
-    for (let i = 0; i < part.length; i++) {
-      const sampleId = numbers.sampleId(groups[next++]!, part.sampleId(i));
-      const problemId = part.problemId(i);
-      const invalidFile = invalidFiles.get(problemId);
-      if (invalidFile !== undefined) {
-        const range = part.range(i);
-        const source = range === null ? part.inlineSource(i)! : rangeSource({ file, line: range.line });
-        skipped.push({ source, reason: `problem "${problemId}" is invalid (${invalidFile})` });
-        continue;
-      }
-      const problem = byId.get(problemId);
-      // Filtered out by --problem, --tag or --model: not run, and not an error.
-      if (problem === undefined || !modelSelected(part.modelId(i))) continue;
-      candidates.addFrom(problem, part, i, sampleId, file);
-    }
-  }
+  planSubmissions(found.parts, { invalidFiles, byId, modelSelected }, candidates, skipped);
   candidates.finish();
   if (measures(options.graders)) {
     // Efficiency is scored against each problem's optimal solution, graded on the same route and tests; after the submissions, so theirs keep their places.
@@ -179,6 +157,43 @@ export async function planCandidates(
     candidates.addReferences(selected.filter((p) => submitted.has(p.id)));
   }
   return { candidates, skipped, walked: found.files, listed: null };
+}
+
+/**
+ * Plans the submissions of `parts` (in walk order): each numbered among its
+ * (problem, prompt, model)'s samples, over every submission found, before
+ * any is left out; then one of an invalid problem skipped with the reason,
+ * one the filters leave out dropped, and the rest planned.
+ */
+function planSubmissions(
+  parts: SolutionsRead['parts'],
+  select: { invalidFiles: ReadonlyMap<string, string>; byId: ReadonlyMap<string, ProblemSummary>; modelSelected: (id: string) => boolean },
+  plan: SubmissionPlan,
+  skipped: SkippedSubmissionReport[],
+): void {
+  const numbers = new SampleNumbers();
+  const groups: SampleGroup[] = [];
+  for (const { submissions: part } of parts)
+    for (let i = 0; i < part.length; i++) groups.push(numbers.note(part.problemId(i), part.modelId(i), part.promptId(i), part.sampleId(i)));
+  let next = 0;
+  for (const { file, submissions: part } of parts) {
+    for (let i = 0; i < part.length; i++) {
+      const sample = numbers.number(groups[next++]!, part.sampleId(i));
+      const problemId = part.problemId(i);
+      const invalidFile = select.invalidFiles.get(problemId);
+      if (invalidFile !== undefined) {
+        const range = part.range(i);
+        skipped.push({
+          source: range === null ? part.inlineSource(i)! : rangeSource({ file, line: range.line }),
+          reason: `problem "${problemId}" is invalid (${invalidFile})`,
+        });
+        continue;
+      }
+      const problem = select.byId.get(problemId);
+      // Filtered out by --problem, --tag or --model: not run, and not an error.
+      if (problem !== undefined && select.modelSelected(part.modelId(i))) plan.addFrom(problem, part, i, sample);
+    }
+  }
 }
 
 /** What the workers found in the solutions folder: each file's submissions in parts, in walk order, and what was skipped. */
@@ -198,14 +213,15 @@ async function readSolutionsInWorkers(route: Route, dir: string, known: Readonly
   const found = await findSolutionFiles(dir);
   const context = solutionDiscoveryContext(dir, known);
   route.setContext({ knownProblemIds: [...known], solutionsRootName: context.rootName });
-  // By file: the parts so far of the attempt (its batch) that sent them, or why the file was skipped.
-  const read: Array<{ batch: number; parts: SubmissionColumns[]; skipped: SkippedSubmission[] }> = found.files.map(() => ({
+  // By file: the parts so far of the attempt (its batch) that sent them, or why the file was skipped (`done`: nothing more of it is taken).
+  const read: Array<{ batch: number; parts: SubmissionColumns[]; skipped: SkippedSubmission[]; done: boolean }> = found.files.map(() => ({
     batch: -1,
     parts: [],
     skipped: [],
+    done: false,
   }));
-  const skip = (index: number, reason: string): void => {
-    read[index] = { batch: -1, parts: [], skipped: [{ source: found.files[index]!.source, reason }] };
+  const skip = (index: number, batch: number, reason: string): void => {
+    read[index] = { batch, parts: [], skipped: [{ source: found.files[index]!.source, reason }], done: true };
   };
   await route.send(
     found.files.map((file, index) => ({ index, item: { kind: 'read-solutions', file } })),
@@ -214,14 +230,17 @@ async function readSolutionsInWorkers(route: Route, dir: string, known: Readonly
         const index = indexOf(0);
         if (m.type === 'solutions') {
           // Parts from an attempt that a worker fault cut short are dropped when the file is read again.
-          const file = read[index]!.batch === m.batch ? read[index]! : (read[index] = { batch: m.batch, parts: [], skipped: [] });
+          const file = read[index]!.batch === m.batch ? read[index]! : (read[index] = { batch: m.batch, parts: [], skipped: [], done: false });
+          if (file.done) return;
+          const other = m.submissions.rangeFile();
+          if (other !== null && other !== found.files[index]!.source) return skip(index, m.batch, `unreadable: evalrun read ${other} instead`);
           file.parts.push(m.submissions);
           file.skipped.push(...m.skipped);
         } else if (m.type === 'failed') {
-          skip(index, `unreadable: evalrun failed to read it: ${m.message}`);
+          skip(index, m.batch, `unreadable: evalrun failed to read it: ${m.message}`);
         }
       },
-      giveUp: (index, _, reason) => skip(index, `unreadable: reading it stopped the sandbox worker: ${reason}`),
+      giveUp: (index, _, reason) => skip(index, -1, `unreadable: reading it stopped the sandbox worker: ${reason}`),
     },
   );
   return {

@@ -25,10 +25,16 @@ export class SampleNumbers {
 
   /** Second pass, in the same order: the sample id of a submission of `group` that came with `sampleId`. */
   sampleId(group: SampleGroup, sampleId: string | null): string | null {
-    if (sampleId !== null || group.size < 2) return sampleId;
+    const number = this.number(group, sampleId);
+    return number < 0 ? sampleId : String(number);
+  }
+
+  /** The same as a number: `n` for the sample id `String(n)` it gets; -1 when it keeps the one it came with. */
+  number(group: SampleGroup, sampleId: string | null): number {
+    if (sampleId !== null || group.size < 2) return -1;
     const taken = group.taken;
     while (taken !== null && taken.has(String(group.next))) group.next++;
-    return String(group.next++);
+    return group.next++;
   }
 }
 

@@ -1,24 +1,63 @@
 /**
- * Submissions kept as columns of numbers rather than as objects: a solution
- * file's as they arrive from the worker that read it, and a run's plan. A
- * run of pass@k reads hundreds of thousands of submissions, and as objects
- * (a submission, its text's place, its digest and source strings) they were
- * most of the supervisor's memory while it planned, and stayed in the
- * garbage collector's old generation, copied and marked again and again,
- * for the whole run. Here a submission is a row of indexes into one table of
- * strings, held once each, and the numbers of its text's place; an object is
- * made only when something asks for one (`submission`).
+ * Submissions kept as columns of numbers rather than as objects: a part of
+ * a solution file's, as it arrives from the worker that read it (a column
+ * per field, which the message reader turns into typed arrays whole), and
+ * kept as it is by the run's plan. A run of pass@k reads hundreds of
+ * thousands of submissions, and as objects (a submission, its text's place,
+ * its digest and source strings) they were most of the supervisor's memory
+ * while it planned, and stayed in the garbage collector's old generation,
+ * copied and marked again and again, for the whole run. Here a submission is
+ * a row of indexes into a table of strings, held once each, and the numbers
+ * of its text's place; an object is made only when something asks for one
+ * (`submission`).
  */
 import { grown } from '../typed-arrays.js';
 import type { SolutionLanguage } from './language.js';
 import { rangeSource, type Submission, type SubmittedText } from './submission.js';
 
-/** A digest as `digestOf` writes it: 64 bits as 16 lowercase hex digits. */
-const DIGEST = /^[0-9a-f]{16}$/;
+/** The 32-bit word that the 8 lowercase hex digits (a digest as `digestOf` writes one is two) of `text` from `at` write; -1 if they are not that. */
+function hexWord(text: string, at: number): number {
+  let word = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    word = word * 16 + digit;
+  }
+  return word;
+}
 
-/** Whether `digest` is written as `digestOf` writes one. */
-export function isDigest(digest: string): boolean {
-  return DIGEST.test(digest);
+/** The columns of submissions as a message brings them, one number per submission in each (see SubmissionColumns' fields). */
+export interface SubmissionColumnData {
+  problems: Int32Array;
+  models: Int32Array;
+  prompts: Int32Array;
+  samples: Int32Array;
+  languages: Int32Array;
+  lines: Int32Array;
+  starts: Float64Array;
+  ends: Float64Array;
+  digestHigh: Uint32Array;
+  digestLow: Uint32Array;
+}
+
+/**
+ * The digests of `count` submissions written one after another, 16 hex
+ * digits each as `digestOf` writes them, as their high and low 32-bit
+ * words; null when `digests` is not that.
+ */
+export function digestWords(digests: string, count: number): { high: Uint32Array; low: Uint32Array } | null {
+  if (digests.length !== count * 16) return null;
+  const high = new Uint32Array(count);
+  const low = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    const h = hexWord(digests, i * 16);
+    const l = hexWord(digests, i * 16 + 8);
+    if (h < 0 || l < 0) return null;
+    high[i] = h;
+    low[i] = l;
+  }
+  return { high, low };
 }
 
 export class SubmissionColumns {
@@ -40,23 +79,17 @@ export class SubmissionColumns {
   private digestHigh: Uint32Array;
   private digestLow: Uint32Array;
   /** Each text given inline, and its submission's source (a file of its own: never the same twice). */
-  private readonly inlineTexts: string[] = [];
-  private readonly inlineSources: string[] = [];
+  private inlineTexts: string[] = [];
+  private inlineSources: string[] = [];
   /** Where each string is in `strings`, when this table grows as submissions come (null: it came whole, with them). */
-  private readonly places: Map<string, number> | null;
-  private readonly strings: string[];
-  /** The last columns copied from, and where their strings are in these: -1 for one not yet looked up. */
-  private copiedFrom: SubmissionColumns | null = null;
-  private copiedPlaces = new Int32Array(0);
-
-  /**
-   * Columns whose strings are `strings`, as a message's table of them came
-   * (each submission then added by indexes into it, `addRange`/`addInline`),
-   * or, without, a table that grows as submissions are added (`add`, `copy`).
-   */
-  constructor(strings?: readonly string[], capacity = 64) {
-    this.strings = strings === undefined ? [] : [...strings];
-    this.places = strings === undefined ? new Map() : null;
+  /** The file a message's ranges lie in, by index into `strings` (-1: none is a range, or these columns grow). */
+  private file = -1;
+  private places: Map<string, number> | null;
+  private strings: string[];
+  /** Columns that grow as submissions are added (`add`), with a table of strings that grows with them. */
+  constructor(capacity = 64) {
+    this.strings = [];
+    this.places = new Map();
     const size = Math.max(1, capacity);
     this.problems = new Int32Array(size);
     this.models = new Int32Array(size);
@@ -71,22 +104,49 @@ export class SubmissionColumns {
     this.digestLow = new Uint32Array(size);
   }
 
-  /** How many strings the table holds: a message's indexes must be below it. */
-  get stringCount(): number {
-    return this.strings.length;
+  /**
+   * Columns as a message brought them, checked by its reader: strings by
+   * index into `strings`, the ranges all of `file` (an index into them),
+   * and the texts given inline, [source, text], in the order of the
+   * submissions whose line is 0.
+   */
+  static of(strings: string[], file: number, data: SubmissionColumnData, inline: ReadonlyArray<readonly [string, string]>): SubmissionColumns {
+    const c = new SubmissionColumns(1);
+    c.strings = strings;
+    c.places = null;
+    ({ problems: c.problems, models: c.models, prompts: c.prompts, samples: c.samples, languages: c.languages } = data);
+    ({ lines: c.lines, starts: c.starts, ends: c.ends, digestHigh: c.digestHigh, digestLow: c.digestLow } = data);
+    c.file = file;
+    c.texts = new Int32Array(data.lines.length);
+    let slot = 0;
+    for (let i = 0; i < c.texts.length; i++) c.texts[i] = data.lines[i] === 0 ? slot++ : file;
+    c.length = c.texts.length;
+    c.inlineTexts = inline.map((t) => t[1]);
+    c.inlineSources = inline.map((t) => t[0]);
+    return c;
   }
 
   /** Adds a submission given as an object. */
   add(s: Submission): void {
-    const ids = [this.place(s.problemId), this.place(s.modelId), this.optionalPlace(s.promptId), this.optionalPlace(s.sampleId)] as const;
-    const language = this.optionalPlace(s.declaredLanguage);
     const text = s.text;
-    if (text.kind === 'inline') this.addInline(...ids, language, s.source, text.raw);
-    else this.addRange(...ids, language, this.place(text.file), text.start, text.end, text.digest, text.line);
+    if (text.kind === 'range' && !(text.line >= 1)) throw new Error(`a submission's range is at line ${text.line}`);
+    const problem = this.place(s.problemId);
+    const model = this.place(s.modelId);
+    const prompt = this.optionalPlace(s.promptId);
+    const sample = this.optionalPlace(s.sampleId);
+    const language = this.optionalPlace(s.declaredLanguage);
+    if (text.kind === 'inline') this.addInline(problem, model, prompt, sample, language, s.source, text.raw);
+    else if (!this.addRange(problem, model, prompt, sample, language, this.place(text.file), text.start, text.end, text.digest, text.line))
+      throw new Error(`a submission's digest is ${JSON.stringify(text.digest)}, not 16 hex digits`);
   }
 
-  /** Adds a submission whose text is a range of a solution file; ids by index into the table (-1: null). */
-  addRange(
+  /**
+   * Adds a submission whose text is a range of a solution file; ids by
+   * index into the table (-1: null), `line` from 1 (checked by the caller).
+   * False, and nothing added, when `digest` is not written as `digestOf`
+   * writes one.
+   */
+  private addRange(
     problem: number,
     model: number,
     prompt: number,
@@ -97,55 +157,27 @@ export class SubmissionColumns {
     end: number,
     digest: string,
     line: number,
-  ): void {
-    if (!isDigest(digest)) throw new Error(`a submission's digest is ${JSON.stringify(digest)}, not 16 hex digits`);
-    if (!(line >= 1)) throw new Error(`a submission's range is at line ${line}`);
+  ): boolean {
+    const high = digest.length === 16 ? hexWord(digest, 0) : -1;
+    const low = high >= 0 ? hexWord(digest, 8) : -1;
+    if (low < 0) return false;
     const at = this.next(problem, model, prompt, sample, language);
     this.texts[at] = file;
     this.lines[at] = line;
     this.starts[at] = start;
     this.ends[at] = end;
-    this.digestHigh[at] = parseInt(digest.slice(0, 8), 16);
-    this.digestLow[at] = parseInt(digest.slice(8), 16);
+    this.digestHigh[at] = high;
+    this.digestLow[at] = low;
+    return true;
   }
 
   /** Adds a submission whose text is given with it. */
-  addInline(problem: number, model: number, prompt: number, sample: number, language: number, source: string, raw: string): void {
+  private addInline(problem: number, model: number, prompt: number, sample: number, language: number, source: string, raw: string): void {
     const at = this.next(problem, model, prompt, sample, language);
     this.texts[at] = this.inlineTexts.length;
     this.inlineTexts.push(raw);
     this.inlineSources.push(source);
     this.lines[at] = 0;
-  }
-
-  /**
-   * Adds submission `i` of `from`, with sample id `sampleId` and, for a
-   * range, `file` as its file (the one the run listed, so that each file's
-   * name is held once however many lines it has).
-   */
-  copy(from: SubmissionColumns, i: number, sampleId: string | null, file: string): void {
-    if (from !== this.copiedFrom) {
-      this.copiedFrom = from;
-      this.copiedPlaces = new Int32Array(from.strings.length).fill(-1);
-    }
-    const map = (index: number): number => {
-      if (index < 0) return -1;
-      const known = this.copiedPlaces[index]!;
-      return known >= 0 ? known : (this.copiedPlaces[index] = this.place(from.strings[index]!));
-    };
-    const ids = [map(from.problems[i]!), map(from.models[i]!), map(from.prompts[i]!), this.optionalPlace(sampleId), map(from.languages[i]!)] as const;
-    if (from.lines[i] === 0) {
-      const slot = from.texts[i]!;
-      this.addInline(...ids, from.inlineSources[slot]!, from.inlineTexts[slot]!);
-      return;
-    }
-    const at = this.next(...ids);
-    this.texts[at] = this.place(file);
-    this.lines[at] = from.lines[i]!;
-    this.starts[at] = from.starts[i]!;
-    this.ends[at] = from.ends[i]!;
-    this.digestHigh[at] = from.digestHigh[i]!;
-    this.digestLow[at] = from.digestLow[i]!;
   }
 
   /** Gives back the room kept for submissions not added: the columns are final. */
@@ -163,6 +195,11 @@ export class SubmissionColumns {
     this.ends = this.ends.slice(0, n);
     this.digestHigh = this.digestHigh.slice(0, n);
     this.digestLow = this.digestLow.slice(0, n);
+  }
+
+  /** The file the ranges of a message's columns lie in (`of`); null when none is a range. */
+  rangeFile(): string | null {
+    return this.file >= 0 ? this.strings[this.file]! : null;
   }
 
   problemId(i: number): string {
@@ -207,13 +244,13 @@ export class SubmissionColumns {
     return { kind: 'range', file: this.strings[this.texts[i]!]!, start: this.starts[i]!, end: this.ends[i]!, digest, line };
   }
 
-  /** Submission `i` as an object of its own. */
-  submission(i: number): Submission {
+  /** Submission `i` as an object of its own (with `sampleId` as its sample id, when given). */
+  submission(i: number, sampleId = this.sampleId(i)): Submission {
     return {
       problemId: this.problemId(i),
       modelId: this.modelId(i),
       promptId: this.promptId(i),
-      sampleId: this.sampleId(i),
+      sampleId,
       source: this.source(i),
       text: this.text(i),
       declaredLanguage: this.declaredLanguage(i),

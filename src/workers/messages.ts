@@ -27,7 +27,7 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import { isDigest, SubmissionColumns } from '../solutions/submission-columns.js';
+import { digestWords, SubmissionColumns } from '../solutions/submission-columns.js';
 import { rangeSource, type SkippedSubmission, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 import { Interned } from '../interned.js';
@@ -275,14 +275,14 @@ function isRow(value: unknown, rows: number): value is number {
 }
 
 /**
- * A solution file's outcomes as they go to the supervisor (`solutionsLines`):
- * like a batch's candidates, each submission as an array of positions, the
- * strings that repeat (problem, model, prompt, sample, language and the
- * file) held once per message. A file of JSON Lines holds thousands of
- * submissions, so they go a part at a time (`more` on every part but the
- * last, which alone answers the item), and the supervisor keeps each part
- * as columns (`SubmissionColumns`) as it arrives: what it holds while a
- * file is read is then the numbers, not a message of the whole file.
+ * A solution file's outcomes as they go to the supervisor (`solutionsLines`).
+ * A file of JSON Lines holds thousands of submissions, so they go a part at
+ * a time (`more` on every part but the last, which alone answers the item),
+ * and each part as columns, one array per field with a number per
+ * submission, the strings that repeat (problem, model, prompt, sample,
+ * language, the file) held once: the supervisor checks a column in one
+ * plain loop and keeps it as a typed array (`SubmissionColumns`), with no
+ * object per submission and little code that runs once per submission.
  */
 interface SolutionsOnWire {
   type: 'solutions';
@@ -291,43 +291,38 @@ interface SolutionsOnWire {
   /** More parts of the file's submissions follow this one. */
   more: boolean;
   strings: readonly string[];
-  submissions: SubmissionOutcomeOnWire[];
+  /** The file the submissions' ranges are of, by index into `strings`; -1 when none is a range. */
+  file: number;
+  // A number per submission, in the file's order: ids and language by index into `strings` (-1: null).
+  problems: number[];
+  models: number[];
+  prompts: number[];
+  samples: number[];
+  languages: number[];
+  /** Its line of the file, from 1; 0 for a text given inline (a file of its own). */
+  lines: number[];
+  /** Its text's bytes [start, end) of the file; -1 for a text given inline. */
+  starts: number[];
+  ends: number[];
+  /** The digests of those bytes (`digestOf`), 16 hex digits per submission, zeros for a text given inline. */
+  digests: string;
+  /** The texts given inline, in order: [source, text]. */
+  inline: Array<[source: string, text: string]>;
   /** Solutions of the file that are skipped: [source, reason]. */
   skipped: Array<[source: string, reason: string]>;
 }
 
-/** A submission by position: ids and language as indexes into the message's strings (-1: null), then its text: inline, or a range of a file. */
-type SubmissionOutcomeOnWire =
-  | [problemId: number, modelId: number, promptId: number, sampleId: number, source: string, declaredLanguage: number, file: -1, raw: string]
-  | [
-      problemId: number,
-      modelId: number,
-      promptId: number,
-      sampleId: number,
-      /** Its range's (`rangeSource`). */
-      source: null,
-      declaredLanguage: number,
-      file: number,
-      start: number,
-      end: number,
-      digest: string,
-      line: number,
-    ];
-
 /** Submissions in one `solutions` message: enough that a file of many thousand lines goes in a few parts. */
 export const SUBMISSIONS_PER_MESSAGE = 2048;
 
-/** A range's submission's source as the worker sends it: none, after checking that it is the range's (each is made from the other where the file is read). */
-function sourceOfRange(source: string, range: SolutionTextRange): null {
-  if (source !== rangeSource(range)) throw new Error(`the submission ${source} is not at line ${range.line} of ${range.file}`);
-  return null;
-}
+const NO_DIGEST = '0'.repeat(16);
 
 /**
  * The lines of `solutions` messages that answer a read-solutions item: the
  * submissions, SUBMISSIONS_PER_MESSAGE to a line, then the skipped
  * solutions in the last, each in the file's order (the plan keeps the two
- * apart, so their order between each other is not kept).
+ * apart, so their order between each other is not kept). A range's source
+ * is not sent: it is made from its file and line, which must give it.
  */
 export function solutionsLines(batch: number, item: number, outcomes: readonly SolutionFileOutcome[]): string[] {
   const submissions = outcomes.flatMap((o) => (o.kind === 'submission' ? [o.submission] : []));
@@ -337,53 +332,125 @@ export function solutionsLines(batch: number, item: number, outcomes: readonly S
     const last = from + SUBMISSIONS_PER_MESSAGE >= submissions.length;
     const { strings, ref } = stringTable();
     const optional = (text: string | null): number => (text === null ? -1 : ref(text));
-    const message: SolutionsOnWire = { type: 'solutions', batch, item, more: !last, strings, submissions: [], skipped: last ? skipped : [] };
+    const m: SolutionsOnWire = {
+      type: 'solutions',
+      batch,
+      item,
+      more: !last,
+      strings,
+      file: -1,
+      problems: [],
+      models: [],
+      prompts: [],
+      samples: [],
+      languages: [],
+      lines: [],
+      starts: [],
+      ends: [],
+      digests: '',
+      inline: [],
+      skipped: last ? skipped : [],
+    };
+    const digests: string[] = [];
     for (const s of submissions.slice(from, from + SUBMISSIONS_PER_MESSAGE)) {
-      const ids = [ref(s.problemId), ref(s.modelId), optional(s.promptId), optional(s.sampleId)] as const;
-      const language = optional(s.declaredLanguage);
+      m.problems.push(ref(s.problemId));
+      m.models.push(ref(s.modelId));
+      m.prompts.push(optional(s.promptId));
+      m.samples.push(optional(s.sampleId));
+      m.languages.push(optional(s.declaredLanguage));
       const text = s.text;
-      message.submissions.push(
-        text.kind === 'inline'
-          ? [...ids, s.source, language, -1, text.raw]
-          : [...ids, sourceOfRange(s.source, text), language, ref(text.file), text.start, text.end, text.digest, text.line],
-      );
+      if (text.kind === 'inline') {
+        m.lines.push(0);
+        m.starts.push(-1);
+        m.ends.push(-1);
+        digests.push(NO_DIGEST);
+        m.inline.push([s.source, text.raw]);
+        continue;
+      }
+      if (s.source !== rangeSource(text)) throw new Error(`the submission ${s.source} is not at line ${text.line} of ${text.file}`);
+      const file = ref(text.file);
+      if (m.file !== -1 && m.file !== file) throw new Error(`a solution file's submissions lie in ${strings[m.file]} and ${text.file}`);
+      m.file = file;
+      m.lines.push(text.line);
+      m.starts.push(text.start);
+      m.ends.push(text.end);
+      digests.push(text.digest);
     }
-    lines.push(jsonLine(message));
+    m.digests = digests.join('');
+    lines.push(jsonLine(m));
   }
   return lines;
 }
 
-/** A `solutions` message's part of a file's outcomes, checked; what is wrong otherwise. */
+/** A `solutions` message's part of a file's outcomes, checked column by column; what is wrong otherwise. */
 function solutionsFromWire(value: Record<string, unknown>): { more: boolean; submissions: SubmissionColumns; skipped: SkippedSubmission[] } | string {
-  const { more, strings, submissions, skipped } = value;
-  if (typeof more !== 'boolean' || !isStrings(strings) || !Array.isArray(submissions) || !Array.isArray(skipped))
+  const { more, strings, file, problems, lines, starts, ends, digests, inline, skipped } = value;
+  if (typeof more !== 'boolean' || !isStrings(strings) || !Array.isArray(problems) || !Array.isArray(inline) || !Array.isArray(skipped))
     return 'a "solutions" message with malformed outcomes';
-  const columns = new SubmissionColumns(strings, submissions.length);
-  const isString = (at: unknown): at is number => isCount(at) && at < strings.length;
-  const isOptional = (at: unknown): at is number => at === -1 || isString(at);
-  for (const w of submissions as unknown[]) {
-    const malformed = 'a "solutions" message with a malformed submission';
-    if (!Array.isArray(w)) return malformed;
-    const [problem, model, prompt, sample, source, language, file, start, end, digest, line] = w as unknown[];
-    if (!isString(problem) || !isString(model) || !isOptional(prompt) || !isOptional(sample) || !isOptional(language)) return malformed;
-    // An inline text goes where a range's start would.
-    const raw: unknown = start;
-    if (w.length === 8 && file === -1 && typeof source === 'string' && typeof raw === 'string') {
-      columns.addInline(problem, model, prompt, sample, language, source, raw);
-      continue;
-    }
-    // A range's source goes as null: it is its file and line.
-    if (w.length !== 11 || source !== null || !isString(file) || !isCount(start) || !isCount(end) || start > end) return malformed;
-    if (typeof digest !== 'string' || !isDigest(digest) || !isCount(line) || line < 1) return malformed;
-    columns.addRange(problem, model, prompt, sample, language, file, start, end, digest, line);
+  const malformed = 'a "solutions" message with malformed submissions';
+  const count = problems.length;
+  const ids = (column: unknown, nullable: boolean): Int32Array | null => indexColumn(column, count, nullable ? -1 : 0, strings.length);
+  const data = {
+    problems: ids(problems, false),
+    models: ids(value.models, false),
+    prompts: ids(value.prompts, true),
+    samples: ids(value.samples, true),
+    languages: ids(value.languages, true),
+    lines: indexColumn(lines, count, 0, 2 ** 31 - 1),
+    starts: rangeColumn(starts, count),
+    ends: rangeColumn(ends, count),
+    words: typeof digests === 'string' ? digestWords(digests, count) : null,
+  };
+  if (Object.values(data).some((column) => column === null)) return malformed;
+  const columns = data as { [K in keyof typeof data]: NonNullable<(typeof data)[K]> };
+  // A text given inline has no range; a range lies in the message's file, its start not after its end.
+  let inlineCount = 0;
+  for (let i = 0; i < count; i++) {
+    const isInline = columns.lines[i] === 0;
+    inlineCount += isInline ? 1 : 0;
+    if (isInline ? columns.starts[i] !== -1 || columns.ends[i] !== -1 : !(columns.starts[i]! >= 0 && columns.starts[i]! <= columns.ends[i]!)) return malformed;
   }
+  if (inlineCount < count && !(isCount(file) && file < strings.length)) return malformed;
+  if (inline.length !== inlineCount || !inline.every((t) => Array.isArray(t) && t.length === 2 && typeof t[0] === 'string' && typeof t[1] === 'string'))
+    return malformed;
   const skippedRead: SkippedSubmission[] = [];
   for (const w of skipped as unknown[]) {
     if (!Array.isArray(w) || w.length !== 2 || typeof w[0] !== 'string' || typeof w[1] !== 'string')
       return 'a "solutions" message with a malformed skipped solution';
     skippedRead.push({ source: w[0], reason: w[1] });
   }
-  return { more, submissions: columns, skipped: skippedRead };
+  const { words, ...rest } = columns;
+  const submissions = SubmissionColumns.of(
+    strings,
+    isCount(file) ? file : -1,
+    { ...rest, digestHigh: words.high, digestLow: words.low },
+    inline as Array<[string, string]>,
+  );
+  return { more, submissions, skipped: skippedRead };
+}
+
+/** `column` as `count` whole numbers from `least` up to and without `bound`, or null. */
+function indexColumn(column: unknown, count: number, least: number, bound: number): Int32Array | null {
+  if (!Array.isArray(column) || column.length !== count) return null;
+  const numbers = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const n: unknown = column[i];
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < least || n >= bound) return null;
+    numbers[i] = n;
+  }
+  return numbers;
+}
+
+/** `column` as `count` byte offsets of a file (whole numbers from -1, -1 for none), or null. */
+function rangeColumn(column: unknown, count: number): Float64Array | null {
+  if (!Array.isArray(column) || column.length !== count) return null;
+  const numbers = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const n: unknown = column[i];
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < -1) return null;
+    numbers[i] = n;
+  }
+  return numbers;
 }
 
 /**

@@ -58,7 +58,25 @@ const twoRows = (rowEnds: number[]): Record<string, unknown> => ({ ...graded, ro
 const record = Buffer.from('{"problem_id":"p"}');
 const summary = { id: 'p', file: '/p.json', tags: [], warnings: [], hasOptimalSolution: true, tests: 2 };
 /** A `solutions` message as a worker writes it, with one good submission (a text given inline) and nothing skipped. */
-const solutions = { type: 'solutions', batch: 1, item: 0, more: false, strings: ['p', 'm'], submissions: [[0, 1, -1, -1, 's.py', -1, -1, 'x']], skipped: [] };
+const solutions = {
+  type: 'solutions',
+  batch: 1,
+  item: 0,
+  more: false,
+  strings: ['p', 'm'],
+  file: -1,
+  problems: [0],
+  models: [1],
+  prompts: [-1],
+  samples: [-1],
+  languages: [-1],
+  lines: [0],
+  starts: [-1],
+  ends: [-1],
+  digests: '0'.repeat(16),
+  inline: [['s.py', 'x']],
+  skipped: [],
+};
 
 describe('batchLine and readToWorker', () => {
   it('give the worker back every item of a batch as the supervisor had it', () => {
@@ -242,24 +260,46 @@ describe('readFromWorker', () => {
     expect(all.map((p) => p.skipped.length)).toEqual([0, 0, 1]);
   });
 
-  it('refuses a solutions message whose submission is not well formed', () => {
-    const base = JSON.parse(solutionsLines(1, 0, [])[0]!) as Record<string, unknown>;
-    const strings = ['p', 'm', '/s/a.jsonl'];
-    const rangeRow = [0, 1, -1, -1, null, -1, 2, 0, 9, '0123456789abcdef', 1];
-    expect(readFromWorker({ ...base, strings, submissions: [rangeRow] })).toMatchObject({ type: 'solutions' });
-    const bad: unknown[][] = [
-      rangeRow.map((v, i) => (i === 9 ? '0123456789ABCDEF' : v)),
-      rangeRow.map((v, i) => (i === 9 ? 'abc' : v)),
-      rangeRow.map((v, i) => (i === 10 ? 0 : v)),
-      rangeRow.map((v, i) => (i === 7 ? 10 : v)),
-      rangeRow.map((v, i) => (i === 0 ? 3 : v)),
-      rangeRow.map((v, i) => (i === 2 ? -2 : v)),
-      rangeRow.map((v, i) => (i === 4 ? '/s/a.jsonl:1' : v)),
-      rangeRow.slice(0, 10),
-      [0, 1, -1, -1, 's.py', -1, -1, 7],
+  it('refuses a solutions message whose columns are not well formed', () => {
+    const range = {
+      ...solutions,
+      strings: ['p', 'm', '/s/a.jsonl'],
+      file: 2,
+      lines: [1],
+      starts: [0],
+      ends: [9],
+      digests: '0123456789abcdef',
+      inline: [],
+    };
+    expect(readFromWorker(solutions)).toMatchObject({ type: 'solutions', more: false });
+    expect(readFromWorker(range)).toMatchObject({ type: 'solutions', more: false });
+    const bad: Array<Record<string, unknown>> = [
+      { ...range, digests: '0123456789ABCDEF' },
+      { ...range, digests: '0123456789abcde' },
+      { ...range, digests: '0123456789abcdef0' },
+      { ...range, digests: 7 },
+      { ...range, lines: [-1] },
+      { ...range, lines: [1.5] },
+      { ...range, starts: [10] },
+      { ...range, starts: [-1] },
+      { ...range, ends: [0.5] },
+      { ...range, problems: [3] },
+      { ...range, problems: [-1] },
+      { ...range, models: [1, 1] },
+      { ...range, prompts: [-2] },
+      { ...range, samples: ['0'] },
+      { ...range, languages: [null] },
+      { ...range, file: 3 },
+      { ...range, file: -1 },
+      { ...range, inline: [['s.py', 'x']] },
+      { ...solutions, inline: [] },
+      { ...solutions, inline: [['s.py']] },
+      { ...solutions, inline: [['s.py', 7]] },
+      { ...solutions, starts: [0] },
     ];
-    for (const row of bad) expect(readFromWorker({ ...base, strings, submissions: [row] })).toMatch(/malformed submission/);
-    expect(readFromWorker({ ...base, more: 'no' })).toMatch(/malformed outcomes/);
+    for (const message of bad) expect(readFromWorker(message), JSON.stringify(message)).toMatch(/malformed submissions/);
+    expect(readFromWorker({ ...range, more: 'no' })).toMatch(/malformed outcomes/);
+    expect(readFromWorker({ ...range, problems: 'p' })).toMatch(/malformed outcomes/);
   });
 
   it("carries graded candidates as one message and gives back each one's rows, records and joined records byte for byte", () => {
@@ -343,27 +383,6 @@ describe('readFromWorker', () => {
       [{ ...solutions, strings: [1] }, /"solutions" message with malformed outcomes/],
       [{ ...solutions, skipped: [['a.txt']] }, /malformed skipped solution/],
       [{ ...solutions, skipped: [['a.txt', 2]] }, /malformed skipped solution/],
-      ...[
-        [0, 1, -1, -1, 's.py', -1, -1],
-        [0, 1, -1, -1, 's.py', -1, -1, 7],
-        [0, 1, -1, -1, 's.py', -1, 0, 'x'],
-        [2, 1, -1, -1, 's.py', -1, -1, 'x'],
-        [0, null, -1, -1, 's.py', -1, -1, 'x'],
-        [0, 1, -2, -1, 's.py', -1, -1, 'x'],
-        [0, 1, -1, 0.5, 's.py', -1, -1, 'x'],
-        [0, 1, -1, -1, 3, -1, -1, 'x'],
-        [0, 1, -1, -1, 's.py', 9, -1, 'x'],
-        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x'],
-        [0, 1, -1, -1, null, -1, 0, 5, 4, 'x', 1],
-        [0, 1, -1, -1, null, -1, 0, -1, 4, 'x', 1],
-        [0, 1, -1, -1, null, -1, 0, 0, 4, null, 1],
-        [0, 1, -1, -1, null, -1, 5, 0, 4, 'x', 1],
-        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x', 0],
-        [0, 1, -1, -1, null, -1, 0, 0, 4, 'x', '1'],
-        [0, 1, -1, -1, null, -1, -1, 'x'],
-        [0, 1, -1, -1, 's.py', -1, 0, 0, 4, 'x', 1],
-        { problemId: 'p' },
-      ].map((submission): [unknown, RegExp] => [{ ...solutions, submissions: [submission] }, /"solutions" message with a malformed submission/]),
       [{ type: 'answered', batch: 1, item: 0, reply: { kind: 'maybe' } }, /without a reply/],
       [{ type: 'failed', batch: 1, item: 0 }, /without its reason/],
       [{ type: 'warmed' }, /"warmed" message without its errors/],
