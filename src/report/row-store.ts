@@ -30,6 +30,8 @@ export interface RowCounter {
 const PASSED = CANDIDATE_STATUSES.indexOf('passed');
 const FAILED = CANDIDATE_STATUSES.indexOf('failed');
 const NULL = -1;
+/** Where a row's duration is in the layout of rows.ts: after the status, passed and total. */
+const DURATION = ROW_STATUS + 3;
 /** How many strings `id` remembers to share; past that it starts over (a string seen again is then kept twice). */
 const INTERNED_STRINGS = 4096;
 /** In a table's map to the store's strings: not looked up yet. */
@@ -40,9 +42,12 @@ export class RowStore {
   private readonly stringIds = new Map<string, number>();
   /**
    * Rows in the layout of rows.ts (ROW_WIDTH numbers each), their strings
-   * as indexes into `strings`. Float64: a duration is not a whole number.
+   * as indexes into `strings`: every field but the duration is a whole
+   * number, and 32 bits hold it; the duration, which is not, is kept in
+   * `durations` (0 in its place here).
    */
-  private flat = new Float64Array(ROW_WIDTH * 64);
+  private ints = new Int32Array(ROW_WIDTH * 64);
+  private durations = new Float64Array(64);
   /** On a candidate's first row, how many rows it has (0 on the others). */
   private spans = new Uint32Array(64);
   /** Only rows of a run that measures have one. */
@@ -118,7 +123,7 @@ export class RowStore {
   /** The failing tests of the candidate of this handle (failing-tests.ts `failingCount`), read without making its rows. */
   failingCount(handle: number): number {
     let count = 0;
-    const flat = this.flat;
+    const flat = this.ints;
     for (let i = handle; i < handle + this.spans[handle]!; i++) {
       const at = i * ROW_WIDTH;
       const status = flat[at + ROW_STATUS]!;
@@ -138,7 +143,7 @@ export class RowStore {
    * bounds the cores a run can use.
    */
   countRows(handles: ArrayLike<number>, length: number, counter: RowCounter): RowCounts {
-    const flat = this.flat;
+    const flat = this.ints;
     const strings = this.strings;
     const byStatus = CANDIDATE_STATUSES.map(() => 0);
     let rows = 0;
@@ -176,7 +181,7 @@ export class RowStore {
   /** The sum over the candidate's rows of the number `field` places after its status (0: passed, 1: total). */
   private sum(handle: number, field: number): number {
     let sum = 0;
-    for (let i = handle; i < handle + this.spans[handle]!; i++) sum += this.flat[i * ROW_WIDTH + ROW_STATUS + 1 + field]!;
+    for (let i = handle; i < handle + this.spans[handle]!; i++) sum += this.ints[i * ROW_WIDTH + ROW_STATUS + 1 + field]!;
     return sum;
   }
 
@@ -184,9 +189,19 @@ export class RowStore {
   private push(source: ArrayLike<number>, at: number, table: readonly string[] | null): void {
     if (this.count === this.spans.length) this.grow();
     const to = this.count * ROW_WIDTH;
-    const flat = this.flat;
-    for (let i = 0; i < ROW_STRINGS; i++) flat[to + i] = table === null ? source[at + i]! : this.mapped(table, source[at + i]!);
-    for (let i = ROW_STRINGS; i < ROW_WIDTH; i++) flat[to + i] = source[at + i]!;
+    const ints = this.ints;
+    for (let i = 0; i < ROW_STRINGS; i++) ints[to + i] = table === null ? source[at + i]! : this.mapped(table, source[at + i]!);
+    for (let i = ROW_STRINGS; i < ROW_WIDTH; i++) {
+      const value = source[at + i]!;
+      if (i === DURATION) {
+        this.durations[this.count] = value;
+        ints[to + i] = 0;
+      } else if ((value | 0) === value) {
+        ints[to + i] = value;
+      } else {
+        throw new RangeError(`a row with ${value} in field ${i}, which is not a 32-bit whole number`);
+      }
+    }
     this.count++;
   }
 
@@ -208,7 +223,9 @@ export class RowStore {
   /** A row, as a new object, by its index among all the rows kept. */
   rowAt(index: number): CandidateRow {
     if (!(index >= 0 && index < this.count)) throw new RangeError(`no row ${index}`);
-    return rowFromFlat(this.flat, index * ROW_WIDTH, this.strings, this.efficiency.get(index));
+    const row = rowFromFlat(this.ints, index * ROW_WIDTH, this.strings, this.efficiency.get(index));
+    row.duration_ms = this.durations[index]!;
+    return row;
   }
 
   private id(text: string): number {
@@ -226,7 +243,8 @@ export class RowStore {
 
   private grow(): void {
     const capacity = this.spans.length * 2;
-    this.flat = grown(this.flat, capacity * ROW_WIDTH);
+    this.ints = grown(this.ints, capacity * ROW_WIDTH);
+    this.durations = grown(this.durations, capacity);
     this.spans = grown(this.spans, capacity);
   }
 }

@@ -722,6 +722,12 @@ function readGraded(value: Record<string, unknown>, batch: number, item: number,
 
 const STATUS_COUNT = CANDIDATE_STATUSES.length;
 
+function isRowCount(value: unknown): value is number {
+  return isCount(value) && value <= MAX_ROW_COUNT;
+}
+
+const MAX_ROW_COUNT = 2 ** 31 - 1;
+
 function flatRowsValid(rows: readonly number[], rowCount: number, stringCount: number): boolean {
   for (let r = 0; r < rowCount; r++) {
     const at = r * ROW_WIDTH;
@@ -732,9 +738,9 @@ function flatRowsValid(rows: readonly number[], rowCount: number, stringCount: n
     const status = rows[at + ROW_STRINGS]!;
     if (!Number.isInteger(status) || status < 0 || status >= STATUS_COUNT) return false;
     const n = at + ROW_STRINGS + 1;
-    // passed, total, then duration_ms (any number), then the five counts.
-    if (!isCount(rows[n]) || !isCount(rows[n + 1]) || rows[n] > rows[n + 1]!) return false;
-    for (let i = n + 3; i < at + ROW_WIDTH; i++) if (!isCount(rows[i])) return false;
+    // passed, total, then duration_ms (any number), then the five counts: whole numbers that 32 bits hold (the row store keeps them so).
+    if (!isRowCount(rows[n]) || !isRowCount(rows[n + 1]) || rows[n] > rows[n + 1]!) return false;
+    for (let i = n + 3; i < at + ROW_WIDTH; i++) if (!isRowCount(rows[i])) return false;
   }
   return true;
 }

@@ -6,7 +6,7 @@ import type { CandidateStatus } from '../../src/report/scorecard.js';
 
 const STATUSES: CandidateStatus[] = ['passed', 'failed', 'load-error', 'unsupported', 'no-tests'];
 
-/** A row whose every field depends on `i`, with nulls, non-ASCII text, fractions and large counts among them. */
+/** A row whose every field depends on `i`, with nulls, non-ASCII text, fractions and counts as large as 32 bits hold among them. */
 function row(i: number): CandidateRow {
   const status = STATUSES[i % STATUSES.length]!;
   const r: CandidateRow = {
@@ -21,7 +21,7 @@ function row(i: number): CandidateRow {
     passed: i % 11,
     total: (i % 11) + (i % 3),
     duration_ms: i * 1.5,
-    counts: { fail: i % 2, error: i % 3, timeout: i % 5, memory: i % 7, skipped: 2 ** 33 + i },
+    counts: { fail: i % 2, error: i % 3, timeout: i % 5, memory: i % 7, skipped: 2 ** 31 - 1 - i },
     ran: status === 'passed' || status === 'failed',
   };
   if (i % 9 === 0) r.efficiency = { suite: 'performance', reference: i % 2 === 0, cost: i % 4 === 0 ? null : i / 3, memory: 1024 * i, error: null };
@@ -61,6 +61,16 @@ describe('the row store', () => {
     const handle = store.addCandidate([row(1)]);
     store.rowsOf(handle)[0]!.counts.fail = 99;
     expect(store.rowsOf(handle)).toEqual([row(1)]);
+  });
+
+  it('refuses a count that 32 bits do not hold rather than keep another', () => {
+    const store = new RowStore();
+    for (const counts of [
+      { ...row(1).counts, skipped: 2 ** 31 },
+      { ...row(1).counts, fail: 0.5 },
+    ]) {
+      expect(() => store.addCandidate([{ ...row(1), counts }])).toThrow(/not a 32-bit whole number/);
+    }
   });
 
   it('refuses a status it does not know rather than keep another', () => {

@@ -353,6 +353,8 @@ describe('readFromWorker', () => {
       [withField(8, 3), /malformed rows/],
       [withField(11, -1), /malformed rows/],
       [withField(12, 0.5), /malformed rows/],
+      [withField(12, 2 ** 31), /malformed rows/],
+      [withField(9, 2 ** 31), /malformed rows/],
       [withField(0, -1), /malformed rows/],
       [withField(4, 5), /malformed rows/],
       [withField(2, -2), /malformed rows/],
