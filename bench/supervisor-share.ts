@@ -47,6 +47,11 @@
  * two ratios of this build to the baseline, each at most 1.05: the workers'
  * CPU per candidate, and the median wall time of the 4N run.
  *
+ * Each run also reports the CLI's peak resident memory (its VmHWM at the
+ * last sample, so at most one sampling period short of its exit), for
+ * point 4's "the supervisor's memory stays flat as the run grows": no
+ * target, a figure to read N against 4N.
+ *
  * Options:
  *   --rounds R        rounds (default 3)
  *   --only LIST       workloads, comma-separated (default all four)
@@ -258,6 +263,8 @@ interface RunResult {
   workersSampledMs: number;
   workerProcesses: number;
   helperCommands: string[];
+  /** The CLI's peak resident memory (VmHWM) at its last sample, in MB: the supervisor's memory as the run grows. */
+  cliPeakMb: number;
   samples: number;
   ok: boolean;
   detail: string;
@@ -268,6 +275,16 @@ function statCpuMs(pid: number): number | null {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ticksToMs(Number(fields[11]) + Number(fields[12]));
+  } catch {
+    return null;
+  }
+}
+
+/** A process's peak resident memory so far (VmHWM), in kB; null once it is gone. */
+function peakRssKb(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? null : Number(match[1]);
   } catch {
     return null;
   }
@@ -382,6 +399,7 @@ async function runOnce(
   let wrapperErr = '';
   const seen = new Map<number, SeenProcess>();
   let samples = 0;
+  let cliPeakKb = 0;
   let timer: NodeJS.Timeout | null = null;
   wrapper.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
@@ -390,6 +408,7 @@ async function runOnce(
       const cli = Number(first[1]);
       timer = setInterval(() => {
         sample(cli, seen);
+        cliPeakKb = Math.max(cliPeakKb, peakRssKb(cli) ?? 0);
         samples++;
       }, intervalMs);
     }
@@ -435,6 +454,7 @@ async function runOnce(
     workersSampledMs,
     workerProcesses: processes.length - helpers.length,
     helperCommands: helpers.map((p) => p.command),
+    cliPeakMb: cliPeakKb / 1024,
     samples,
     ok: detail === '',
     detail,
@@ -507,6 +527,8 @@ interface Figures {
   wallMs: [number, number];
   cpuMs: { supervisor: [number, number]; workers: [number, number] };
   workerProcesses: number;
+  /** The CLI's peak resident memory in the N and 4N runs (median, MB, sampled). */
+  supervisorPeakMb: [number, number];
   helpers: string[];
   orphans: number;
   maxResidualMs: number;
@@ -528,6 +550,8 @@ interface Comparison {
   wall4NMs: { build: number; baseline: number };
   /** This build's wall time of the 4N run over the baseline's. */
   wallRatio: number;
+  /** The baseline CLI's peak resident memory in the N and 4N runs (median, MB, sampled). */
+  supervisorPeakMb: [number, number];
   workersPass: boolean;
   wallPass: boolean;
   /** Whether the baseline's runs held the expected verdicts. */
@@ -548,6 +572,7 @@ function compare(own: Figures, base: Figures): Comparison {
     workersRatio,
     wall4NMs: { build: own.wallMs[1], baseline: base.wallMs[1] },
     wallRatio,
+    supervisorPeakMb: base.supervisorPeakMb,
     workersPass,
     wallPass,
     measured: base.measured,
@@ -586,6 +611,7 @@ function figures(p: PreparedWorkload, runs: Array<[RunResult, RunResult]>): Figu
       workers: [median(runs.map(([a]) => a.workersMs)), median(runs.map(([, b]) => b.workersMs))],
     },
     workerProcesses: Math.max(...runs.flat().map((r) => r.workerProcesses)),
+    supervisorPeakMb: [median(runs.map(([a]) => a.cliPeakMb)), median(runs.map(([, b]) => b.cliPeakMb))],
     helpers: [...new Set(runs.flat().flatMap((r) => r.helperCommands))],
     orphans: Math.max(...runs.flat().map((r) => r.orphans)),
     maxResidualMs: Math.max(...runs.flat().map((r) => Math.abs(r.residualMs))),
@@ -621,6 +647,7 @@ function printTable(all: Figures[], options: Options): void {
       'ceiling (cores)',
       'start: sup / workers (ms)',
       'wall N / 4N (s)',
+      'sup. peak RSS N / 4N (MB)',
       'verdicts',
     ],
   ];
@@ -634,6 +661,7 @@ function printTable(all: Figures[], options: Options): void {
       f.ceiling.toFixed(1),
       `${thousands(f.supervisorStartMs)} / ${thousands(f.workersStartMs)}`,
       `${(f.wallMs[0] / 1000).toFixed(2)} / ${(f.wallMs[1] / 1000).toFixed(2)}`,
+      `${f.supervisorPeakMb[0].toFixed(0)} / ${f.supervisorPeakMb[1].toFixed(0)}`,
       f.measured ? 'as expected' : 'WRONG',
     ]);
   }
@@ -649,6 +677,7 @@ function printTable(all: Figures[], options: Options): void {
         'workers ratio',
         'wall 4N: this / baseline (s)',
         'wall ratio',
+        'baseline sup. peak RSS N / 4N (MB)',
         'baseline verdicts',
         'result',
       ],
@@ -662,6 +691,7 @@ function printTable(all: Figures[], options: Options): void {
         `${b.workersRatio.toFixed(3)} ${passFail(b.workersPass)}`,
         `${(b.wall4NMs.build / 1000).toFixed(2)} / ${(b.wall4NMs.baseline / 1000).toFixed(2)}`,
         `${b.wallRatio.toFixed(3)} ${passFail(b.wallPass)}`,
+        `${b.supervisorPeakMb[0].toFixed(0)} / ${b.supervisorPeakMb[1].toFixed(0)}`,
         b.measured ? 'as expected' : 'WRONG',
         passFail(b.pass),
       ]);
