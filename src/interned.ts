@@ -1,7 +1,8 @@
 /**
  * Values given small indexes, each the first time it comes, and held once:
  * a message's table of strings (workers/messages.ts), the models and
- * prompts of the roll-ups (report/aggregate.ts).
+ * prompts of the roll-ups (report/aggregate.ts), the strings of
+ * submissions given as objects (solutions/submission-columns.ts).
  */
 export class Interned<T> {
   private readonly held: T[] = [];

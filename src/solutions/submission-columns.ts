@@ -11,6 +11,7 @@
  * of its text's place; an object is made only when something asks for one
  * (`submission`).
  */
+import { Interned } from '../interned.js';
 import { grown } from '../typed-arrays.js';
 import type { SolutionLanguage } from './language.js';
 import { rangeSource, type Submission, type SubmittedText } from './submission.js';
@@ -81,15 +82,15 @@ export class SubmissionColumns {
   /** Each text given inline, and its submission's source (a file of its own: never the same twice). */
   private inlineTexts: string[] = [];
   private inlineSources: string[] = [];
-  /** Where each string is in `strings`, when this table grows as submissions come (null: it came whole, with them). */
   /** The file a message's ranges lie in, by index into `strings` (-1: none is a range, or these columns grow). */
   private file = -1;
-  private places: Map<string, number> | null;
-  private strings: string[];
+  /** The table of strings, when it grows as submissions come (null: it came whole, with them). */
+  private table: Interned<string> | null;
+  private strings: readonly string[];
   /** Columns that grow as submissions are added (`add`), with a table of strings that grows with them. */
   constructor(capacity = 64) {
-    this.strings = [];
-    this.places = new Map();
+    this.table = new Interned<string>();
+    this.strings = this.table.values;
     const size = Math.max(1, capacity);
     this.problems = new Int32Array(size);
     this.models = new Int32Array(size);
@@ -113,7 +114,7 @@ export class SubmissionColumns {
   static of(strings: string[], file: number, data: SubmissionColumnData, inline: ReadonlyArray<readonly [string, string]>): SubmissionColumns {
     const c = new SubmissionColumns(1);
     c.strings = strings;
-    c.places = null;
+    c.table = null;
     ({ problems: c.problems, models: c.models, prompts: c.prompts, samples: c.samples, languages: c.languages } = data);
     ({ lines: c.lines, starts: c.starts, ends: c.ends, digestHigh: c.digestHigh, digestLow: c.digestLow } = data);
     c.file = file;
@@ -291,14 +292,8 @@ export class SubmissionColumns {
   }
 
   private place(text: string): number {
-    if (this.places === null) throw new Error("a message's columns take no strings but the message's own");
-    let at = this.places.get(text);
-    if (at === undefined) {
-      at = this.strings.length;
-      this.strings.push(text);
-      this.places.set(text, at);
-    }
-    return at;
+    if (this.table === null) throw new Error("a message's columns take no strings but the message's own");
+    return this.table.of(text);
   }
 
   private optionalPlace(text: string | null): number {
