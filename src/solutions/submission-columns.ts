@@ -87,6 +87,7 @@ export class SubmissionColumns {
   /** The table of strings, when it grows as submissions come (null: it came whole, with them). */
   private table: Interned<string> | null;
   private strings: readonly string[];
+
   /** Columns that grow as submissions are added (`add`), with a table of strings that grows with them. */
   constructor(capacity = 64) {
     this.table = new Interned<string>();
@@ -111,7 +112,7 @@ export class SubmissionColumns {
    * and the texts given inline, [source, text], in the order of the
    * submissions whose line is 0.
    */
-  static of(strings: string[], file: number, data: SubmissionColumnData, inline: ReadonlyArray<readonly [string, string]>): SubmissionColumns {
+  static of(strings: readonly string[], file: number, data: SubmissionColumnData, inline: ReadonlyArray<readonly [string, string]>): SubmissionColumns {
     const c = new SubmissionColumns(1);
     c.strings = strings;
     c.table = null;
