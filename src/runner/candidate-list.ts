@@ -87,12 +87,9 @@ export class SubmissionPlan implements CandidateList {
   }
 
   add(problem: ProblemSummary, submission: Submission): void {
-    if (this.own === null) {
-      this.own = new SubmissionColumns();
-      this.parts.push(this.own);
-    }
+    this.own ??= new SubmissionColumns();
     this.own.add(submission);
-    this.push(problem, this.parts.indexOf(this.own), this.own.length - 1, -1);
+    this.addFrom(problem, this.own, this.own.length - 1, -1);
   }
 
   /** Adds row `row` of `part`, its sample numbered `sample` (-1: the sample id it came with). */
