@@ -15,18 +15,7 @@ import { Interned } from '../interned.js';
 import { grown } from '../typed-arrays.js';
 import type { SolutionLanguage } from './language.js';
 import { rangeSource, type Submission, type SubmittedText } from './submission.js';
-
-/** The 32-bit word that the 8 lowercase hex digits (a digest as `digestOf` writes one is two) of `text` from `at` write; -1 if they are not that. */
-function hexWord(text: string, at: number): number {
-  let word = 0;
-  for (let i = at; i < at + 8; i++) {
-    const c = text.charCodeAt(i);
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-    if (digit < 0) return -1;
-    word = word * 16 + digit;
-  }
-  return word;
-}
+import { isDigest } from './solution-bytes.js';
 
 /** The columns of submissions as a message brings them, one number per submission in each (see SubmissionColumns' fields). */
 export interface SubmissionColumnData {
@@ -38,27 +27,7 @@ export interface SubmissionColumnData {
   lines: Int32Array;
   starts: Float64Array;
   ends: Float64Array;
-  digestHigh: Uint32Array;
-  digestLow: Uint32Array;
-}
-
-/**
- * The digests of `count` submissions written one after another, 16 hex
- * digits each as `digestOf` writes them, as their high and low 32-bit
- * words; null when `digests` is not that.
- */
-export function digestWords(digests: string, count: number): { high: Uint32Array; low: Uint32Array } | null {
-  if (digests.length !== count * 16) return null;
-  const high = new Uint32Array(count);
-  const low = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    const h = hexWord(digests, i * 16);
-    const l = hexWord(digests, i * 16 + 8);
-    if (h < 0 || l < 0) return null;
-    high[i] = h;
-    low[i] = l;
-  }
-  return { high, low };
+  digests: Float64Array;
 }
 
 export class SubmissionColumns {
@@ -76,9 +45,8 @@ export class SubmissionColumns {
   private lines: Int32Array;
   private starts: Float64Array;
   private ends: Float64Array;
-  /** A range's digest, its high and low 32 bits. */
-  private digestHigh: Uint32Array;
-  private digestLow: Uint32Array;
+  /** A range's digest (`digestOf`); 0 for a text given inline. */
+  private digests: Float64Array;
   /** Each text given inline, and its submission's source (a file of its own: never the same twice). */
   private inlineTexts: string[] = [];
   private inlineSources: string[] = [];
@@ -102,8 +70,7 @@ export class SubmissionColumns {
     this.lines = new Int32Array(size);
     this.starts = new Float64Array(size);
     this.ends = new Float64Array(size);
-    this.digestHigh = new Uint32Array(size);
-    this.digestLow = new Uint32Array(size);
+    this.digests = new Float64Array(size);
   }
 
   /**
@@ -117,7 +84,7 @@ export class SubmissionColumns {
     c.strings = strings;
     c.table = null;
     ({ problems: c.problems, models: c.models, prompts: c.prompts, samples: c.samples, languages: c.languages } = data);
-    ({ lines: c.lines, starts: c.starts, ends: c.ends, digestHigh: c.digestHigh, digestLow: c.digestLow } = data);
+    ({ lines: c.lines, starts: c.starts, ends: c.ends, digests: c.digests } = data);
     c.file = file;
     c.texts = new Int32Array(data.lines.length);
     let slot = 0;
@@ -139,14 +106,13 @@ export class SubmissionColumns {
     const language = this.optionalPlace(s.declaredLanguage);
     if (text.kind === 'inline') this.addInline(problem, model, prompt, sample, language, s.source, text.raw);
     else if (!this.addRange(problem, model, prompt, sample, language, this.place(text.file), text.start, text.end, text.digest, text.line))
-      throw new Error(`a submission's digest is ${JSON.stringify(text.digest)}, not 16 hex digits`);
+      throw new Error(`a submission's digest is ${JSON.stringify(text.digest)}, not a whole number from 0 below 2^53`);
   }
 
   /**
    * Adds a submission whose text is a range of a solution file; ids by
    * index into the table (-1: null), `line` from 1 (checked by the caller).
-   * False, and nothing added, when `digest` is not written as `digestOf`
-   * writes one.
+   * False, and nothing added, when `digest` is not one `digestOf` could make.
    */
   private addRange(
     problem: number,
@@ -157,19 +123,16 @@ export class SubmissionColumns {
     file: number,
     start: number,
     end: number,
-    digest: string,
+    digest: number,
     line: number,
   ): boolean {
-    const high = digest.length === 16 ? hexWord(digest, 0) : -1;
-    const low = high >= 0 ? hexWord(digest, 8) : -1;
-    if (low < 0) return false;
+    if (!isDigest(digest)) return false;
     const at = this.next(problem, model, prompt, sample, language);
     this.texts[at] = file;
     this.lines[at] = line;
     this.starts[at] = start;
     this.ends[at] = end;
-    this.digestHigh[at] = high;
-    this.digestLow[at] = low;
+    this.digests[at] = digest;
     return true;
   }
 
@@ -195,8 +158,7 @@ export class SubmissionColumns {
     this.lines = this.lines.slice(0, n);
     this.starts = this.starts.slice(0, n);
     this.ends = this.ends.slice(0, n);
-    this.digestHigh = this.digestHigh.slice(0, n);
-    this.digestLow = this.digestLow.slice(0, n);
+    this.digests = this.digests.slice(0, n);
   }
 
   /** The file the ranges of a message's columns lie in (`of`); null when none is a range. */
@@ -242,8 +204,7 @@ export class SubmissionColumns {
   text(i: number): SubmittedText {
     const line = this.lines[i]!;
     if (line === 0) return { kind: 'inline', raw: this.inlineTexts[this.texts[i]!]! };
-    const digest = hex8(this.digestHigh[i]!) + hex8(this.digestLow[i]!);
-    return { kind: 'range', file: this.strings[this.texts[i]!]!, start: this.starts[i]!, end: this.ends[i]!, digest, line };
+    return { kind: 'range', file: this.strings[this.texts[i]!]!, start: this.starts[i]!, end: this.ends[i]!, digest: this.digests[i]!, line };
   }
 
   /** Submission `i` as an object of its own (with `sampleId` as its sample id, when given). */
@@ -284,8 +245,7 @@ export class SubmissionColumns {
     this.lines = grown(this.lines, size);
     this.starts = grown(this.starts, size);
     this.ends = grown(this.ends, size);
-    this.digestHigh = grown(this.digestHigh, size);
-    this.digestLow = grown(this.digestLow, size);
+    this.digests = grown(this.digests, size);
   }
 
   private optional(index: number): string | null {
@@ -300,8 +260,4 @@ export class SubmissionColumns {
   private optionalPlace(text: string | null): number {
     return text === null ? -1 : this.place(text);
   }
-}
-
-function hex8(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }

@@ -34,7 +34,7 @@ export interface SolutionTextRange {
   start: number;
   end: number;
   /** Of the bytes when the file was first read (solution-bytes.ts `digestOf`). */
-  digest: string;
+  digest: number;
   /**
    * The file's line these bytes are, from 1. A submission whose text is a
    * range has the source `rangeSource(range)`: the plan and the messages

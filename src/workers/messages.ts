@@ -27,7 +27,8 @@ import {
 } from '../report/rows.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import type { SolutionLanguage } from '../solutions/language.js';
-import { digestWords, SubmissionColumns } from '../solutions/submission-columns.js';
+import { SubmissionColumns } from '../solutions/submission-columns.js';
+import { isDigest } from '../solutions/solution-bytes.js';
 import { rangeSource, type SkippedSubmission, type SolutionFile, type SolutionFileOutcome, type SolutionTextRange } from '../solutions/submission.js';
 import { jsonLine, PAYLOAD_FIELD } from '../sandbox-host/json-lines.js';
 import { Interned } from '../interned.js';
@@ -126,7 +127,8 @@ export type ToWorker = { type: 'batch'; id: number; batch: Batch } | { type: 'co
  * as a row of numbers in one flat list (`candidates`, CANDIDATE_WIDTH
  * numbers each, laid out as FIELD says), its strings (problem,
  * files, model, prompt, sample, language, code, digest) as indexes into the
- * batch's table of strings, which holds each once. A grade item with
+ * batch's table of strings, which holds each once (a range's digest is a
+ * number of the row). A grade item with
  * nothing else to say goes as its row's number alone. Encoding a batch is
  * work the supervisor does for every candidate: a flat list of numbers is
  * several times quicker to write than an array per candidate of mixed
@@ -229,7 +231,7 @@ function pushCandidateRow(c: Candidate, ref: (text: string) => number, into: num
   into.push(ref(c.problemId), ref(c.file), ref(c.modelId), optional(c.promptId), optional(c.sampleId), source, c.tests, flags);
   if (text === null) into.push(NO_SUBMISSION, -1, -1, -1, -1, -1, -1);
   else if (text.kind === 'inline') into.push(INLINE, optional(c.submission!.declaredLanguage), ref(text.raw), -1, -1, -1, -1);
-  else into.push(RANGE, optional(c.submission!.declaredLanguage), ref(text.file), text.start, text.end, ref(text.digest), text.line);
+  else into.push(RANGE, optional(c.submission!.declaredLanguage), ref(text.file), text.start, text.end, text.digest, text.line);
 }
 
 function candidateFromRow(rows: readonly number[], row: number, strings: readonly string[]): Candidate {
@@ -245,11 +247,12 @@ function candidateFromRow(rows: readonly number[], row: number, strings: readonl
   if (kind !== NO_SUBMISSION && kind !== INLINE && kind !== RANGE) throw new Error(`a batch names a submission of kind ${kind}`);
   const range: SolutionTextRange | null =
     kind === RANGE
-      ? { kind: 'range', file: text(FIELD.text), start: field(FIELD.start), end: field(FIELD.end), digest: text(FIELD.digest), line: field(FIELD.line) }
+      ? { kind: 'range', file: text(FIELD.text), start: field(FIELD.start), end: field(FIELD.end), digest: field(FIELD.digest), line: field(FIELD.line) }
       : null;
   if (range === null && field(FIELD.source) === -1) throw new Error('a batch names a candidate without its source');
   if (field(FIELD.tests) < 0) throw new Error(`a batch names a candidate with ${field(FIELD.tests)} tests`);
-  if (range !== null && !(range.start >= 0 && range.end >= range.start && range.line >= 1)) throw new Error('a batch names a range that is not one');
+  if (range !== null && !(range.start >= 0 && range.end >= range.start && range.line >= 1 && isDigest(range.digest)))
+    throw new Error('a batch names a range that is not one');
   const flags = field(FIELD.flags);
   const candidate: Candidate = {
     problemId: text(FIELD.problemId),
@@ -304,8 +307,8 @@ interface SolutionsOnWire {
   /** Its text's bytes [start, end) of the file; -1 for a text given inline. */
   starts: number[];
   ends: number[];
-  /** The digests of those bytes (`digestOf`), 16 hex digits per submission, zeros for a text given inline. */
-  digests: string;
+  /** The digests of those bytes (`digestOf`); 0 for a text given inline. */
+  digests: number[];
   /** The texts given inline, in order: [source, text]. */
   inline: Array<[source: string, text: string]>;
   /** Solutions of the file that are skipped: [source, reason]. */
@@ -314,8 +317,6 @@ interface SolutionsOnWire {
 
 /** Submissions in one `solutions` message: enough that a file of many thousand lines goes in a few parts. */
 export const SUBMISSIONS_PER_MESSAGE = 2048;
-
-const NO_DIGEST = '0'.repeat(16);
 
 /**
  * The lines of `solutions` messages that answer a read-solutions item: the
@@ -347,11 +348,10 @@ export function solutionsLines(batch: number, item: number, outcomes: readonly S
       lines: [],
       starts: [],
       ends: [],
-      digests: '',
+      digests: [],
       inline: [],
       skipped: last ? skipped : [],
     };
-    const digests: string[] = [];
     for (const s of submissions.slice(from, from + SUBMISSIONS_PER_MESSAGE)) {
       m.problems.push(ref(s.problemId));
       m.models.push(ref(s.modelId));
@@ -363,7 +363,7 @@ export function solutionsLines(batch: number, item: number, outcomes: readonly S
         m.lines.push(0);
         m.starts.push(-1);
         m.ends.push(-1);
-        digests.push(NO_DIGEST);
+        m.digests.push(0);
         m.inline.push([s.source, text.raw]);
         continue;
       }
@@ -374,9 +374,8 @@ export function solutionsLines(batch: number, item: number, outcomes: readonly S
       m.lines.push(text.line);
       m.starts.push(text.start);
       m.ends.push(text.end);
-      digests.push(text.digest);
+      m.digests.push(text.digest);
     }
-    m.digests = digests.join('');
     lines.push(jsonLine(m));
   }
   return lines;
@@ -399,7 +398,7 @@ function solutionsFromWire(value: Record<string, unknown>): { more: boolean; sub
     lines: indexColumn(lines, count, 0, 2 ** 31 - 1),
     starts: rangeColumn(starts, count),
     ends: rangeColumn(ends, count),
-    words: typeof digests === 'string' ? digestWords(digests, count) : null,
+    digests: digestColumn(digests, count),
   };
   if (Object.values(data).some((column) => column === null)) return malformed;
   const columns = data as { [K in keyof typeof data]: NonNullable<(typeof data)[K]> };
@@ -419,13 +418,7 @@ function solutionsFromWire(value: Record<string, unknown>): { more: boolean; sub
       return 'a "solutions" message with a malformed skipped solution';
     skippedRead.push({ source: w[0], reason: w[1] });
   }
-  const { words, ...rest } = columns;
-  const submissions = SubmissionColumns.of(
-    strings,
-    isCount(file) ? file : -1,
-    { ...rest, digestHigh: words.high, digestLow: words.low },
-    inline as Array<[string, string]>,
-  );
+  const submissions = SubmissionColumns.of(strings, isCount(file) ? file : -1, columns, inline as Array<[string, string]>);
   return { more, submissions, skipped: skippedRead };
 }
 
@@ -451,6 +444,18 @@ function rangeColumn(column: unknown, count: number): Float64Array | null {
     numbers[i] = n;
   }
   return numbers;
+}
+
+/** `column` as `count` digests (`isDigest`), or null. */
+function digestColumn(column: unknown, count: number): Float64Array | null {
+  if (!Array.isArray(column) || column.length !== count) return null;
+  const digests = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const n: unknown = column[i];
+    if (!isDigest(n)) return null;
+    digests[i] = n;
+  }
+  return digests;
 }
 
 /**

@@ -73,14 +73,14 @@ const solutions = {
   lines: [0],
   starts: [-1],
   ends: [-1],
-  digests: '0'.repeat(16),
+  digests: [0],
   inline: [['s.py', 'x']],
   skipped: [],
 };
 
 describe('batchLine and readToWorker', () => {
   it('give the worker back every item of a batch as the supervisor had it', () => {
-    const range = { kind: 'range' as const, file: '/s/model.jsonl', start: 10, end: 90, digest: '00ff00ff00ff00ff', line: 2 };
+    const range = { kind: 'range' as const, file: '/s/model.jsonl', start: 10, end: 90, digest: 2 ** 53 - 1, line: 2 };
     const candidate = (over: Partial<Candidate>): Candidate => ({
       problemId: 'p',
       file: '/p/p.json',
@@ -163,6 +163,18 @@ describe('batchLine and readToWorker', () => {
     expect(() => readToWorker(batchOf(changed(5, -1), [0]))).toThrow(/without its source/);
     const backwards = [0, 0, 0, -1, -1, -1, 1, 0, 2, -1, 0, 10, 5, 0, 1];
     expect(() => readToWorker(batchOf(backwards, [0]))).toThrow(/not one/);
+    // A range's digest is a whole number below 2^53, carried in its row.
+    const rangeRow = [0, 0, 0, -1, -1, -1, 1, 0, 2, -1, 0, 5, 10, 2 ** 53 - 1, 1];
+    expect(readToWorker(batchOf(rangeRow, [0]))).toMatchObject({ batch: { items: [{ candidate: { submission: { text: { digest: 2 ** 53 - 1 } } } }] } });
+    for (const digest of [-1, 2 ** 53])
+      expect(() =>
+        readToWorker(
+          batchOf(
+            rangeRow.map((n, i) => (i === 13 ? digest : n)),
+            [0],
+          ),
+        ),
+      ).toThrow(/not one/);
   });
 });
 
@@ -195,7 +207,7 @@ describe('readFromWorker', () => {
       },
     });
     const skipped = (source: string): SolutionFileOutcome => ({ kind: 'skipped', skipped: { source, reason: `${source} is not a solution` } });
-    const range = { kind: 'range' as const, file: '/s/samples.jsonl', start: 10, end: 52, digest: '0123456789abcdef', line: 3 };
+    const range = { kind: 'range' as const, file: '/s/samples.jsonl', start: 10, end: 52, digest: 2 ** 32 + 7, line: 3 };
     const outcomes = [
       skipped('a.txt'),
       submission({}),
@@ -234,7 +246,7 @@ describe('readFromWorker', () => {
         file: '/s/a.jsonl',
         start: line * 10,
         end: line * 10 + 7,
-        digest: (line * 7919).toString(16).padStart(16, '0'),
+        digest: ((line * 7919 * 2 ** 32) % 2 ** 53) + line,
         line,
       };
       outcomes.push({
@@ -268,15 +280,17 @@ describe('readFromWorker', () => {
       lines: [1],
       starts: [0],
       ends: [9],
-      digests: '0123456789abcdef',
+      digests: [2 ** 52 + 3],
       inline: [],
     };
     expect(readFromWorker(solutions)).toMatchObject({ type: 'solutions', more: false });
     expect(readFromWorker(range)).toMatchObject({ type: 'solutions', more: false });
     const bad: Array<Record<string, unknown>> = [
-      { ...range, digests: '0123456789ABCDEF' },
-      { ...range, digests: '0123456789abcde' },
-      { ...range, digests: '0123456789abcdef0' },
+      { ...range, digests: ['0123456789abcdef'] },
+      { ...range, digests: [-1] },
+      { ...range, digests: [0.5] },
+      { ...range, digests: [2 ** 53] },
+      { ...range, digests: [1, 2] },
       { ...range, digests: 7 },
       { ...range, lines: [-1] },
       { ...range, lines: [1.5] },
