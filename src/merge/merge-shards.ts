@@ -106,7 +106,7 @@ function mergeRead(shards: ShardInput[], options: MergeOptions): MergeResult {
     store.plan(keys);
     // The plan and end lines make the merged log one that `evalrun report` renders like a single run's.
     for (const [id, limits] of merged.limits) store.log.noteLimits(id, limits);
-    store.log.notePlan({ keys, problems, tags: Object.fromEntries(tags), skipped_submissions: first.skipped });
+    store.log.notePlan({ keys, problems, tags, skipped_submissions: first.skipped });
     for (const { candidate, shard } of candidates) store.recordResults(candidate.key, shards[shard]!.results(candidate.at));
     store.log.noteEnd(end);
     // On disk before any scorecard is written, as a run's log is.

@@ -18,7 +18,7 @@
  * Rows are sorted by id (code-unit order; a null prompt first), so output is
  * deterministic whatever order the candidates finished in.
  */
-import { passAtKTable } from './pass-at-k.js';
+import { passAtKTableOf } from './pass-at-k.js';
 import { DEFAULTS } from '../defaults.js';
 import { Interned } from '../interned.js';
 import { grown } from '../typed-arrays.js';
@@ -229,18 +229,8 @@ export class Aggregator {
         .sort(byKey)
         .map(([prompt_id, p]) => ({ prompt_id, ...prompts.metrics(p) })),
       tags: [...tagIndexes].sort(byKey).map(([tag, t]) => ({ tag, ...tags.metrics(t) })),
-      pass_at_k: byModel.map(([model_id, m]) => passAtKRow(model_id, this.inModelOrder(tasks[m]!, since[m]!), ks)),
+      pass_at_k: byModel.map(([model_id, m]) => passAtKRow(model_id, inModelOrder(tasks[m]!, since[m]!), this.n, this.c, ks)),
     };
-  }
-
-  /** A model's tasks ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
-  private inModelOrder(tasks: number[], since: number[]): Task[] {
-    let ordered = tasks;
-    if (since.some((s, i) => i > 0 && s < since[i - 1]!)) {
-      const order = tasks.map((_, i) => i).sort((a, b) => since[a]! - since[b]!);
-      ordered = order.map((i) => tasks[i]!);
-    }
-    return ordered.map((g) => ({ n: this.n[g]!, c: this.c[g]! }));
   }
 
   private newGroup(model: number, prompt: number, first: number): number {
@@ -270,10 +260,15 @@ export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>)
   return c.total > 0 && c.passed === c.total;
 }
 
-/** A pass@k task: the candidates of one problem, model and prompt, `c` of its `n` passing. */
-interface Task {
-  n: number;
-  c: number;
+/** A model's tasks (groups) ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */
+function inModelOrder(tasks: number[], since: number[]): number[] {
+  for (let i = 1; i < since.length; i++) {
+    if (since[i]! < since[i - 1]!) {
+      const order = tasks.map((_, j) => j).sort((a, b) => since[a]! - since[b]!);
+      return order.map((j) => tasks[j]!);
+    }
+  }
+  return tasks;
 }
 
 /**
@@ -352,19 +347,20 @@ class Tallies {
   }
 }
 
-function passAtKRow(model_id: string, groups: readonly Task[], ks: readonly number[]): PassAtKRow {
+/** A model's pass@k over its tasks: the groups `tasks`, in that order, each `n[g]` candidates of which `c[g]` pass. */
+function passAtKRow(model_id: string, tasks: readonly number[], n: Float64Array, c: Float64Array, ks: readonly number[]): PassAtKRow {
   let min = Infinity;
   let max = 0;
-  for (const g of groups) {
-    min = Math.min(min, g.n);
-    max = Math.max(max, g.n);
+  for (const g of tasks) {
+    min = Math.min(min, n[g]!);
+    max = Math.max(max, n[g]!);
   }
   return {
     model_id,
-    tasks: groups.length,
-    min_samples: groups.length === 0 ? 0 : min,
+    tasks: tasks.length,
+    min_samples: tasks.length === 0 ? 0 : min,
     max_samples: max,
-    values: passAtKTable(groups, ks),
+    values: passAtKTableOf(tasks, n, c, ks),
   };
 }
 

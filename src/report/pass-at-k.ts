@@ -16,8 +16,13 @@ export function passAtK(n: number, c: number, k: number): number | null {
   assertCount('n', n);
   assertCount('c', c);
   assertCount('k', k);
-  if (c > n) throw new RangeError(`pass@k: c (${c}) exceeds n (${n})`);
+  assertAtMost(c, n);
   if (k < 1) throw new RangeError(`pass@k: k must be at least 1, got ${k}`);
+  return countsPassAtK(n, c, k);
+}
+
+/** passAtK of counts n and c, c <= n, and a count k from 1, checked by the caller (`passAtK` checks each; a table checks k once). */
+function countsPassAtK(n: number, c: number, k: number): number | null {
   if (k > n) return null;
   // Fewer than k wrong samples: every draw of k contains a correct one.
   if (n - c < k) return 1;
@@ -37,25 +42,57 @@ export function passAtK(n: number, c: number, k: number): number | null {
  * models on different problem sets.
  */
 export function passAtKTable(groups: ReadonlyArray<{ n: number; c: number }>, ks: readonly number[]): Record<string, number | null> {
+  const order = groups.map((_, i) => i);
+  return passAtKTableOf(
+    order,
+    groups.map((g) => g.n),
+    groups.map((g) => g.c),
+    ks,
+  );
+}
+
+/**
+ * The same over groups given as columns: group i of the mean is the one at
+ * `order[i]` of `n` and `c`, the groups summed in that order. A run's
+ * roll-ups call it once per model over every task at the very end of the
+ * run, code that runs too seldom to be optimized, where an object and a few
+ * calls per task were work the supervisor did per candidate (a self-check
+ * has a task per candidate).
+ */
+export function passAtKTableOf(order: ArrayLike<number>, n: ArrayLike<number>, c: ArrayLike<number>, ks: readonly number[]): Record<string, number | null> {
   for (const k of ks) {
     if (!Number.isSafeInteger(k) || k < 1) throw new RangeError(`pass@k: k must be a positive integer, got ${k}`);
   }
   const table: Record<string, number | null> = {};
   for (const k of [...new Set(ks)].sort((a, b) => a - b)) {
-    table[`pass@${k}`] = meanPassAtK(groups, k);
+    table[`pass@${k}`] = meanPassAtK(order, n, c, k);
   }
   return table;
 }
 
-function meanPassAtK(groups: ReadonlyArray<{ n: number; c: number }>, k: number): number | null {
-  if (groups.length === 0) return null;
+function meanPassAtK(order: ArrayLike<number>, n: ArrayLike<number>, c: ArrayLike<number>, k: number): number | null {
+  if (order.length === 0) return null;
   let sum = 0;
-  for (const g of groups) {
-    const value = passAtK(g.n, g.c, k);
+  for (let i = 0; i < order.length; i++) {
+    const g = order[i]!;
+    const samples = n[g]!;
+    const correct = c[g]!;
+    if (!isCount(samples)) assertCount('n', samples);
+    if (!isCount(correct)) assertCount('c', correct);
+    assertAtMost(correct, samples);
+    const value = countsPassAtK(samples, correct, k);
     if (value === null) return null;
     sum += value;
   }
-  return sum / groups.length;
+  return sum / order.length;
+}
+
+function isCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+function assertAtMost(c: number, n: number): void {
+  if (c > n) throw new RangeError(`pass@k: c (${c}) exceeds n (${n})`);
 }
 
 function assertCount(name: string, value: number): void {

@@ -55,8 +55,95 @@ export function keysOf(keys: readonly string[]): PlannedKeys {
   return { length: keys.length, key: (rank) => keys[rank]!, quotedKey: (rank) => quoteKey(keys[rank]!) };
 }
 
-/** The plan line's keys are appended in pieces of about this many characters. */
+/** The plan line is appended in pieces of about this many characters. */
 const PLAN_CHUNK = 1 << 16;
+
+/**
+ * String keys in the order of an object's own properties (and so of
+ * Object.keys and JSON.stringify): those that are array indexes (the
+ * canonical form of a whole number below 2^32 - 1) first, in ascending
+ * order, then the others in the order given. A problem id such as "11" is
+ * an array index.
+ */
+export function inObjectOrder(keys: readonly string[]): string[] {
+  const indexes: string[] = [];
+  const others: string[] = [];
+  for (const key of keys) (isArrayIndex(key) ? indexes : others).push(key);
+  if (indexes.length === 0) return others;
+  indexes.sort((a, b) => Number(a) - Number(b));
+  return [...indexes, ...others];
+}
+
+function isArrayIndex(key: string): boolean {
+  const c = key.charCodeAt(0);
+  if (!(c >= 48 && c <= 57)) return false;
+  const n = Number(key);
+  return n < 2 ** 32 - 1 && String(n) === key;
+}
+
+/**
+ * A plan as `notePlan` takes it: its keys made as they are written, and its
+ * tags as a map, written as the object Object.fromEntries would make of it.
+ */
+export type PlanToNote = Omit<RunPlan, 'type' | 'keys' | 'tags'> & { keys: PlannedKeys; tags: ReadonlyMap<string, readonly string[]> };
+
+/** Elements of an array member of the plan line written with one JSON.stringify. */
+const PLAN_ELEMENTS = 512;
+
+/**
+ * The text of a line gathered into pieces of about PLAN_CHUNK characters,
+ * each handed to `write`. `addField` writes a member of an object as
+ * JSON.stringify writes it when the object holds it: an array a few
+ * hundred elements at a time (a JSON.stringify of each slice, less its
+ * brackets: a call per element cost more than the whole), a map as the
+ * object Object.fromEntries makes of it (without making it: with an entry
+ * per problem, that object cost more to make and to write than the map's
+ * entries written one by one), anything else whole, a member whose
+ * value JSON leaves out not at all. (A slice's elements are not at their
+ * own index: the same text for every value but one whose toJSON writes
+ * the key it is given, which a plan holds none of.)
+ */
+class PlanLine {
+  private chunk = '';
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  add(text: string): void {
+    this.chunk += text;
+    if (this.chunk.length >= PLAN_CHUNK) this.flush();
+  }
+
+  flush(): void {
+    if (this.chunk !== '') this.write(this.chunk);
+    this.chunk = '';
+  }
+
+  addField(name: string, value: unknown): void {
+    if (value instanceof Map) {
+      this.add(`,${JSON.stringify(name)}:{`);
+      let first = true;
+      for (const key of inObjectOrder([...(value as Map<unknown, unknown>).keys()].map(String))) {
+        const text = JSON.stringify((value as Map<unknown, unknown>).get(key)) as string | undefined;
+        if (text === undefined) continue;
+        this.add(`${first ? '' : ','}${JSON.stringify(key)}:${text}`);
+        first = false;
+      }
+      this.add('}');
+      return;
+    }
+    if (!Array.isArray(value)) {
+      const text = JSON.stringify(value) as string | undefined;
+      if (text !== undefined) this.add(`,${JSON.stringify(name)}:${text}`);
+      return;
+    }
+    this.add(`,${JSON.stringify(name)}:[`);
+    for (let from = 0; from < value.length; from += PLAN_ELEMENTS) {
+      const slice = JSON.stringify(value.slice(from, from + PLAN_ELEMENTS));
+      this.add(from === 0 ? slice.slice(1, -1) : `,${slice.slice(1, -1)}`);
+    }
+    this.add(']');
+  }
+}
 
 /** Called for each complete candidate line of a log being reopened, in file order. */
 export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
@@ -219,21 +306,19 @@ export class RunLog {
    * Records what the run will grade, so that the log alone can be reported
    * on (see `read`): the line JSON.stringify makes of the plan, the keys
    * first. Each key is made, written and let go: a run keeps no string per
-   * candidate for its plan.
+   * candidate for its plan. The other fields are written a member at a
+   * time (`PlanLine`): as one string, a large run's problems made a text
+   * of megabytes, and a buffer as large to write it through.
    */
-  notePlan(plan: Omit<RunPlan, 'type' | 'keys'> & { keys: PlannedKeys }): void {
+  notePlan(plan: PlanToNote): void {
     const { keys, ...rest } = plan;
-    this.appendText('{"type":"plan","keys":[');
-    let chunk = '';
-    for (let rank = 0; rank < keys.length; rank++) {
-      chunk += rank === 0 ? keys.quotedKey(rank) : `,${keys.quotedKey(rank)}`;
-      if (chunk.length >= PLAN_CHUNK) {
-        this.appendText(chunk);
-        chunk = '';
-      }
-    }
-    const tail = JSON.stringify(rest);
-    this.appendText(`${chunk}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}\n`);
+    const line = new PlanLine((text) => this.appendText(text));
+    line.add('{"type":"plan","keys":[');
+    for (let rank = 0; rank < keys.length; rank++) line.add(rank === 0 ? keys.quotedKey(rank) : `,${keys.quotedKey(rank)}`);
+    line.add(']');
+    for (const [name, value] of Object.entries(rest)) line.addField(name, value);
+    line.add('}\n');
+    line.flush();
   }
 
   /** Records a problem's time limits (--timeout-factor), before any of its candidates. */

@@ -150,12 +150,10 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);
     if (limits.size > 0)
       problemReports = problemReports.map((p) => (p.problem_id !== null && limits.has(p.problem_id) ? { ...p, test_limits: limits.get(p.problem_id)! } : p));
-    tally.log.notePlan({
-      keys: candidates,
-      problems: problemReports,
-      tags: Object.fromEntries(selected.filter((p) => p.tags.length > 0).map((p) => [p.id, p.tags])),
-      skipped_submissions: skipped,
-    });
+    // Tags of the problems that have any: the plan line's, and the roll-ups' (a problem not there has none).
+    const tagged = new Map<string, readonly string[]>();
+    for (const p of selected) if (p.tags.length > 0) tagged.set(p.id, p.tags);
+    tally.log.notePlan({ keys: candidates, problems: problemReports, tags: tagged, skipped_submissions: skipped });
     reports.plan({
       mode,
       problems: problemReports.length,
@@ -179,7 +177,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       finishedAt: end.finished_at,
       complete: end.complete,
       problems: problemReports,
-      tagsByProblem: new Map(selected.map((p) => [p.id, p.tags] as const)),
+      tagsByProblem: tagged,
       skipped,
       passAtK: options.passAtK,
       shard: sharded === null ? null : shardCard(sharded.record, sharded.ranks, (i) => tally.isLogged(i)),

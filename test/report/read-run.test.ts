@@ -17,7 +17,15 @@ describe('reading a run back from its log', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-read-'));
     const file = join(dir, 'r1.jsonl');
     const store = RunLog.create(file, HEADER);
-    store.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
+    store.notePlan({
+      keys: keysOf(['ka', 'kb', 'kc']),
+      problems: PROBLEMS,
+      tags: new Map([
+        ['a', ['x']],
+        ['c', ['x', 'y']],
+      ]),
+      skipped_submissions: [],
+    });
     store.appendCandidate(quoteKey('kc'), [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
     store.appendCandidate(quoteKey('ka'), [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
     store.close();
@@ -38,7 +46,15 @@ describe('reading a run back from its log', () => {
     // Resumed: plan and end lines do not count as damage, and the resumed run's end line makes it complete.
     const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
-    resumed.notePlan({ keys: keysOf(['ka', 'kb', 'kc']), problems: PROBLEMS, tags: { a: ['x'], c: ['x', 'y'] }, skipped_submissions: [] });
+    resumed.notePlan({
+      keys: keysOf(['ka', 'kb', 'kc']),
+      problems: PROBLEMS,
+      tags: new Map([
+        ['a', ['x']],
+        ['c', ['x', 'y']],
+      ]),
+      skipped_submissions: [],
+    });
     resumed.appendCandidate(quoteKey('kb'), [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();

@@ -96,7 +96,7 @@ export function syntheticRun(
   store.notePlan({
     keys: keysOf(keys),
     problems: problems.map((p) => ({ problem_id: p, file: `${p}.json`, valid: true, errors: [], warnings: [] })),
-    tags: options.tags ?? {},
+    tags: new Map(Object.entries(options.tags ?? {})),
     skipped_submissions: [],
   });
   const logged = options.logged ?? candidates.length;

@@ -236,13 +236,40 @@ describe('the run log', () => {
     const keys = Array.from({ length: 6000 }, (_, i) => `["p${i}","m",null,"s${i % 7}","f é \u2028 "${i}"#1"]`);
     const problems = [{ problem_id: 'p0', file: 'p0.json', valid: true, errors: [], warnings: ['w'] }];
     const log = RunLog.create(file, HEADER);
-    log.notePlan({ keys: keysOf(keys), problems, tags: { p0: ['a'] }, skipped_submissions: [{ source: 's', reason: 'r' }] });
-    log.notePlan({ keys: keysOf([]), problems: [], tags: {}, skipped_submissions: [] });
+    log.notePlan({ keys: keysOf(keys), problems, tags: new Map([['p0', ['a']]]), skipped_submissions: [{ source: 's', reason: 'r' }] });
+    log.notePlan({ keys: keysOf([]), problems: [], tags: new Map(), skipped_submissions: [] });
     log.close();
     const lines = readFileSync(file, 'utf8').split('\n');
     expect(lines[1]).toBe(JSON.stringify({ type: 'plan', keys, problems, tags: { p0: ['a'] }, skipped_submissions: [{ source: 's', reason: 'r' }] }));
     expect(lines[2]).toBe(JSON.stringify({ type: 'plan', keys: [], problems: [], tags: {}, skipped_submissions: [] }));
     expect(lines[1]!.length).toBeGreaterThan(3 * (1 << 16));
+  });
+
+  it('writes the plan line member by member exactly as JSON.stringify writes the whole plan', () => {
+    const file = scratch();
+    // Many problems and tags, so that members and elements cross the pieces the line is written in.
+    const problems: unknown[] = Array.from({ length: 3000 }, (_, i) => ({
+      problem_id: i % 5 === 0 ? null : `p"${i}\u2028é`,
+      file: `/d/p${i}.json`,
+      valid: i % 7 !== 0,
+      errors: i % 7 === 0 ? [`bad\n${i}`] : [],
+      warnings: [],
+      // Left out by JSON, as a member of an object
+      test_limits: undefined,
+    }));
+    // Array elements JSON leaves out are written as null; a date and a boxed string by their own rules.
+    problems.push(undefined, new Date(0), Object.assign(Object.create(null) as object, { x: 1 }));
+    // Tags are written as the object Object.fromEntries makes of them: keys that are array indexes first, in ascending order.
+    const ids = ['b', '10', 'a', '2', '01', '4294967295', '4294967294', '1e3', '-1', '0', ' 7', '٣', 'gone'];
+    for (let i = 0; i < 3000; i++) ids.push(i % 3 === 0 ? String(3000 - i) : `q${i}`);
+    const tags = new Map(ids.map((id, i) => [id, id === 'gone' ? undefined : [`tag ${i % 13}`, i % 2 === 0 ? 'even' : 'odd']] as [string, string[]]));
+    const plan = { problems, tags, skipped_submissions: [{ source: 's', reason: 'r' }], note: new String('boxed'), later: undefined };
+    const log = RunLog.create(file, HEADER);
+    log.notePlan({ keys: keysOf(['k']), ...plan } as unknown as Parameters<RunLog['notePlan']>[0]);
+    log.close();
+    const line = readFileSync(file, 'utf8').split('\n')[1]!;
+    expect(line).toBe(JSON.stringify({ type: 'plan', keys: ['k'], ...plan, tags: Object.fromEntries(tags) }));
+    expect(line.length).toBeGreaterThan(3 * (1 << 16));
   });
 
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
