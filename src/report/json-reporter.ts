@@ -51,10 +51,10 @@ export function jsonReporter(options: JsonReporterOptions): Reporter {
  * it is given when it returns: the buffer is filled again.
  */
 export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) => void): void {
-  const head = JSON.stringify(outcome.head, null, 2);
-  // The head's closing brace is replaced by the candidates array, written last.
-  write(Buffer.from(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "candidates": [`, 'utf8'));
   const out = new Output(write);
+  writeHead(outcome.head, out);
+  // The candidates array is the head's last member.
+  out.add(CANDIDATES);
   let first = true;
   outcome.resultRecords((bytes, start, end) => {
     out.add(first ? FIRST_ITEM : NEXT_ITEM);
@@ -64,6 +64,41 @@ export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) =>
   out.add(first ? EMPTY_END : LIST_END);
   out.flush();
 }
+
+/**
+ * The head as JSON.stringify(head, null, 2) writes it, less its closing
+ * brace, member by member and a long array a slice at a time: as one text,
+ * a large self-check's head (a report per problem) was a string of
+ * megabytes and a buffer as large, made at the end of the run, where they
+ * set the supervisor's peak memory. A member's text is its value's own
+ * JSON.stringify with each line moved in by the indent of its depth (a
+ * JSON text holds no newline but those of its layout).
+ */
+function writeHead(head: object, out: Output): void {
+  let first = true;
+  for (const [name, value] of Object.entries(head)) {
+    if (Array.isArray(value) && value.length > HEAD_SLICE) {
+      out.addText(`${first ? '{\n' : ',\n'}  ${JSON.stringify(name)}: [`);
+      for (let from = 0; from < value.length; from += HEAD_SLICE) {
+        const slice = JSON.stringify(value.slice(from, from + HEAD_SLICE), null, 2);
+        // "[\n  a,\n  b\n]" without its brackets, each line two deeper: the elements of a member's array.
+        out.addText(`${from === 0 ? '\n' : ',\n'}  ${slice.slice(2, -2).replace(NEWLINES, '\n  ')}`);
+      }
+      out.addText('\n  ]');
+    } else {
+      const text = JSON.stringify(value, null, 2) as string | undefined;
+      if (text === undefined) continue;
+      out.addText(`${first ? '{\n' : ',\n'}  ${JSON.stringify(name)}: ${text.replace(NEWLINES, '\n  ')}`);
+    }
+    first = false;
+  }
+  if (first) out.addText('{');
+}
+
+/** Elements of a long array of the head written with one JSON.stringify. */
+const HEAD_SLICE = 256;
+const NEWLINES = /\n/g;
+const CANDIDATES = Buffer.from(',\n  "candidates": [');
 
 const FIRST_ITEM = Buffer.from('\n    ');
 const NEXT_ITEM = Buffer.from(',\n    ');
@@ -79,6 +114,18 @@ class Output {
 
   add(bytes: Uint8Array): void {
     this.copy(bytes, 0, bytes.length);
+  }
+
+  /** Text as UTF-8, encoded straight into the buffer when it fits (three bytes per UTF-16 code unit at most). */
+  addText(text: string): void {
+    if (this.used + 3 * text.length > this.buffer.length) {
+      this.flush();
+      if (3 * text.length > this.buffer.length) {
+        this.add(Buffer.from(text, 'utf8'));
+        return;
+      }
+    }
+    this.used += this.buffer.write(text, this.used, 'utf8');
   }
 
   copy(bytes: Uint8Array, start: number, end: number): void {
