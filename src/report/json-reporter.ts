@@ -70,9 +70,10 @@ export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) =>
  * brace, member by member and a long array a slice at a time: as one text,
  * a large self-check's head (a report per problem) was a string of
  * megabytes and a buffer as large, made at the end of the run, where they
- * set the supervisor's peak memory. A member's text is its value's own
- * JSON.stringify with each line moved in by the indent of its depth (a
- * JSON text holds no newline but those of its layout).
+ * set the supervisor's peak memory. Each piece is JSON.stringify of an
+ * object that holds it as the head does (the member, or a slice of the
+ * array as a member), so that it is laid out at the head's depth, less
+ * that object's braces.
  */
 function writeHead(head: object, out: Output): void {
   let first = true;
@@ -80,15 +81,15 @@ function writeHead(head: object, out: Output): void {
     if (Array.isArray(value) && value.length > HEAD_SLICE) {
       out.addText(`${first ? '{\n' : ',\n'}  ${JSON.stringify(name)}: [`);
       for (let from = 0; from < value.length; from += HEAD_SLICE) {
-        const slice = JSON.stringify(value.slice(from, from + HEAD_SLICE), null, 2);
-        // "[\n  a,\n  b\n]" without its brackets, each line two deeper: the elements of a member's array.
-        out.addText(`${from === 0 ? '\n' : ',\n'}  ${slice.slice(2, -2).replace(NEWLINES, '\n  ')}`);
+        const text = JSON.stringify({ s: value.slice(from, from + HEAD_SLICE) }, null, 2);
+        out.addText(`${from === 0 ? '\n' : ',\n'}${text.slice(SLICE_OPEN.length, -SLICE_CLOSE.length)}`);
       }
       out.addText('\n  ]');
     } else {
-      const text = JSON.stringify(value, null, 2) as string | undefined;
-      if (text === undefined) continue;
-      out.addText(`${first ? '{\n' : ',\n'}  ${JSON.stringify(name)}: ${text.replace(NEWLINES, '\n  ')}`);
+      // "{\n  <name>: <value>\n}", or "{}" for a value JSON leaves out.
+      const text = JSON.stringify({ [name]: value }, null, 2);
+      if (text === '{}') continue;
+      out.addText(`${first ? '{' : ','}${text.slice(1, -2)}`);
     }
     first = false;
   }
@@ -97,7 +98,9 @@ function writeHead(head: object, out: Output): void {
 
 /** Elements of a long array of the head written with one JSON.stringify. */
 const HEAD_SLICE = 256;
-const NEWLINES = /\n/g;
+/** What a slice's elements are wrapped in (as a member `s` of an object). */
+const SLICE_OPEN = '{\n  "s": [\n';
+const SLICE_CLOSE = '\n  ]\n}';
 const CANDIDATES = Buffer.from(',\n  "candidates": [');
 
 const FIRST_ITEM = Buffer.from('\n    ');
