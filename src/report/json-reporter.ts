@@ -77,7 +77,7 @@ export function writeDocument(outcome: RunOutcome, write: (bytes: Uint8Array) =>
  */
 function writeHead(head: object, out: Output): void {
   let first = true;
-  for (const [name, value] of Object.entries(head)) {
+  for (const [name, value] of Object.entries(head) as Array<[string, unknown]>) {
     if (Array.isArray(value) && value.length > HEAD_SLICE) {
       out.addText(`${first ? '{\n' : ',\n'}  ${JSON.stringify(name)}: [`);
       for (let from = 0; from < value.length; from += HEAD_SLICE) {
