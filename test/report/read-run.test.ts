@@ -5,27 +5,32 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/runner/read-run.js';
 import { locateRunLog } from '../../src/runner/run-files.js';
-import { keysOf, RunLog } from '../../src/runlog/run-log.js';
+import { keysOf, RunLog, type PlanToNote } from '../../src/runlog/run-log.js';
 import { candidateResult } from './synthetic-run.js';
 import { quoteKey } from '../../src/runlog/candidate-key.js';
 
 const HEADER = { type: 'run' as const, run_id: 'r1', started_at: '2026-11-23T10:00:00.000Z', mode: 'self-check' as const, options: { pass_at_k: [1] } };
 const PROBLEMS = ['a', 'b', 'c'].map((id) => ({ problem_id: id, file: `${id}.json`, valid: true, errors: [], warnings: [] }));
 
+/** The plan line of the run these tests read back: three candidates, two of them tagged. */
+function plan(): PlanToNote {
+  return {
+    keys: keysOf(['ka', 'kb', 'kc']),
+    problems: PROBLEMS,
+    tags: new Map([
+      ['a', ['x']],
+      ['c', ['x', 'y']],
+    ]),
+    skipped_submissions: [],
+  };
+}
+
 describe('reading a run back from its log', () => {
   it('orders candidates as planned, whatever order they finished in, and takes tags and problems from the plan', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalrun-read-'));
     const file = join(dir, 'r1.jsonl');
     const store = RunLog.create(file, HEADER);
-    store.notePlan({
-      keys: keysOf(['ka', 'kb', 'kc']),
-      problems: PROBLEMS,
-      tags: new Map([
-        ['a', ['x']],
-        ['c', ['x', 'y']],
-      ]),
-      skipped_submissions: [],
-    });
+    store.notePlan(plan());
     store.appendCandidate(quoteKey('kc'), [Buffer.from(recordJson(candidateResult({ problem: 'c', tests: ['fail'] })))]);
     store.appendCandidate(quoteKey('ka'), [Buffer.from(recordJson(candidateResult({ problem: 'a', tests: ['pass'] })))]);
     store.close();
@@ -46,15 +51,7 @@ describe('reading a run back from its log', () => {
     // Resumed: plan and end lines do not count as damage, and the resumed run's end line makes it complete.
     const { log: resumed, damagedLines } = RunLog.resume(file, () => undefined);
     expect(damagedLines).toBe(0);
-    resumed.notePlan({
-      keys: keysOf(['ka', 'kb', 'kc']),
-      problems: PROBLEMS,
-      tags: new Map([
-        ['a', ['x']],
-        ['c', ['x', 'y']],
-      ]),
-      skipped_submissions: [],
-    });
+    resumed.notePlan(plan());
     resumed.appendCandidate(quoteKey('kb'), [Buffer.from(recordJson(candidateResult({ problem: 'b', tests: ['pass', 'pass'] })))]);
     resumed.noteEnd({ finished_at: '2026-11-23T11:00:00.000Z', complete: true });
     resumed.close();
