@@ -65,7 +65,7 @@ const PLAN_CHUNK = 1 << 16;
  * order, then the others in the order given. A problem id such as "11" is
  * an array index.
  */
-export function inObjectOrder(keys: readonly string[]): string[] {
+function inObjectOrder(keys: readonly string[]): string[] {
   const indexes: string[] = [];
   const others: string[] = [];
   for (const key of keys) (isArrayIndex(key) ? indexes : others).push(key);
@@ -120,10 +120,12 @@ class PlanLine {
 
   addField(name: string, value: unknown): void {
     if (value instanceof Map) {
+      // The plan's only map is its tags, whose keys are problem ids.
+      const map = value as ReadonlyMap<string, unknown>;
       this.add(`,${JSON.stringify(name)}:{`);
       let first = true;
-      for (const key of inObjectOrder([...(value as Map<unknown, unknown>).keys()].map(String))) {
-        const text = JSON.stringify((value as Map<unknown, unknown>).get(key)) as string | undefined;
+      for (const key of inObjectOrder([...map.keys()])) {
+        const text = JSON.stringify(map.get(key)) as string | undefined;
         if (text === undefined) continue;
         this.add(`${first ? '' : ','}${JSON.stringify(key)}:${text}`);
         first = false;
