@@ -396,9 +396,9 @@ function solutionsFromWire(value: Record<string, unknown>): { more: boolean; sub
     samples: ids(value.samples, true),
     languages: ids(value.languages, true),
     lines: indexColumn(lines, count, 0, 2 ** 31 - 1),
-    starts: rangeColumn(starts, count),
-    ends: rangeColumn(ends, count),
-    digests: digestColumn(digests, count),
+    starts: numberColumn(starts, count, isOffset),
+    ends: numberColumn(ends, count, isOffset),
+    digests: numberColumn(digests, count, isDigest),
   };
   if (Object.values(data).some((column) => column === null)) return malformed;
   const columns = data as { [K in keyof typeof data]: NonNullable<(typeof data)[K]> };
@@ -434,28 +434,21 @@ function indexColumn(column: unknown, count: number, least: number, bound: numbe
   return numbers;
 }
 
-/** `column` as `count` byte offsets of a file (whole numbers from -1, -1 for none), or null. */
-function rangeColumn(column: unknown, count: number): Float64Array | null {
+/** `column` as `count` numbers that each pass `valid`, or null. */
+function numberColumn(column: unknown, count: number, valid: (n: unknown) => n is number): Float64Array | null {
   if (!Array.isArray(column) || column.length !== count) return null;
   const numbers = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     const n: unknown = column[i];
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < -1) return null;
+    if (!valid(n)) return null;
     numbers[i] = n;
   }
   return numbers;
 }
 
-/** `column` as `count` digests (`isDigest`), or null. */
-function digestColumn(column: unknown, count: number): Float64Array | null {
-  if (!Array.isArray(column) || column.length !== count) return null;
-  const digests = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const n: unknown = column[i];
-    if (!isDigest(n)) return null;
-    digests[i] = n;
-  }
-  return digests;
+/** A byte offset of a file: a whole number from -1 (-1 for none). */
+function isOffset(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= -1;
 }
 
 /**
