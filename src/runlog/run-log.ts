@@ -13,6 +13,7 @@ import { readLines } from './read-lines.js';
 import { parseExactJson } from '../problems/exact-json.js';
 import type { VisitRecord } from '../report/reporter.js';
 import type { CandidateResult } from '../report/scorecard.js';
+import { isIndexKey } from '../values/py-tags.js';
 import { recordBytes } from '../values/wire.js';
 import { writeBytes } from '../write-text.js';
 import { quoteKey, type QuotedKey } from './candidate-key.js';
@@ -68,17 +69,10 @@ const PLAN_CHUNK = 1 << 16;
 function inObjectOrder(keys: readonly string[]): string[] {
   const indexes: string[] = [];
   const others: string[] = [];
-  for (const key of keys) (isArrayIndex(key) ? indexes : others).push(key);
+  for (const key of keys) (isIndexKey(key) ? indexes : others).push(key);
   if (indexes.length === 0) return others;
   indexes.sort((a, b) => Number(a) - Number(b));
   return [...indexes, ...others];
-}
-
-function isArrayIndex(key: string): boolean {
-  const c = key.charCodeAt(0);
-  if (!(c >= 48 && c <= 57)) return false;
-  const n = Number(key);
-  return n < 2 ** 32 - 1 && String(n) === key;
 }
 
 /**
