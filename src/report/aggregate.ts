@@ -12,7 +12,7 @@
  * - `pass_rate`: passed / tests, 0 when there are no tests (as in Summary).
  *
  * pass@k: candidates are grouped by (problem, prompt, model); each group has
- * n samples of which c pass; a model's values are passAtKTable over its
+ * n samples of which c pass; a model's values are passAtKTableOf over its
  * groups (so each prompt of a problem counts as its own task).
  *
  * Rows are sorted by id (code-unit order; a null prompt first), so output is

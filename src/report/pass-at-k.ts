@@ -40,19 +40,8 @@ function countsPassAtK(n: number, c: number, k: number): number | null {
  * has fewer than k samples (n < k), or when there are no groups at all.
  * Averaging only the groups that do have k samples would silently compare
  * models on different problem sets.
- */
-export function passAtKTable(groups: ReadonlyArray<{ n: number; c: number }>, ks: readonly number[]): Record<string, number | null> {
-  const order = groups.map((_, i) => i);
-  return passAtKTableOf(
-    order,
-    groups.map((g) => g.n),
-    groups.map((g) => g.c),
-    ks,
-  );
-}
-
-/**
- * The same over groups given as columns: group i of the mean is the one at
+ *
+ * The groups are given as columns: group i of the mean is the one at
  * `order[i]` of `n` and `c`, the groups summed in that order. A run's
  * roll-ups call it once per model over every task at the very end of the
  * run, code that runs too seldom to be optimized, where an object and a few

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Aggregator, candidatePasses, type AggregatableResult, type AggregateOptions, type Aggregates } from '../../src/report/aggregate.js';
-import { passAtKTable } from '../../src/report/pass-at-k.js';
+import { passAtKTableOf } from '../../src/report/pass-at-k.js';
 import type { CandidateResult } from '../../src/report/scorecard.js';
 
 /** The roll-ups of `candidates`, added in order. */
@@ -186,7 +186,12 @@ describe('aggregateResults against a plain reference', () => {
           tasks: groups.length,
           min_samples: groups.length === 0 ? 0 : Math.min(...groups.map((g) => g.n)),
           max_samples: Math.max(0, ...groups.map((g) => g.n)),
-          values: passAtKTable(groups, ks),
+          values: passAtKTableOf(
+            groups.map((_, i) => i),
+            groups.map((g) => g.n),
+            groups.map((g) => g.c),
+            ks,
+          ),
         };
       }),
     };

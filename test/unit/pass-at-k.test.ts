@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { passAtK, passAtKTable } from '../../src/report/pass-at-k.js';
+import { passAtK, passAtKTableOf } from '../../src/report/pass-at-k.js';
+
+/** passAtKTableOf over groups given as objects, in their order. */
+function passAtKTable(groups: ReadonlyArray<{ n: number; c: number }>, ks: readonly number[]): Record<string, number | null> {
+  return passAtKTableOf(
+    groups.map((_, i) => i),
+    groups.map((g) => g.n),
+    groups.map((g) => g.c),
+    ks,
+  );
+}
 
 /** Exact 1 - C(n-c, k)/C(n, k) with BigInt binomials, as an independent check. */
 function exactPassAtK(n: number, c: number, k: number): number {
@@ -74,7 +84,7 @@ describe('passAtK', () => {
   });
 });
 
-describe('passAtKTable', () => {
+describe('passAtKTableOf', () => {
   it('averages over groups, keyed pass@k in ascending k', () => {
     const table = passAtKTable(
       [
@@ -108,5 +118,18 @@ describe('passAtKTable', () => {
   it('rejects a k that is not a positive integer, even with no groups', () => {
     expect(() => passAtKTable([], [0])).toThrow(RangeError);
     expect(() => passAtKTable([{ n: 1, c: 1 }], [1.5])).toThrow(RangeError);
+  });
+
+  it('takes the groups its order names, in that order, from the columns', () => {
+    const n = new Float64Array([5, 99, 10, 4]);
+    const c = new Float64Array([2, 99, 3, 4]);
+    expect(passAtKTableOf([2, 0, 3], n, c, [1])).toEqual({ 'pass@1': (0.3 + 0.4 + 1) / 3 });
+    expect(passAtKTableOf([3, 0], n, c, [5])).toEqual({ 'pass@5': null });
+  });
+
+  it('rejects counts in the columns that are not counts, as passAtK does', () => {
+    expect(() => passAtKTableOf([0], [3], [4], [1])).toThrow(/c \(4\) exceeds n \(3\)/);
+    expect(() => passAtKTableOf([0], [-1], [0], [1])).toThrow(/n must be a non-negative integer/);
+    expect(() => passAtKTableOf([0], [2], [0.5], [1])).toThrow(/c must be a non-negative integer/);
   });
 });
