@@ -213,6 +213,18 @@ describe('aggregateResults against a plain reference', () => {
     expect(aggregateResults(candidates, { ks: [1] })).toEqual(reference(candidates, new Map(), [1]));
   });
 
+  it("sums a model's tasks of one problem together, in the order their own first candidates come", () => {
+    const samples = (problem: string, prompt: string, passing: number) =>
+      Array.from({ length: 10 }, (_, i) => result(problem, 'a', prompt, i < passing ? 1 : 0, 1));
+    // p2/x comes first, then p1/x, then p2/y: p2's tasks are summed before p1's, x before y (0.2, 0.3, 0.1), not in the
+    // order each task's first candidate comes (0.2, 0.1, 0.3), which gives another last bit.
+    const candidates = [...samples('p2', 'x', 2), ...samples('p1', 'x', 1), ...samples('p2', 'y', 3)];
+    const a = aggregateResults(candidates, { ks: [1] }).pass_at_k[0];
+    expect(a?.values['pass@1']).toBe((0.2 + 0.3 + 0.1) / 3);
+    expect((0.2 + 0.3 + 0.1) / 3).not.toBe((0.2 + 0.1 + 0.3) / 3);
+    expect(aggregateResults(candidates, { ks: [1] })).toEqual(reference(candidates, new Map(), [1]));
+  });
+
   it('gives the same rows, to the last bit, on generated runs in any order', () => {
     const next = seeded(7);
     for (let run = 0; run < 200; run++) {
