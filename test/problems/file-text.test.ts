@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProblemBytes, firstInvalidUtf8, formatMiB, MAX_PROBLEM_FILE_BYTES, readProblemText } from '../../src/problems/file-text.js';
+import { Rng } from '../../bench/rng.js';
 
 const utf16le = (text: string): Buffer => Buffer.from(text, 'utf16le');
 const utf16be = (text: string): Buffer => utf16le(text).swap16();
@@ -79,11 +80,10 @@ describe('firstInvalidUtf8', () => {
 
   it('agrees with Node on which byte strings are UTF-8', () => {
     // A fixed-seed generator keeps any failure reproducible.
-    let seed = 12345;
-    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const rng = new Rng(12345);
     const alphabet = [0x41, 0x7f, 0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xa0, 0x9f, 0x90, 0x8f];
     for (let n = 0; n < 20_000; n++) {
-      const bytes = Uint8Array.from({ length: 1 + (next() % 6) }, () => alphabet[next() % alphabet.length] ?? 0);
+      const bytes = Uint8Array.from({ length: rng.int(1, 6) }, () => rng.pick(alphabet));
       expect(firstInvalidUtf8(bytes) === null, Buffer.from(bytes).toString('hex')).toBe(isUtf8(bytes));
     }
   });

@@ -7,6 +7,7 @@ import { candidateKey, escapedTwice, quotedKey, quotedKeyOf, quoteKey, unquoteKe
 import { referencePlans, selfCheckPlan, submissionPlan, type ProblemSummary } from '../../src/grading/candidate.js';
 import { quotedSelfCheckKey, selfCheckList, subList, SubmissionPlan, type CandidateList } from '../../src/runner/candidate-list.js';
 import { rangeSource, type Submission } from '../../src/solutions/submission.js';
+import { Rng } from '../../bench/rng.js';
 
 const problem = (id: string, tests: number): ProblemSummary => ({ id, file: `/p/${id}.json`, tags: [], warnings: [], hasOptimalSolution: true, tests });
 const add = problem('add', 3);
@@ -92,11 +93,8 @@ describe('a plan in columns', () => {
 
 describe('a key as the log writes it, made from its parts', () => {
   it('is JSON.stringify of the key, for generated names of any characters', () => {
-    let seed = 11;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return Math.floor((seed / 2147483648) * n);
-    };
+    const rng = new Rng(11);
+    const next = (n: number): number => rng.int(0, n - 1);
     // Quotes, backslashes, control characters, line separators, lone and paired surrogates, colons and digits; or none of those.
     const any = ['a', 'é', '"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', '😀', ':', '7', '/', ' ', '\u007f'];
     const plain = ['a', 'é', ':', '7', '/', ' ', '\u007f', '\u2028', '#', '_'];

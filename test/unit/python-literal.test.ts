@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LITERAL_DEPTH, parsePythonLiteral } from '../../src/values/python-literal.js';
 import type { Value } from '../../src/values/type-node.js';
+import { Rng } from '../../bench/rng.js';
 
 const T = (...items: Value[]): Value => ({ $evalrun: 'tuple', items });
 const S = (...items: Value[]): Value => ({ $evalrun: 'set', items });
@@ -374,11 +375,8 @@ describe('parsePythonLiteral: robustness', () => {
       'r',
       'inf',
     ];
-    let seed = 987654321;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const rng = new Rng(987654321);
+    const random = (n: number): number => rng.int(0, n - 1);
     let parsed = 0;
     for (let i = 0; i < 5000; i++) {
       const text = Array.from({ length: 1 + random(16) }, () => pieces[random(pieces.length)]).join('');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignShards, parseShardText, resolveShard, shardFromEnvironment, ShardSpecError, type ShardItem } from '../../src/runner/shard.js';
 import { decodeRanks, encodeRanks } from '../../src/runner/shard-plan.js';
+import { Rng } from '../../bench/rng.js';
 
 /** A pass@k-shaped plan: problems of uneven size, several models, many samples each, in discovery order. */
 function workload(): ShardItem[] {
@@ -17,10 +18,9 @@ function workload(): ShardItem[] {
 /** A deterministic shuffle, so the test does not depend on Math.random. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   const out = [...items];
-  let x = seed;
+  const rng = new Rng(seed);
   for (let i = out.length - 1; i > 0; i--) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const j = x % (i + 1);
+    const j = rng.int(0, i);
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
