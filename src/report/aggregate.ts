@@ -134,13 +134,23 @@ export class Aggregator {
 
   /** The same, given the fields rather than an object that holds them. */
   addCounts(problemId: string, modelId: string, promptId: string | null, passed: number, total: number): void {
-    const index = this.added++;
+    this.addRun(problemId, modelId, promptId, 1, passes(passed, total) ? 1 : 0, total, passed);
+  }
+
+  /**
+   * `n` candidates of one problem, model and prompt that come one after
+   * another, `c` of them passing, with their tests and passed tests: the
+   * same as adding each of them, for a run of a pass@k plan's samples.
+   */
+  addRun(problemId: string, modelId: string, promptId: string | null, n: number, c: number, tests: number, passed: number): void {
+    const index = this.added;
+    this.added += n;
     const model = modelId === this.lastModel ? this.lastModelIndex : this.modelIndex(modelId);
     const prompt = promptId === this.lastPrompt && this.lastPromptIndex >= 0 ? this.lastPromptIndex : this.promptIndex(promptId);
     const g = problemId === this.lastProblem ? this.groupIn(this.lastProblemFirst, model, prompt, index) : this.groupOf(problemId, model, prompt, index);
-    this.n[g] = this.n[g]! + 1;
-    if (total > 0 && passed === total) this.c[g] = this.c[g]! + 1;
-    this.tests[g] = this.tests[g]! + total;
+    this.n[g] = this.n[g]! + n;
+    this.c[g] = this.c[g]! + c;
+    this.tests[g] = this.tests[g]! + tests;
     this.passed[g] = this.passed[g]! + passed;
   }
 
@@ -257,7 +267,12 @@ export class Aggregator {
 const NO_GROUP = -1;
 
 export function candidatePasses(c: Pick<AggregatableResult, 'passed' | 'total'>): boolean {
-  return c.total > 0 && c.passed === c.total;
+  return passes(c.passed, c.total);
+}
+
+/** The same rule, given the counts. */
+export function passes(passed: number, total: number): boolean {
+  return total > 0 && passed === total;
 }
 
 /** A model's tasks (groups) ordered by where its first candidate of their problem comes, then of their own (a stable sort keeps the second). */

@@ -18,13 +18,15 @@ import {
   type RowEfficiency,
 } from './rows.js';
 import { grown } from '../typed-arrays.js';
+import { passes } from './aggregate.js';
 
 /**
- * What a pass over the kept rows (`countRows`) hands each row to: the
+ * What a pass over the kept rows (`countRows`) hands the rows to: the
  * fields the roll-ups group and count by, read in place (the Aggregator).
  */
 export interface RowCounter {
-  addCounts(problemId: string, modelId: string, promptId: string | null, passed: number, total: number): void;
+  /** `n` rows of one problem, model and prompt that come one after another, `c` of them passing, with their tests and passed tests. */
+  addRun(problemId: string, modelId: string, promptId: string | null, n: number, c: number, tests: number, passed: number): void;
 }
 
 const PASSED = CANDIDATE_STATUSES.indexOf('passed');
@@ -137,7 +139,8 @@ export class RowStore {
   /**
    * Counts the rows of the candidates of `handles` (the first `length`),
    * in that order, reading their numbers in place: the summary's counts and
-   * the counts by status, and each row handed to `counter`. One plain loop
+   * the counts by status, and the rows handed to `counter` a run of one
+   * problem, model and prompt at a time. One plain loop
    * over the columns and no object per row: the end of a run reads every
    * row once this way, and the supervisor's work per candidate is what
    * bounds the cores a run can use.
@@ -154,6 +157,14 @@ export class RowStore {
     let timedOut = 0;
     let memory = 0;
     let skipped = 0;
+    // The rows of a run of one problem, model and prompt (a plan's samples come so) go to `counter` together.
+    let runProblem = NULL;
+    let runModel = NULL;
+    let runPrompt = NULL;
+    let runRows = 0;
+    let runPassing = 0;
+    let runTests = 0;
+    let runPassed = 0;
     for (let h = 0; h < length; h++) {
       const handle = handles[h]!;
       for (let i = handle, end = handle + this.spans[handle]!; i < end; i++) {
@@ -161,8 +172,19 @@ export class RowStore {
         const n = at + ROW_STATUS + 1;
         const rowPassed = flat[n]!;
         const rowTotal = flat[n + 1]!;
-        const prompt = flat[at + 2]!;
-        counter.addCounts(strings[flat[at]!]!, strings[flat[at + 1]!]!, prompt === NULL ? null : strings[prompt]!, rowPassed, rowTotal);
+        // Ids of one string may differ (the store forgets its ids when it has many); those of two strings never match.
+        if (flat[at] !== runProblem || flat[at + 1] !== runModel || flat[at + 2] !== runPrompt) {
+          if (runRows > 0)
+            counter.addRun(strings[runProblem]!, strings[runModel]!, runPrompt === NULL ? null : strings[runPrompt]!, runRows, runPassing, runTests, runPassed);
+          runProblem = flat[at]!;
+          runModel = flat[at + 1]!;
+          runPrompt = flat[at + 2]!;
+          runRows = runPassing = runTests = runPassed = 0;
+        }
+        runRows++;
+        if (passes(rowPassed, rowTotal)) runPassing++;
+        runTests += rowTotal;
+        runPassed += rowPassed;
         rows++;
         tests += rowTotal;
         passed += rowPassed;
@@ -175,6 +197,8 @@ export class RowStore {
         byStatus[status] = byStatus[status]! + 1;
       }
     }
+    if (runRows > 0)
+      counter.addRun(strings[runProblem]!, strings[runModel]!, runPrompt === NULL ? null : strings[runPrompt]!, runRows, runPassing, runTests, runPassed);
     return { candidates: rows, tests, passed, failed, errored, timed_out: timedOut, memory_exceeded: memory, skipped, byStatus };
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Aggregator, candidatePasses, type AggregatableResult, type AggregateOptions, type Aggregates } from '../../src/report/aggregate.js';
 import { passAtKTableOf } from '../../src/report/pass-at-k.js';
 import type { CandidateResult } from '../../src/report/scorecard.js';
+import { Rng } from '../../bench/rng.js';
 
 /** The roll-ups of `candidates`, added in order. */
 function aggregateResults(candidates: readonly AggregatableResult[], options?: AggregateOptions): Aggregates {
@@ -12,11 +13,8 @@ function aggregateResults(candidates: readonly AggregatableResult[], options?: A
 
 /** A generator of whole numbers below `n`, the same for the same seed. */
 function seeded(seed: number): (n: number) => number {
-  let state = seed;
-  return (n) => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state % n;
-  };
+  const rng = new Rng(seed);
+  return (n) => rng.int(0, n - 1);
 }
 
 function result(problem_id: string, model_id: string, prompt_id: string | null, passed: number, total: number): AggregatableResult {
@@ -255,7 +253,30 @@ describe('aggregateResults against a plain reference', () => {
         }
       }
       const tags = new Map(Array.from({ length: 30 }, (_, i) => [`p${i}`, ['t1', 't2', 't3'].slice(next(3))] as const));
-      expect(aggregateResults(candidates, { tagsByProblem: tags, ks: [1, 3, 10] })).toEqual(reference(candidates, tags, [1, 3, 10]));
+      const expected = reference(candidates, tags, [1, 3, 10]);
+      expect(aggregateResults(candidates, { tagsByProblem: tags, ks: [1, 3, 10] })).toEqual(expected);
+      // The same candidates handed over a run at a time (addRun), cut wherever the problem, model or prompt changes, and
+      // sometimes within a run: a run cut in two is still the same candidates.
+      const byRuns = new Aggregator();
+      for (let from = 0; from < candidates.length;) {
+        const first = candidates[from]!;
+        let to = from + 1;
+        const same = (c: AggregatableResult) => c.problem_id === first.problem_id && c.model_id === first.model_id && c.prompt_id === first.prompt_id;
+        while (to < candidates.length && same(candidates[to]!) && next(6) !== 0) to++;
+        const run = candidates.slice(from, to);
+        const sum = (of: (c: AggregatableResult) => number) => run.reduce((n, c) => n + of(c), 0);
+        byRuns.addRun(
+          first.problem_id,
+          first.model_id,
+          first.prompt_id,
+          run.length,
+          run.filter(candidatePasses).length,
+          sum((c) => c.total),
+          sum((c) => c.passed),
+        );
+        from = to;
+      }
+      expect(byRuns.result({ tagsByProblem: tags, ks: [1, 3, 10] })).toEqual(expected);
     }
   });
 });

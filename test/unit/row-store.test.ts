@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { failingCount } from '../../src/report/failing-tests.js';
+import { Aggregator } from '../../src/report/aggregate.js';
 import { RowStore } from '../../src/report/row-store.js';
+import { Rng } from '../../bench/rng.js';
 import type { CandidateRow } from '../../src/report/rows.js';
 import type { CandidateStatus } from '../../src/report/scorecard.js';
 
@@ -54,6 +56,40 @@ describe('the row store', () => {
     expect(counted.map(([fromStore]) => fromStore)).toEqual(counted.map(([fromRows]) => fromRows));
     expect(counted.filter(([n]) => n > 0).length).toBeGreaterThan(50);
     expect(counted.filter(([n]) => n === 0).length).toBeGreaterThan(50);
+  });
+
+  it('counts the rows of candidates in the order given, as adding each row to the roll-ups and the summary would', () => {
+    const rng = new Rng(3);
+    for (let run = 0; run < 50; run++) {
+      const store = new RowStore();
+      const handles: number[] = [];
+      const rows: CandidateRow[] = [];
+      // Runs of one problem, model and prompt, as a plan lays out samples, broken where any of the three changes.
+      let base = row(rng.int(0, 50));
+      for (let c = 0; c < 200; c++) {
+        if (rng.int(0, 3) === 0) base = { ...base, problem_id: rng.pick(['p0', 'p1', 'p2']) };
+        if (rng.int(0, 3) === 0) base = { ...base, model_id: rng.pick(['a', 'b']) };
+        if (rng.int(0, 3) === 0) base = { ...base, prompt_id: rng.pick([null, 'x', 'y']) };
+        const candidate = Array.from({ length: rng.int(0, 2) }, () => {
+          const total = rng.int(0, 3);
+          return { ...base, passed: rng.int(0, 1) === 0 ? total : rng.int(0, total), total };
+        });
+        handles.push(store.addCandidate(candidate));
+        rows.push(...candidate);
+      }
+      // Every other candidate counted, in another order than they were kept.
+      const order = handles.filter((_, i) => i % 2 === 0).reverse();
+      const counted = new Aggregator();
+      const counts = store.countRows(Int32Array.from(order), order.length, counted);
+      const one = new Aggregator();
+      const expected = order.flatMap((handle) => store.rowsOf(handle));
+      for (const r of expected) one.add(r);
+      expect(counted.result({ ks: [1, 2] })).toEqual(one.result({ ks: [1, 2] }));
+      expect(counts.candidates).toBe(expected.length);
+      expect(counts.tests).toBe(expected.reduce((n, r) => n + r.total, 0));
+      expect(counts.passed).toBe(expected.reduce((n, r) => n + r.passed, 0));
+      expect(counts.byStatus).toEqual(STATUSES.map((status) => expected.filter((r) => r.status === status).length));
+    }
   });
 
   it('gives new objects each time, so that a caller cannot change what is kept', () => {
