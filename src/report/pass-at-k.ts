@@ -85,7 +85,7 @@ function assertAtMost(c: number, n: number): void {
 }
 
 function assertCount(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
+  if (!isCount(value)) {
     throw new RangeError(`pass@k: ${name} must be a non-negative integer, got ${value}`);
   }
 }
