@@ -16,6 +16,7 @@
  * the mean over the scored candidates, and how many there were.
  */
 import type { EfficiencyGrader } from '../grading/graders.js';
+import { candidatePasses } from './aggregate.js';
 
 /** Why a candidate has no efficiency score. */
 export const NO_SCORE = {
@@ -130,10 +131,6 @@ function referenceKey(row: ScoredRow): string | null {
   return row.efficiency === undefined ? null : JSON.stringify([row.problem_id, row.efficiency.suite]);
 }
 
-function passes(row: ScoredRow): boolean {
-  return row.total > 0 && row.passed === row.total;
-}
-
 function scoreOne(row: ScoredRow, index: number, references: ReadonlyMap<string, ScoredRow>, graders: readonly EfficiencyGrader[]): CandidateEfficiency {
   const own = row.efficiency;
   const cost = own?.cost ?? null;
@@ -156,11 +153,11 @@ function scoreOne(row: ScoredRow, index: number, references: ReadonlyMap<string,
       optimal_memory_bytes: reference?.efficiency?.memory ?? null,
     };
   };
-  if (!passes(row)) return result(NO_SCORE.notPassed, null);
+  if (!candidatePasses(row)) return result(NO_SCORE.notPassed, null);
   if (cost === null || memory === null) return result(`${NO_SCORE.notMeasured}: ${own?.error ?? 'no figures in its record'}`, null);
   if (reference === undefined) return result(NO_SCORE.noOptimal, null);
   if (reference.language !== row.language) return result(`the optimal solution is in another language (${reference.language})`, null);
-  if (!passes(reference)) return result(NO_SCORE.optimalFailed, null);
+  if (!candidatePasses(reference)) return result(NO_SCORE.optimalFailed, null);
   const optimal = reference.efficiency;
   if (optimal?.cost == null || optimal.memory === null) {
     return result(`the optimal solution was ${NO_SCORE.notMeasured}: ${optimal?.error ?? 'no figures in its record'}`, null);
