@@ -28,3 +28,30 @@ export class Interned<T> {
     return this.held[index]!;
   }
 }
+
+/** The list with nothing in it, shared and frozen. */
+export const NO_STRINGS: readonly string[] = Object.freeze([]);
+
+/**
+ * Lists of strings kept for a whole run, such as a problem's tags, held
+ * once however many problems give the same list: most give none, and tags
+ * repeat across a problem set. Each list held is frozen, since many own it.
+ * Past `limit` distinct lists it starts over, so lists that never repeat
+ * cost a lookup and nothing more.
+ */
+export class SharedLists {
+  private readonly byKey = new Map<string, readonly string[]>();
+
+  constructor(private readonly limit = 4096) {}
+
+  share(list: readonly string[]): readonly string[] {
+    if (list.length === 0) return NO_STRINGS;
+    const key = JSON.stringify(list);
+    const held = this.byKey.get(key);
+    if (held !== undefined) return held;
+    if (this.byKey.size >= this.limit) this.byKey.clear();
+    const frozen = Object.freeze(list.slice());
+    this.byKey.set(key, frozen);
+    return frozen;
+  }
+}

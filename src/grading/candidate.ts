@@ -17,8 +17,8 @@ import type { SolutionBytes } from '../solutions/solution-bytes.js';
 export interface ProblemSummary {
   id: string;
   file: string;
-  tags: string[];
-  warnings: string[];
+  tags: readonly string[];
+  warnings: readonly string[];
   hasOptimalSolution: boolean;
   /** Tests in all of its suites, for time ceilings and memory budgets. */
   tests: number;

@@ -10,6 +10,7 @@ import { findSolutionFiles } from '../solutions/find-solution-files.js';
 import { SampleNumbers, type SampleGroup } from '../solutions/sample-numbers.js';
 import type { SubmissionColumns } from '../solutions/submission-columns.js';
 import { rangeSource, type SkippedSubmission } from '../solutions/submission.js';
+import { NO_STRINGS, SharedLists } from '../interned.js';
 import { recordResults, swallowIfInterrupted, type Recorder } from './grade-candidates.js';
 import { pathInside, type WalkedFile } from './input-digest.js';
 import { quotedSelfCheckKey, selfCheckList, SubmissionPlan, type CandidateList } from './candidate-list.js';
@@ -42,9 +43,15 @@ export async function readProblems(
     },
   };
   const fileAt = (index: number): string => found[index] as string;
+  const lists = new SharedLists();
   // A problem names the file it was read from, which is the one listed: the listing's string is kept, not a copy of it per problem.
+  // Its tags and warnings are kept for the whole run too: a list that many problems give (none, most often) is held once.
   const ownFile = <P extends ProblemSummary | InvalidProblemFile>(problem: P, index: number): P => {
     problem.file = fileAt(index);
+    if (!isInvalidProblemFile(problem)) {
+      problem.tags = lists.share(problem.tags);
+      if (problem.warnings.length === 0) problem.warnings = NO_STRINGS;
+    }
     return problem;
   };
   const work = route.send(items, {
@@ -254,7 +261,7 @@ export function reportProblems(selected: readonly ProblemSummary[], invalid: rea
   // A broken file is always reported, unless a --problem glob rules out its id.
   const byId = selector({ problems: filters.problems, tags: [], models: [] });
   const reports: ProblemReport[] = [
-    ...selected.map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: p.warnings })),
+    ...selected.map((p) => ({ problem_id: p.id, file: p.file, valid: true, errors: [], warnings: [...p.warnings] })),
     ...invalid
       .filter((p) => p.id === null || byId.problem(p.id, []))
       .map((p) => ({ problem_id: p.id, file: p.file, valid: false, errors: p.errors, warnings: [] })),
