@@ -59,6 +59,11 @@ export class RowStore {
   private table: readonly string[] | null = null;
   private tableIds = new Int32Array(0);
 
+  /** How many rows are kept. */
+  get rows(): number {
+    return this.count;
+  }
+
   /** Keeps a candidate's rows; returns the handle `rowsOf` takes. */
   addCandidate(rows: readonly CandidateRow[]): number {
     const flat: number[] = [];
@@ -265,8 +270,21 @@ export class RowStore {
     return id;
   }
 
+  /**
+   * Makes room for `rows` rows in all, when the run knows how many to
+   * expect: columns grown by doubling leave the arrays they outgrew to the
+   * garbage collector's next full collection, large arrays that a long
+   * run would otherwise hold several of at once.
+   */
+  reserve(rows: number): void {
+    if (rows > this.spans.length) this.resize(rows);
+  }
+
   private grow(): void {
-    const capacity = this.spans.length * 2;
+    this.resize(this.spans.length * 2);
+  }
+
+  private resize(capacity: number): void {
     this.ints = grown(this.ints, capacity * ROW_WIDTH);
     this.durations = grown(this.durations, capacity);
     this.spans = grown(this.spans, capacity);

@@ -125,8 +125,16 @@ export class LineIndex {
     return true;
   }
 
+  /** Makes room for `lines` lines in all, when the run knows how many to expect (RowStore.reserve says why). */
+  reserve(lines: number): void {
+    if (lines > this.offsets.length) this.resize(lines);
+  }
+
   private grow(): void {
-    const capacity = this.offsets.length * 2;
+    this.resize(this.offsets.length * 2);
+  }
+
+  private resize(capacity: number): void {
     this.offsets = grown(this.offsets, capacity);
     this.lengths = grown(this.lengths, capacity);
     this.firstCut = grown(this.firstCut, capacity);

@@ -385,6 +385,11 @@ export class RunLog {
     return this.lines.size;
   }
 
+  /** Makes room in the index for `lines` more candidate lines, when the run knows how many to expect. */
+  expectLines(lines: number): void {
+    this.lines.reserve(this.lines.size + lines);
+  }
+
   /** True when the log holds a complete line for this candidate. */
   has(key: string): boolean {
     return this.lines.has(key);

@@ -105,14 +105,24 @@ export class SubmissionPlan implements CandidateList {
     this.references = referencePlans(problems);
   }
 
+  /** Makes room for `submissions` submissions in all, when the planner knows how many may come: the columns are then made once. */
+  expect(submissions: number): void {
+    if (submissions <= this.partOf.length) return;
+    this.partOf = grown(this.partOf, submissions);
+    this.rowOf = grown(this.rowOf, submissions);
+    this.sampleOf = grown(this.sampleOf, submissions);
+    this.problemOf = grown(this.problemOf, submissions);
+  }
+
   /** Every submission is planned: the room kept for more is given back. */
   finish(): void {
     const n = this.count;
+    this.own?.trim();
+    if (n === this.partOf.length) return;
     this.partOf = this.partOf.slice(0, n);
     this.rowOf = this.rowOf.slice(0, n);
     this.sampleOf = this.sampleOf.slice(0, n);
     this.problemOf = this.problemOf.slice(0, n);
-    this.own?.trim();
   }
 
   /** The problems that have a submission planned, in the order they first come. */

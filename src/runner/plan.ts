@@ -178,6 +178,8 @@ function planSubmissions(
   plan: SubmissionPlan,
   skipped: SkippedSubmissionReport[],
 ): void {
+  // Every submission found may be planned: the plan's columns are made for that many at once.
+  plan.expect(parts.reduce((n, { submissions }) => n + submissions.length, 0));
   const numbers = new SampleNumbers();
   const groups: SampleGroup[] = [];
   for (const { submissions: part } of parts)

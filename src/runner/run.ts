@@ -60,12 +60,15 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
   const opened: { tally: Tally | null } = { tally: null };
+  // The candidates a self-check graded as it reads expects: one per problem file listed.
+  let expected = 0;
   let shardRecord: ShardLogRecord | undefined;
   const openNewLog = (): Tally => {
     if (opened.tally !== null) return opened.tally;
     const header: RunHeader = { type: 'run', run_id: control.runId, started_at: startedAt, mode, options: recordOptions(options) };
     if (shardRecord !== undefined) header.shard = shardRecord;
     opened.tally = new Tally(RunLog.create(control.logFile, header));
+    opened.tally.expect(expected);
     return opened.tally;
   };
   const reports = new Reports(reporter);
@@ -106,7 +109,10 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
         ? {
             record,
             interrupted,
-            listed: (files) => reports.startEstimated({ mode, problems: files, invalidProblems: 0, candidates: files, resumed: 0, logFile: control.logFile }),
+            listed: (files) => {
+              expected = files;
+              reports.startEstimated({ mode, problems: files, invalidProblems: 0, candidates: files, resumed: 0, logFile: control.logFile });
+            },
           }
         : null,
     );
@@ -145,6 +151,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
     const todo: number[] = [];
     if (!streaming) for (let rank = 0; rank < candidates.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);
+    tally.expect(todo.length);
     // A shard settles the limits of the whole run's problems, so that its log can give them to the other shards (--test-limits).
     const needed = sharded !== null ? sharded.wholePlan : new Set(todo.map((rank) => candidates.problemId(rank)));
     const limits = await testLimitsOf(options, control, route, selected, needed, loggedLimits, (id, l) => tally.log.noteLimits(id, l), interrupted);

@@ -46,6 +46,19 @@ export class Tally {
   }
 
   /**
+   * Makes room for `candidates` more logged candidates, one row each at
+   * least, when the run knows how many to expect: the columns kept for the
+   * whole run are then made once rather than grown by doubling.
+   */
+  expect(candidates: number): void {
+    const lines = this.log.candidateLines + candidates;
+    this.log.expectLines(candidates);
+    this.store.reserve(this.store.rows + candidates);
+    const had = this.rowsOfSlot.length;
+    if (lines > had) this.rowsOfSlot = grown(this.rowsOfSlot, lines).fill(NONE, had);
+  }
+
+  /**
    * Declares the candidates in input order. Failing tests of candidates
    * already in the log are ranked again, reading their lines back. Those
    * recorded before the plan are found by key, or, when `earlier` is given,

@@ -42,6 +42,22 @@ describe('the row store', () => {
     for (const { handle, rows } of kept) expect(store.rowsOf(handle)).toEqual(rows);
   });
 
+  it('keeps the same rows with room reserved before, between and beyond them, and reserving less than it holds changes nothing', () => {
+    for (const reserved of [0, 1, 63, 64, 65, 300, 5000]) {
+      const store = new RowStore();
+      store.reserve(reserved);
+      const kept: Array<{ handle: number; rows: CandidateRow[] }> = [];
+      let next = 0;
+      for (let c = 0; c < 300; c++) {
+        if (c === 150) store.reserve(reserved);
+        const rows = Array.from({ length: c % 4 }, () => row(next++));
+        kept.push({ handle: store.addCandidate(rows), rows });
+      }
+      expect(store.rows).toBe(kept.reduce((n, { rows }) => n + Math.max(rows.length, 1), 0));
+      for (const { handle, rows } of kept) expect(store.rowsOf(handle)).toEqual(rows);
+    }
+  });
+
   it('counts a candidate’s failing tests from its columns as the table counts them from its rows', () => {
     const store = new RowStore();
     const counted: Array<[number, number]> = [];

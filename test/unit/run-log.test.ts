@@ -126,6 +126,26 @@ describe('the run log', () => {
     store.log.close();
   });
 
+  it('gives the same records and finds the same lines with room made for the candidates it expects, before, between and after they are logged, and after --resume', () => {
+    const keys = Array.from({ length: 700 }, (_, i) => `k${i}`);
+    const run = (expected: number | null): { texts: string[]; missing: number; found: boolean[] } => {
+      const file = scratch();
+      const tally = create(file, keys);
+      if (expected !== null) tally.expect(expected);
+      keys.slice(0, 400).forEach((key, i) => tally.recordResults(key, [result(`p${i}`, [i % 3 !== 0, true])]));
+      tally.log.close();
+      const again = resume(file, keys).tally;
+      if (expected !== null) again.expect(expected);
+      keys.slice(400, 650).forEach((key, i) => again.recordResults(key, [result(`q${i}`, [i % 2 === 0])]));
+      const outcome = { texts: texts(again), missing: again.missing(), found: keys.map((key) => again.has(key)) };
+      again.log.close();
+      return outcome;
+    };
+    const plain = run(null);
+    expect(plain.missing).toBe(50);
+    for (const expected of [0, 1, 256, 257, 700, 5000]) expect(run(expected)).toEqual(plain);
+  });
+
   it('finds the candidates recorded before the plan by the ranks they were recorded with, when the plan gives them', () => {
     const store = new Tally(RunLog.create(scratch(), HEADER));
     const [a, b, c] = [result('a', [true]), result('b', [false, true]), result('c', [true])];
