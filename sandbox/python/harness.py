@@ -82,7 +82,6 @@ _bool = bool
 _float_is_integer = float.is_integer
 _FunctionType = _types.FunctionType
 _ModuleType = _types.ModuleType
-_deque = collections.deque
 _staticmethod = staticmethod
 _classmethod = classmethod
 _isnan = math.isnan
@@ -103,31 +102,101 @@ MAX_DEPTH = 500
 # __globals__, which here hold nothing of the harness.
 
 _SINK_SOURCE = """
-class Sink:
-    def write(self, text, _len=len):
-        return _len(text)
+class _Stream:
+    # What code that writes to or reads from the standard streams asks of
+    # them besides reading and writing (sys.stdout.encoding, .buffer,
+    # fileno() to tell a terminal) answers as a pipe with nothing on it would.
+    encoding = 'utf-8'
+    errors = 'strict'
+    newlines = None
+    line_buffering = False
+    write_through = False
+    closed = False
 
     def flush(self):
+        pass
+
+    def close(self):
         pass
 
     def isatty(self):
         return False
 
+    def seekable(self):
+        return False
 
-class EmptyInput:
+    def fileno(self):
+        raise OSError('evalrun: the standard streams have no file descriptor')
+
+    def reconfigure(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _ByteSink(_Stream):
+    def write(self, data, _len=len):
+        return _len(data)
+
+    def writelines(self, lines):
+        for line in lines:
+            pass
+
+    def readable(self):
+        return False
+
+    def writable(self):
+        return True
+
+
+class Sink(_ByteSink):
+    def __init__(self, name):
+        self.name = name
+        self.mode = 'w'
+        self.buffer = _ByteSink()
+
+
+class _ByteInput(_Stream):
+    empty = b''
+
     def read(self, *args):
-        return ''
+        return self.empty
+
+    def read1(self, *args):
+        return self.empty
 
     def readline(self, *args):
-        return ''
+        return self.empty
 
-    def isatty(self):
+    def readlines(self, *args):
+        return []
+
+    def __iter__(self):
+        return iter(())
+
+    def readable(self):
+        return True
+
+    def writable(self):
         return False
+
+
+class EmptyInput(_ByteInput):
+    empty = ''
+
+    def __init__(self):
+        self.name = '<stdin>'
+        self.mode = 'r'
+        self.buffer = _ByteInput()
 """
 
 
 def _sink_classes():
-    space = {'__builtins__': {'__build_class__': _builtins_module.__build_class__, 'len': _len, 'False': False},
+    space = {'__builtins__': {'__build_class__': _builtins_module.__build_class__, 'len': _len, 'iter': iter, 'OSError': OSError},
              '__name__': 'evalrun'}
     _exec(_compile(_SINK_SOURCE, '<evalrun-sinks>', 'exec'), space)
     return space['Sink'], space['EmptyInput']
@@ -279,8 +348,8 @@ def lockdown():
     _signal_py.signal = refused
     _signal_c.signal = refused
     sink, empty_input = _sink_classes()
-    _sys.stdout = sink()
-    _sys.stderr = sink()
+    _sys.stdout = sink('<stdout>')
+    _sys.stderr = sink('<stderr>')
     _sys.stdin = empty_input()
     time.sleep = _make_sleep(time.sleep)
     for name in _list(_sys.modules):
@@ -686,7 +755,9 @@ def _encode(value, depth, path):
     try:
         if _issubclass(t, _tuple):
             return '{"$evalrun":"tuple","items":[' + _encode_items(value, depth, path) + ']}'
-        if _issubclass(t, (_list, _deque)):
+        # A deque is no list to Python (deque([1]) == [1] is False): like any
+        # other type JSON cannot hold, it has no JSON form.
+        if _issubclass(t, _list):
             return '[' + _encode_items(value, depth, path) + ']'
         if _issubclass(t, (_set, _frozenset)):
             return _encode_set(value, depth, path)

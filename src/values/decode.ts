@@ -6,8 +6,10 @@
  * - a value already of the right JSON shape is used as is (checked item by item);
  * - a string for a non-`str` type is read as a Python literal and decoded
  *   again, so `"7"` is 7, `"[1, 2]"` a list and `"\"[1, 2]\""` a list too;
- * - a `str` written as a quoted literal (`"'Hi '"`) is unquoted, any other
- *   string is taken literally;
+ * - a `str` that is the whole value, written as a quoted literal
+ *   (`"'Hi '"`), is unquoted; any other string, and every string inside a
+ *   container, is taken literally, quotes and all, as the reference
+ *   framework takes the items of a JSON array;
  * - `Any` and unknown types take the value exactly as given;
  * - the result is of the declared type at every depth: tuples, sets and
  *   frozensets are their tags (py-tags.ts), a dict whose key type is not
@@ -47,7 +49,7 @@ const MAX_TYPE_DEPTH = 1000;
  * is a short display of the offending part of the value.
  */
 export function decodeValue(raw: unknown, type: TypeNode): DecodeResult {
-  const result = decode(raw, type, { strings: 0, depth: 0, top: true });
+  const result = decode(raw, type, { strings: 0, depth: 0, top: true, whole: true });
   if (result.ok) return result;
   const where = result.segments.length > 0 ? ` at ${renderSegments(result.segments)}` : '';
   return { ok: false, expected: result.expected + where, got: result.got };
@@ -75,6 +77,12 @@ interface Context {
    * an int a float, and a declared `int` an integral float an int.
    */
   top: boolean;
+  /**
+   * The value is the whole parameter or return value as the file writes it
+   * (through `Optional` and `Union`, not inside a container or a string):
+   * only there is a quoted `str` (`"'a'"`) unquoted.
+   */
+  whole: boolean;
 }
 
 function ok(value: Value): Decoded {
@@ -99,7 +107,7 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
       // A JSON object of the file's own with a "$evalrun" key is data: a dict, never a tag.
       return ok(context.strings === 0 && hasTagKey(raw) ? escapeTagKeys(raw) : raw);
     case 'str':
-      return decodeStr(raw);
+      return decodeStr(raw, context);
     case 'int': {
       if (typeof raw === 'number') return Number.isInteger(raw) ? ok(exactInt(raw)) : failure('int', raw);
       if (typeof raw === 'bigint') return ok(normalInt(raw));
@@ -125,9 +133,9 @@ function decode(raw: unknown, type: TypeNode, context: Context): Decoded {
       return raw === null ? ok(null) : fromString(raw, type, context);
     case 'optional':
       // `Optional[float]` coerces as `float` does: the value is still the bare one.
-      return decodeOptional(raw, type, { ...deeper(context), top: context.top });
+      return decodeOptional(raw, type, { ...deeper(context), top: context.top, whole: context.whole });
     case 'union':
-      return decodeUnion(raw, type, deeper(context));
+      return decodeUnion(raw, type, { ...deeper(context), whole: context.whole });
     case 'list': {
       if (Array.isArray(raw)) return decodeItems(raw, type.item, null, deeper(context));
       // A tuple reads as a list; a set does not (its order is not the one written).
@@ -162,7 +170,7 @@ function floatOf(raw: unknown): number | undefined {
 }
 
 function deeper(context: Context): Context {
-  return { strings: context.strings, depth: context.depth + 1, top: false };
+  return { strings: context.strings, depth: context.depth + 1, top: false, whole: false };
 }
 
 /**
@@ -178,16 +186,20 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
     const scalar = scalarFromText(raw, type);
     return scalar !== undefined ? ok(scalar) : failure(expected, raw);
   }
-  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth, top: context.top });
+  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth, top: context.top, whole: false });
   // A failure of the value as a whole is reported against the text as written.
   if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
   return result;
 }
 
-/** `"'Hi '"` and `"\"x\""` are quoted literals and lose their quotes, exactly once. */
-function decodeStr(raw: unknown): Decoded {
+/**
+ * `"'Hi '"` and `"\"x\""`, as the whole value, are quoted literals and lose
+ * their quotes, exactly once; inside a container a string is kept as
+ * written, since `["'a'"]` may well mean the text with its quotes.
+ */
+function decodeStr(raw: unknown, context: Context): Decoded {
   if (typeof raw !== 'string') return failure('str', raw);
-  return ok(quotedString(raw) ?? raw);
+  return ok(context.whole ? (quotedString(raw) ?? raw) : raw);
 }
 
 const NONE_TEXT = /^\s*(None|null)\s*$/;
@@ -213,7 +225,7 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
  */
 function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: Context): Decoded {
   if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
-    return decodeStr(raw);
+    return decodeStr(raw, context);
   }
   const ordered = [...type.options.filter((option) => option.kind !== 'str'), ...type.options.filter((option) => option.kind === 'str')];
   // Only a bare `float` or `int` coerces: inside a Union a number keeps the kind it is written in.

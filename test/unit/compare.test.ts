@@ -412,6 +412,33 @@ describe('compareValues: Any and unknown types', () => {
     expect(compare(expected, actual, type)).toEqual(result);
   });
 
+  // Python's == compares an int with a float exactly; the tolerance is for an expected float. JavaScript has one kind of number.
+  it.each<[Value, Value, Equality, Comparison]>([
+    [1000000000, 1000000000.5, 'python', differs('$', 'expected 1000000000, got 1000000000.5')],
+    [[3], [2.9999999999], 'python', differs('$[0]', 'expected 3, got 2.9999999999')],
+    [{ k: 3 }, { k: 3.0000000001 }, 'python', differs('$.k', 'expected 3, got 3.0000000001')],
+    [3, 3.0000000001, 'strict', differs('$', 'expected int 3, got float 3.0000000001')],
+    [true, 0.9999999999, 'python', differs('$', 'expected true, got 0.9999999999')],
+    [3, fl(3), 'python', equal],
+    [true, fl(1), 'python', equal],
+    [0.3, 0.1 + 0.2, 'python', equal],
+    [fl(3), 3.0000000001, 'python', equal],
+    [2.5, 2.5000000001, 'python', equal],
+    [3, 3.0000000001, 'javascript', equal],
+  ])('%j vs %j as Any, %s equality', (expected, actual, equality, result) => {
+    expect(compareWith(expected, actual, 'Any', equality)).toEqual(result);
+  });
+
+  // A list returned where a set is expected is judged as set(list); a set is not a list.
+  it.each<[Value, Value, Equality, Comparison]>([
+    [pySet([1, 2, 3]), [3, 1, 2, 2], 'python', equal],
+    [[3, 1, 2], pySet([1, 2, 3]), 'python', differs('$', 'expected [3, 1, 2], got set {1, 2, 3}')],
+    [[[3, 1, 2]], [pySet([1, 2, 3])], 'python', differs('$[0]', 'expected [3, 1, 2], got set {1, 2, 3}')],
+    [[3, 1, 2], pySet([1, 2, 3]), 'javascript', differs('$', 'expected [3, 1, 2], got set {1, 2, 3}')],
+  ])('%j vs %j as Any, %s equality', (expected, actual, equality, result) => {
+    expect(compareWith(expected, actual, 'Any', equality)).toEqual(result);
+  });
+
   it('handles 10,000 levels of nesting without overflowing the stack', () => {
     const nest = (depth: number, leaf: Value): Value => {
       let value: Value = leaf;

@@ -220,6 +220,16 @@ describe('decodeValue: str', () => {
     expect(decoded(`"'x'"`, 'str')).toBe("'x'");
   });
 
+  it('unquotes the whole value, through Optional and Union, and no string inside a container', () => {
+    expect(decoded("'x'", 'Optional[str]')).toBe('x');
+    expect(decoded("'7'", 'Union[int, str]')).toBe('7');
+    expect(decoded(["'7'", '7'], 'List[Union[int, str]]')).toEqual(["'7'", 7]);
+    expect(decoded(["'x'", null], 'List[Optional[str]]')).toEqual(["'x'", null]);
+    expect(decoded(["'a'", 1], 'Tuple[str, int]')).toEqual(T("'a'", 1));
+    expect(decoded({ k: "'v'" }, 'Dict[str, str]')).toEqual({ k: "'v'" });
+    expect(decoded([["'a'"]], 'List[List[str]]')).toEqual([["'a'"]]);
+  });
+
   it.each<[unknown, string]>([
     [5, '5'],
     [null, 'null'],
@@ -297,7 +307,10 @@ describe('decodeValue: lists', () => {
     [[[1, 0]], 'List[List[int]]', [[1, 0]]],
     [['[1, 0]'], 'List[List[int]]', [[1, 0]]],
     ["['AAAAACCCCC', 'CCCCCAAAAA']", 'List[str]', ['AAAAACCCCC', 'CCCCCAAAAA']],
-    [["'a'", 'b'], 'List[str]', ['a', 'b']],
+    // Inside a container a string is kept as written, quotes and all (the reference framework unquotes only a bare str).
+    [["'a'", 'b'], 'List[str]', ["'a'", 'b']],
+    [['"x"', "''"], 'List[str]', ['"x"', "''"]],
+    ["[\"'a'\", 'b']", 'List[str]', ["'a'", 'b']],
     ['["True", "False"]', 'List[bool]', [true, false]],
     ['[1, 2.5, "inf"]', 'List[float]', [1, 2.5, FL('Infinity')]],
     ['[1.0, 2.5, -0.0, inf, nan]', 'List[float]', [FL('1.0'), 2.5, FL('-0.0'), FL('Infinity'), FL('NaN')]],
