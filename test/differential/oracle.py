@@ -170,21 +170,23 @@ def innermost(t):
     return t
 
 
-def read(r, t, top=False, layers=0):
+def read(r, t, top=False, layers=0, whole=False):
+    # whole: r is the whole parameter or return value as the file writes it (through Optional and
+    # Union, not inside a container or a string); only there does a quoted str lose its quotes.
     k = t[0]
     if k == 'str':
         if type(r) is not str:
             raise Mismatch('str expected, got %s' % type(r).__name__)
-        return lit_eval(r) if is_quoted_literal(r) else r
+        return lit_eval(r) if whole and is_quoted_literal(r) else r
     if is_free(t):
         return r
     if type(r) is str:
         if k == 'Union':
-            return read_union(r, t, layers)
+            return read_union(r, t, layers, whole)
         if k in ('Optional', 'None') and r in ('None', 'null'):
             return None
         if k == 'Optional' and (innermost(t)[0] in ('str', 'Union') or is_free(innermost(t))):
-            return read(r, t[1], top, layers)  # the inner type says how a string is read
+            return read(r, t[1], top, layers, whole)  # the inner type says how a string is read
         if layers >= MAX_LAYERS:
             raise Mismatch('more than %d layers of strings' % MAX_LAYERS)
         try:
@@ -198,7 +200,7 @@ def read(r, t, top=False, layers=0):
     if k == 'Optional':
         if r is None:
             return None
-        return read(r, t[1], top, layers)
+        return read(r, t[1], top, layers, whole)
     if k == 'None':
         if r is None:
             return None
@@ -260,7 +262,7 @@ def read(r, t, top=False, layers=0):
                 raise Mismatch('unhashable key: %s' % e)
         return out
     if k == 'Union':
-        return read_union(r, t, layers)
+        return read_union(r, t, layers, whole)
     raise Mismatch('unhandled type %r' % (t,))
 
 
@@ -276,14 +278,15 @@ def written_order_matters(items):
     return False
 
 
-def read_union(r, t, layers):
+def read_union(r, t, layers, whole):
     options = t[1]
     if type(r) is str and any(o[0] == 'str' for o in options) and is_quoted_literal(r):
-        return lit_eval(r)
+        # Written as a string on purpose: the str, unquoted only as the whole value.
+        return lit_eval(r) if whole else r
     ordered = [o for o in options if o[0] != 'str'] + [o for o in options if o[0] == 'str']
     for o in ordered:
         try:
-            return read(r, o, False, layers)
+            return read(r, o, False, layers, whole)
         except Mismatch:
             continue
     raise Mismatch('no option of %s fits %r' % (type_text(t), r))
@@ -823,7 +826,7 @@ def input_problem(pid, group, rng):
                     else:
                         raise ValueError(form)
                     text = json_text(w)
-                    value = read(json.loads(text), t, top=True)
+                    value = read(json.loads(text), t, top=True, whole=True)
                     written.append(text)
                     expected.append(value)
             except Inexpressible:
@@ -869,7 +872,7 @@ def return_problem(pid, group, rng):
             else:
                 w = lit_text(pv, t, crng, 0.0)
             text = json_text(w)
-            e = read(json.loads(text), t, top=True)
+            e = read(json.loads(text), t, top=True, whole=True)
             a = mutate(e, t, case['mutation'], crng, strict)
             src = code_repr(a)
             verdict = 'pass' if judge(e, a, t, strict) else 'fail'
