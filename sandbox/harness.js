@@ -33,6 +33,7 @@
   const frame = prelude.frame;
   const frameHeader = prelude.header;
   const ReflectApply = Reflect.apply;
+  const ReflectConstruct = Reflect.construct;
   const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
   const ObjectKeys = Object.keys;
   const ObjectDefineProperty = Object.defineProperty;
@@ -419,6 +420,23 @@
     }
   }
 
+  function ownValue(obj, name) {
+    try {
+      const desc = ObjectGetOwnPropertyDescriptor(obj, name);
+      return desc !== undefined && 'value' in desc ? desc.value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Each test calls the method on an instance of its own, made without
+  // arguments, as the Python harness does: no test sees another's state.
+  function onNewInstance(owner, method) {
+    return function () {
+      return ReflectApply(method, ReflectConstruct(owner, []), arguments);
+    };
+  }
+
   // The documented rule, in order; the first that yields a function wins.
   function resolveEntryPoint(name, topLevelNames, moduleRecord) {
     const direct = lookupBinding(name);
@@ -439,6 +457,13 @@
       const owner = lookupBinding(topLevelNames[i]);
       const method = typeof owner === 'function' ? ownFunction(owner, name) : undefined;
       if (method) return [method, owner, 'static method ' + topLevelNames[i] + '.' + name];
+    }
+    // A method of a class, as in `class Solution { twoSum(nums, target) {} }`.
+    for (let i = 0; i < topLevelNames.length; i++) {
+      const owner = lookupBinding(topLevelNames[i]);
+      if (typeof owner !== 'function' || !isClass(owner) || name === 'constructor') continue;
+      const method = ownFunction(ownValue(owner, 'prototype'), name);
+      if (method) return [onNewInstance(owner, method), undefined, 'method ' + topLevelNames[i] + '.' + name];
     }
     for (let i = topLevelNames.length - 1; i >= 0; i--) {
       const candidate = lookupBinding(topLevelNames[i]);
@@ -499,7 +524,7 @@
           'E' +
           'no function named ' +
           JSONStringify(name) +
-          ' is defined (looked for a declaration, module.exports, a default export, a static method and the last top-level function)'
+          ' is defined (looked for a declaration, module.exports, a default export, a static method, a method of a class and the last top-level function)'
         );
       }
       const fn = resolved[0];

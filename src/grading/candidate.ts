@@ -171,11 +171,26 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     code: extracted.code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
-    // A genericized prompt showed the model `function(...)`; the harness's
-    // fallback rules find the function, and the scorecard says which rule did.
-    functionName: problem.functionName,
+    functionName: calledName(problem, candidate.promptId, extracted.code),
     suites: [problem.correctness],
   };
+}
+
+/** The name a genericized prompt shows the model in place of `function_name`. */
+export const GENERIC_FUNCTION_NAME = 'function';
+const DEFINES_GENERIC = /^(?:async[ \t]+)?def[ \t]+function[ \t]*\(/m;
+
+/**
+ * The function to call: `function_name`, or, for a prompt with `genericize`
+ * that showed the model `function(a, b, ...)`, that generic function when
+ * the code defines it at top level (in Python; `function` cannot name one
+ * in JavaScript). Otherwise the harness's fallback rules find the function
+ * (a helper defined after it would be the last one), and the scorecard says
+ * which rule did.
+ */
+function calledName(problem: PreparedProblem, promptId: string | null, code: string): string {
+  const prompt = promptId === null ? undefined : problem.problem.prompts.find((p) => p.prompt_id === promptId);
+  return prompt?.genericize === true && DEFINES_GENERIC.test(code) ? GENERIC_FUNCTION_NAME : problem.functionName;
 }
 
 /** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */

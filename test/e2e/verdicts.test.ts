@@ -1,0 +1,221 @@
+/**
+ * Verdicts that CPython's `==` settles, through the real CLI on a folder of
+ * problems and solutions: each pair is a right answer that must pass and a
+ * wrong one that must fail, as `assert candidate(*args) == expected` would
+ * judge them in CPython (python3 on the machine, when it is there, agrees
+ * with every expected verdict below).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
+import { runCli } from './run-cli.js';
+
+const RUN_MS = 240_000;
+
+interface Case {
+  problem: string;
+  params: Array<[string, string]>;
+  returns: string;
+  /** Each test: its arguments in parameter order, and the expected value, as written in the file. */
+  tests: Array<{ input: unknown[]; expected: unknown }>;
+  /** The prompt shows the model `function(a, b, ...)`. */
+  genericize?: boolean;
+  /** By model: the code, and whether CPython's == passes every test. */
+  answers: Record<string, { code: string; passes: boolean; language?: 'py' | 'js' }>;
+}
+
+const CASES: Case[] = [
+  {
+    problem: 'quote_words',
+    params: [['words', 'List[str]']],
+    returns: 'List[str]',
+    tests: [
+      { input: [['a', 'b']], expected: ["'a'", "'b'"] },
+      { input: [["'x'", 'y']], expected: ["''x''", "'y'"] },
+    ],
+    answers: {
+      right: { code: 'def quote_words(words):\n    return ["\'" + w + "\'" for w in words]\n', passes: true },
+      unquoted: { code: 'def quote_words(words):\n    return list(words)\n', passes: false },
+    },
+  },
+  {
+    problem: 'floor_avg',
+    params: [
+      ['a', 'int'],
+      ['b', 'int'],
+    ],
+    returns: 'Any',
+    tests: [{ input: [1000000000, 1000000001], expected: 1000000000 }],
+    answers: {
+      right: { code: 'def floor_avg(a, b):\n    return (a + b) // 2\n', passes: true },
+      true_division: { code: 'def floor_avg(a, b):\n    return (a + b) / 2\n', passes: false },
+    },
+  },
+  {
+    problem: 'distinct_in_order',
+    params: [['xs', 'list']],
+    returns: 'Any',
+    tests: [{ input: [[3, 1, 3, 2, 1]], expected: [3, 1, 2] }],
+    answers: {
+      right: { code: 'def distinct_in_order(xs):\n    return list(dict.fromkeys(xs))\n', passes: true },
+      as_set: { code: 'def distinct_in_order(xs):\n    return set(xs)\n', passes: false },
+    },
+  },
+  {
+    problem: 'first_n',
+    params: [['n', 'int']],
+    returns: 'List[int]',
+    tests: [{ input: [3], expected: [0, 1, 2] }],
+    answers: {
+      right: { code: 'def first_n(n):\n    return list(range(n))\n', passes: true },
+      as_deque: { code: 'from collections import deque\ndef first_n(n):\n    return deque(range(n))\n', passes: false },
+    },
+  },
+  {
+    problem: 'read_nothing',
+    params: [['n', 'int']],
+    returns: 'int',
+    tests: [{ input: [4], expected: 5 }],
+    answers: {
+      // Competitive programmers bind these at module level.
+      right: {
+        code: 'import sys\ninput = sys.stdin.buffer.readline\nwrite = sys.stdout.writelines\ndef read_nothing(n):\n    write(["n"])\n    return n + 1\n',
+        passes: true,
+      },
+    },
+  },
+  {
+    problem: 'add',
+    params: [
+      ['a', 'int'],
+      ['b', 'int'],
+    ],
+    returns: 'int',
+    genericize: true,
+    tests: [{ input: [2, 3], expected: 5 }],
+    answers: {
+      // The prompt showed `function(a, b)`; a helper defined after it is not the function asked for.
+      generic: { code: 'def function(a, b):\n    return helper(a) + b\n\ndef helper(x):\n    return x\n', passes: true },
+    },
+  },
+  {
+    problem: 'twice',
+    params: [['n', 'int']],
+    returns: 'int',
+    tests: [
+      { input: [2], expected: 4 },
+      { input: [5], expected: 10 },
+    ],
+    answers: {
+      js_class: { code: 'class Solution {\n  twice(n) {\n    return 2 * n;\n  }\n}\n', passes: true, language: 'js' },
+    },
+  },
+];
+
+function writeFolders(): { problems: string; solutions: string } {
+  const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-verdicts-'));
+  const problems = join(root, 'problems');
+  const solutions = join(root, 'solutions');
+  mkdirSync(problems);
+  for (const c of CASES) {
+    const names = c.params.map(([name]) => name);
+    const problem = {
+      identifier: c.problem,
+      description: `The ${c.problem} problem.`,
+      prompts: [{ prompt_id: 'p', prompt: `Write ${c.problem}.`, genericize: c.genericize === true, sample_inputs_outputs: [] }],
+      function_prototype: {
+        function_name: c.problem,
+        parameters: c.params.map(([name, type]) => ({ name, type })),
+        return_values: [{ type: c.returns }],
+      },
+      correctness_test_suite: c.tests.map((t) => ({ input: Object.fromEntries(names.map((n, i) => [n, t.input[i]])), expected_output: [t.expected] })),
+    };
+    writeFileSync(join(problems, `${c.problem}.json`), JSON.stringify(problem, null, 2));
+    for (const [model, answer] of Object.entries(c.answers)) {
+      const dir = join(solutions, model, c.problem);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `p.${answer.language ?? 'py'}`), answer.code);
+    }
+  }
+  return { problems, solutions };
+}
+
+function found(card: Scorecard, problem: string, model: string): CandidateResult {
+  const c = card.candidates.find((x) => x.problem_id === problem && x.model_id === model);
+  if (c === undefined) throw new Error(`no candidate ${model}/${problem}`);
+  return c;
+}
+
+describe('verdicts as CPython gives them, through the CLI', () => {
+  let graded: Promise<{ card: Scorecard; folders: { problems: string; solutions: string } }>;
+  beforeAll(() => {
+    graded = (async () => {
+      const folders = writeFolders();
+      const out = join(mkdtempSync(join(tmpdir(), 'evalrun-e2e-verdicts-out-')), 'card.json');
+      const r = await runCli(['--problems', folders.problems, '--solutions', folders.solutions, '--out', out, '--no-progress']);
+      if (!existsSync(out)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
+      return { card: JSON.parse(readFileSync(out, 'utf8')) as Scorecard, folders };
+    })();
+  });
+
+  it.each(CASES.flatMap((c) => Object.entries(c.answers).map(([model, answer]) => [c.problem, model, answer.passes] as const)))(
+    '%s by %s: passes is %s',
+    async (problem, model, passes) => {
+      const { card } = await graded;
+      const c = found(card, problem, model);
+      expect(c.status, JSON.stringify(c.tests.map((t) => t.error))).toBe(passes ? 'passed' : 'failed');
+    },
+    RUN_MS,
+  );
+
+  it(
+    'says which function it called: the generic one a genericized prompt showed, and a class method in JavaScript',
+    async () => {
+      const { card } = await graded;
+      expect(found(card, 'add', 'generic').entry_point).toBe('name:function');
+      expect(found(card, 'twice', 'js_class').entry_point).toBe('method Solution.twice');
+    },
+    RUN_MS,
+  );
+
+  it(
+    'records a deque as having no JSON form, and a float for an expected int as the float it is',
+    async () => {
+      const { card } = await graded;
+      expect(found(card, 'first_n', 'as_deque').tests[0]!.error).toMatch(/deque, which has no JSON form/);
+      expect(found(card, 'floor_avg', 'true_division').tests[0]!.actual).toBe(1000000000.5);
+    },
+    RUN_MS,
+  );
+
+  // The Python answers' expected verdicts are CPython's own, checked here when python3 is on the machine.
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    "agrees with CPython's == on every Python answer",
+    async () => {
+      const { folders } = await graded;
+      for (const c of CASES) {
+        for (const [model, answer] of Object.entries(c.answers)) {
+          if ((answer.language ?? 'py') !== 'py') continue;
+          const name = c.genericize === true ? 'function' : c.problem;
+          const script = [
+            'import json, sys',
+            'space = {}',
+            'exec(open(sys.argv[1]).read(), space)',
+            'tests = json.loads(sys.argv[2])',
+            // On a line of its own: an answer may write to stdout.
+            `print("\\n" + str(all(space[${JSON.stringify(name)}](*t["input"]) == t["expected"] for t in tests)))`,
+          ].join('\n');
+          const r = spawnSync('python3', ['-c', script, join(folders.solutions, model, c.problem, 'p.py'), JSON.stringify(c.tests)], {
+            encoding: 'utf8',
+            input: '',
+          });
+          expect(r.stdout.trim().split('\n').pop(), `${model}/${c.problem}: ${r.stderr}`).toBe(answer.passes ? 'True' : 'False');
+        }
+      }
+    },
+    RUN_MS,
+  );
+});

@@ -1,0 +1,64 @@
+/**
+ * Which function a JavaScript candidate's tests call (README: `function_name`,
+ * else a method of that name on a class, else the last function the code
+ * defines), through the engine as a worker runs it.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { JsEngine } from '../../src/engines/javascript/engine.js';
+import { prepareCode } from '../../src/engines/javascript/prepare.js';
+import type { CandidateOutcome, TestOutcome } from '../../src/sandbox-host/protocol.js';
+import { jsJob } from './js-job.js';
+
+const engine = new JsEngine();
+afterAll(() => engine.dispose());
+
+/** Runs `code` as a worker would: prepared first, which finds the names it defines at top level. */
+async function ran(code: string, tests: unknown[][]): Promise<{ entryPoint: string | undefined; tests: TestOutcome[] }> {
+  const prepared = await prepareCode(code, 'javascript');
+  if (!prepared.ok) throw new Error(`did not prepare: ${prepared.error}`);
+  const outcome: CandidateOutcome = await engine.run({ ...jsJob(prepared.code, tests), topLevelNames: prepared.topLevelNames ?? [] });
+  if (outcome.kind !== 'ran') throw new Error(`did not run: ${outcome.message}`);
+  return { entryPoint: outcome.entryPoint, tests: outcome.tests };
+}
+
+const values = (tests: readonly TestOutcome[]): unknown[] => tests.map((t) => (t.kind === 'returned' ? JSON.parse(t.json) : `${t.kind}`));
+
+describe('the entry point of a JavaScript candidate', () => {
+  it('is a method of a class when no function has the name, called on a new instance for each test', async () => {
+    const code = 'class Solution {\n  constructor() { this.calls = 0; }\n  f(x) { this.calls++; return x * 10 + this.calls; }\n}';
+    const out = await ran(code, [[1], [2], [3]]);
+    expect(out.entryPoint).toBe('method Solution.f');
+    expect(values(out.tests)).toEqual([11, 21, 31]);
+  });
+
+  it('prefers the class method to a helper function defined after the class', async () => {
+    const code = 'class Solution { f(x) { return helper(x) + 1; } }\nfunction helper(x) { return x * 2; }';
+    const out = await ran(code, [[4]]);
+    expect(out.entryPoint).toBe('method Solution.f');
+    expect(values(out.tests)).toEqual([9]);
+  });
+
+  it('prefers a static method, and a declaration of the name, to a method', async () => {
+    const statics = await ran('class A { f(x) { return "method"; } }\nclass B { static f(x) { return "static"; } }', [[0]]);
+    expect(statics.entryPoint).toBe('static method B.f');
+    expect(values(statics.tests)).toEqual(['static']);
+    const declared = await ran('class A { f(x) { return "method"; } }\nfunction f(x) { return "declared"; }', [[0]]);
+    expect(declared.entryPoint).toBe('declaration:f');
+    expect(values(declared.tests)).toEqual(['declared']);
+  });
+
+  it('fails the test whose instance cannot be made, as the constructor threw', async () => {
+    const code = 'let made = 0;\nclass Solution {\n  constructor() { if (++made === 2) throw new Error("second"); }\n  f(x) { return x; }\n}';
+    const out = await ran(code, [[1], [2], [3]]);
+    expect(out.tests.map((t) => t.kind)).toEqual(['returned', 'threw', 'returned']);
+    const second = out.tests[1];
+    expect(second?.kind === 'threw' ? second.message : '').toMatch(/second/);
+  });
+
+  it('finds an inherited method only through a class that defines it', async () => {
+    const code = 'class Base { f(x) { return "base"; } }\nclass Child extends Base {}';
+    const out = await ran(code, [[0]]);
+    expect(out.entryPoint).toBe('method Base.f');
+    expect(values(out.tests)).toEqual(['base']);
+  });
+});
