@@ -663,7 +663,7 @@ def _encode_int(value):
 
 def _all_small_ints(items):
     for item in items:
-        if _type(item) is not int or not -_SAFE_INT <= item <= _SAFE_INT:
+        if _type(item) is not _int or not -_SAFE_INT <= item <= _SAFE_INT:
             return False
     return True
 
@@ -723,9 +723,9 @@ def _encode(value, depth, path):
     t = _type(value)
     if t is _str:
         return _quote(value)
-    if t is bool:
+    if t is _bool:
         return 'true' if value else 'false'
-    if t is int:
+    if t is _int:
         return _encode_int(value)
     if t is _float:
         return _encode_float(value)
@@ -738,9 +738,9 @@ def _encode(value, depth, path):
     # A value's kind is its type's: isinstance would believe a __class__
     # property, and int() or float() of a subclass would call its own
     # __int__ or __float__. The base types' own slots read the real value.
-    if _issubclass(t, bool):
+    if _issubclass(t, _bool):
         return 'true' if _int.__index__(value) else 'false'
-    if _issubclass(t, int):
+    if _issubclass(t, _int):
         return _encode_int(_int.__index__(value))
     if _issubclass(t, _float):
         return _encode_float(_float.__float__(value))

@@ -750,6 +750,17 @@ describe("the harness's state is out of reach", () => {
       expected: { kind: 'threw', message: 'PermissionError: evalrun: gc.get_referrers is not available to candidates' },
     },
     {
+      name: 'replacing builtins.bool and builtins.int does not change the kind its result is recorded as',
+      code: py`
+        import builtins
+        def f():
+            builtins.bool = int
+            builtins.int = bool
+            return [1, 0, True, 2 ** 60]
+      `,
+      expected: { kind: 'returned', json: '[1,0,true,{"$evalrun":"int","value":"1152921504606846976"}]' },
+    },
+    {
       name: "sys.stdout's methods lead to a namespace with nothing of the harness",
       code: py`
         import sys
