@@ -270,9 +270,11 @@
       }
       return out + ']';
     }
+    // A Set is recorded as a set: judged as one where a set is expected, and
+    // not mistaken for the array it is not where a list is expected.
     if (isSet(v)) {
       const it = ReflectApply(SetValues, v, []);
-      let out = '[';
+      let out = '{"$evalrun":"set","items":[';
       let first = true;
       for (;;) {
         const step = ReflectApply(IteratorNext, it, []);
@@ -281,7 +283,7 @@
         first = false;
         out += encode(step.value, ancestors, depth);
       }
-      return out + ']';
+      return out + ']}';
     }
     if (isMap(v)) {
       const it = ReflectApply(MapEntries, v, []);

@@ -102,6 +102,28 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'uniq_list',
+    params: [['xs', 'List[int]']],
+    returns: 'List[int]',
+    tests: [{ input: [[1, 2, 2]], expected: [1, 2] }],
+    answers: {
+      // A JavaScript Set is no array, as a Python set is no list.
+      js_array: { code: 'function uniq_list(xs) {\n  return [...new Set(xs)];\n}\n', passes: true, language: 'js' },
+      js_set: { code: 'function uniq_list(xs) {\n  return new Set(xs);\n}\n', passes: false, language: 'js' },
+      py_set: { code: 'def uniq_list(xs):\n    return set(xs)\n', passes: false },
+    },
+  },
+  {
+    problem: 'uniq_set',
+    params: [['xs', 'List[int]']],
+    returns: 'Set[int]',
+    tests: [{ input: [[2, 1, 2]], expected: [1, 2] }],
+    answers: {
+      js_set: { code: 'function uniq_set(xs) {\n  return new Set(xs);\n}\n', passes: true, language: 'js' },
+      py_set: { code: 'def uniq_set(xs):\n    return set(xs)\n', passes: true },
+    },
+  },
+  {
     problem: 'twice',
     params: [['n', 'int']],
     returns: 'int',
@@ -205,8 +227,10 @@ describe('verdicts as CPython gives them, through the CLI', () => {
             'space = {}',
             'exec(open(sys.argv[1]).read(), space)',
             'tests = json.loads(sys.argv[2])',
+            // A declared Set is read as a set, as evalrun reads it (VALUES.md); JSON has none.
+            `want = ${c.returns.startsWith('Set[') ? 'set' : 'lambda v: v'}`,
             // On a line of its own: an answer may write to stdout.
-            `print("\\n" + str(all(space[${JSON.stringify(name)}](*t["input"]) == t["expected"] for t in tests)))`,
+            `print("\\n" + str(all(space[${JSON.stringify(name)}](*t["input"]) == want(t["expected"]) for t in tests)))`,
           ].join('\n');
           const r = spawnSync('python3', ['-c', script, join(folders.solutions, model, c.problem, 'p.py'), JSON.stringify(c.tests)], {
             encoding: 'utf8',
