@@ -36,6 +36,11 @@ export function renderJunit(outcome: RunOutcome, write: (text: string) => void):
   });
   const total = emptyCounts();
   for (const s of suites) for (const key of Object.keys(total) as Array<keyof Counts>) total[key] += s.counts[key];
+  // A name's candidates may come in several runs (a JSON Lines file that interleaves problems):
+  // a test is labelled with its candidate whenever its name has more than one anywhere, so that
+  // no two testcases share a classname and a name.
+  const candidatesNamed = new Map<string, number>();
+  for (const s of suites) candidatesNamed.set(s.name, (candidatesNamed.get(s.name) ?? 0) + s.end - s.first);
 
   write('<?xml version="1.0" encoding="UTF-8"?>\n');
   write(`<testsuites name="${escapeXml(`evalrun ${head.mode} ${head.run_id}`, true)}" ${countAttributes(total)}>\n`);
@@ -55,10 +60,10 @@ export function renderJunit(outcome: RunOutcome, write: (text: string) => void):
     if (s === undefined) break;
     if (!open) {
       write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
-      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end));
+      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end, (candidatesNamed.get(s.name) ?? 0) > 1));
       open = true;
     }
-    const several = s.end - s.first > 1;
+    const several = (candidatesNamed.get(s.name) ?? 0) > 1;
     writeCandidate(result, s.name, several, write);
     index++;
   }
@@ -100,13 +105,13 @@ function addCounts(counts: Counts, row: CandidateRow): void {
  * the reason) and the measured figures. A suite of several candidates
  * names each by its prompt and sample, or its place in the run.
  */
-function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly CandidateRow[], first: number, end: number): string {
+function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly CandidateRow[], first: number, end: number, several: boolean): string {
   const lines: string[] = [];
   for (let i = first; i < end; i++) {
     const scored = efficiency.candidates[i];
     const row = rows[i];
     if (scored === undefined || row === undefined) continue;
-    const who = end - first > 1 ? ` [${rowLabel(row, i)}]` : '';
+    const who = several ? ` [${rowLabel(row, i)}]` : '';
     const property = (name: string, value: string): void => {
       lines.push(`      <property name="${escapeXml(`evalrun.${name}${who}`, true)}" value="${escapeXml(value, true)}"/>\n`);
     };

@@ -78,6 +78,27 @@ describe('JUnit XML', () => {
     expect(elements(doc, 'error')[3]!.textContent).toContain('SyntaxError: Unexpected token');
   });
 
+  it("tells every testcase apart by sample when a suite's samples come interleaved with other problems", () => {
+    const interleaved: SyntheticCandidate[] = [
+      { problem: 'a', model: 'm', sample: '0', tests: ['pass'] },
+      { problem: 'b', model: 'm', sample: '0', tests: ['fail'] },
+      { problem: 'a', model: 'm', sample: '1', tests: ['fail'] },
+      { problem: 'b', model: 'm', sample: '1', tests: ['pass'] },
+      { problem: 'c', model: 'm', tests: ['pass'] },
+    ];
+    const doc = new DOMParser().parseFromString(render(renderJunit, run(interleaved)), 'text/xml');
+    expect(elements(doc, 'testsuite').map((s) => s.getAttribute('name'))).toEqual(['m/a', 'm/b', 'm/a', 'm/b', 'm/c']);
+    const ids = elements(doc, 'testcase').map((c) => `${c.getAttribute('classname')} ${c.getAttribute('name')}`);
+    expect(ids).toEqual([
+      'm/a correctness#0 [sample 0]',
+      'm/b correctness#0 [sample 0]',
+      'm/a correctness#0 [sample 1]',
+      'm/b correctness#0 [sample 1]',
+      'm/c correctness#0',
+    ]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('stays well-formed and valid against a JUnit schema whatever a candidate returns', () => {
     const xml = render(
       renderJunit,
