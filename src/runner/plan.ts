@@ -1,3 +1,4 @@
+import { basename, extname } from 'node:path';
 import { selfCheckPlan, type ProblemSummary } from '../grading/candidate.js';
 import { measures } from '../grading/graders.js';
 import { selector, type Filters } from '../grading/filters.js';
@@ -150,7 +151,12 @@ export async function planCandidates(
   const byId = new Map(selected.map((p) => [p.id, p] as const));
   const valid = new Set(loaded.problems.map((p) => p.id));
   const invalidFiles = new Map<string, string>();
-  for (const bad of loaded.invalid) if (bad.id !== null && !valid.has(bad.id)) invalidFiles.set(bad.id, bad.file);
+  for (const bad of loaded.invalid) {
+    // A file that could not be read as far as its identifier (not JSON at all) is taken to be the problem its name says,
+    // so that a submission for it is skipped because that file is invalid, rather than as an unknown problem.
+    const id = bad.id ?? basename(bad.file, extname(bad.file));
+    if (!valid.has(id) && !invalidFiles.has(id)) invalidFiles.set(id, bad.file);
+  }
   const known = new Set([...valid, ...invalidFiles.keys()]);
 
   const found = await readSolutionsInWorkers(route, options.solutionsDir, known);

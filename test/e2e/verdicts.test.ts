@@ -243,3 +243,24 @@ describe('verdicts as CPython gives them, through the CLI', () => {
     RUN_MS,
   );
 });
+
+describe('a submission for a problem file that is not JSON at all', () => {
+  it(
+    'is skipped because that file is invalid, named by the file, not as an unknown problem',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-broken-'));
+      mkdirSync(join(root, 'problems'));
+      mkdirSync(join(root, 'solutions', 'm'), { recursive: true });
+      writeFileSync(join(root, 'problems', 'add.json'), '{"identifier": "add", "prompts": [],}\n');
+      writeFileSync(join(root, 'solutions', 'm', 'add.py'), 'def add(a, b):\n    return a + b\n');
+      const out = join(root, 'card.json');
+      const r = await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--no-progress']);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      expect(card.skipped_submissions).toEqual([
+        { source: join(root, 'solutions', 'm', 'add.py'), reason: `problem "add" is invalid (${join(root, 'problems', 'add.json')})` },
+      ]);
+      expect(r.stdout).toMatch(/Invalid problem files \(1\)/);
+    },
+    RUN_MS,
+  );
+});
