@@ -315,6 +315,11 @@
     }
     if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
     if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');
+    // A wrapper object (new String('ab')) is not its primitive, and its own keys would record it as
+    // something else ({"0": "a", "1": "b"}); an iterator or generator has no keys at all.
+    const wrapped = wrapperName(proto);
+    if (wrapped !== null) throw new Unserializable('returned a ' + wrapped + ' object, not the primitive it wraps');
+    if (ReflectApply(ObjectIsPrototypeOf, IteratorPrototype, [v])) throw new Unserializable('returned an iterator or generator, not its values');
     return encodeObject(v, ancestors, depth);
   }
 
@@ -346,6 +351,19 @@
   }
 
   const ObjectPrototype = Object.prototype;
+  const ObjectIsPrototypeOf = Object.prototype.isPrototypeOf;
+  const StringPrototype = String.prototype;
+  const NumberPrototype = Number.prototype;
+  const BooleanPrototype = Boolean.prototype;
+  const BigIntPrototype = BigInt.prototype;
+  // %IteratorPrototype%: every built-in iterator and every generator object inherits from it.
+  const IteratorPrototype = ReflectGetPrototypeOf(ReflectGetPrototypeOf([][Symbol.iterator]()));
+  function wrapperName(proto) {
+    if (proto === StringPrototype) return 'String';
+    if (proto === NumberPrototype) return 'Number';
+    if (proto === BooleanPrototype) return 'Boolean';
+    return proto === BigIntPrototype ? 'BigInt' : null;
+  }
   const SetSizeProbe = (v) => {
     try {
       ReflectApply(SetSize, v, []);

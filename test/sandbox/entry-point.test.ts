@@ -1,7 +1,8 @@
 /**
  * Which function a JavaScript candidate's tests call (README: `function_name`,
  * else a method of that name on a class, else the last function the code
- * defines), through the engine as a worker runs it.
+ * defines), and what becomes of a value it returns that has no JSON form,
+ * through the engine as a worker runs it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsEngine } from '../../src/engines/javascript/engine.js';
@@ -60,5 +61,29 @@ describe('the entry point of a JavaScript candidate', () => {
     const out = await ran(code, [[0]]);
     expect(out.entryPoint).toBe('method Base.f');
     expect(values(out.tests)).toEqual(['base']);
+  });
+});
+
+describe('a JavaScript value with no JSON form', () => {
+  it('is an error that says what it is: a wrapper object, an iterator, a generator', async () => {
+    const code = [
+      'function f(k) {',
+      '  if (k === 0) return new String("ab");',
+      '  if (k === 1) return new Number(1);',
+      '  if (k === 2) return (function* () { yield 1; })();',
+      '  if (k === 3) return [1, 2].values();',
+      '  if (k === 4) return new Map([[1, 2]]).keys();',
+      '  return Object(1n);',
+      '}',
+    ].join('\n');
+    const out = await ran(code, [[0], [1], [2], [3], [4], [5]]);
+    expect(out.tests.map((t) => (t.kind === 'unserializable' ? t.message : t.kind))).toEqual([
+      'returned a String object, not the primitive it wraps',
+      'returned a Number object, not the primitive it wraps',
+      'returned an iterator or generator, not its values',
+      'returned an iterator or generator, not its values',
+      'returned an iterator or generator, not its values',
+      'returned a BigInt object, not the primitive it wraps',
+    ]);
   });
 });
