@@ -780,21 +780,31 @@ def _read_arguments(text):
     return value
 
 
-class _AllDigits:
-    # The harness's own reading and writing of ints is not bound by
-    # sys.int_max_str_digits, which guards parsing of untrusted text: the
-    # wire's integers are exact at any size. The candidate's limit, whatever
-    # it set it to, is back in force as soon as the harness is done.
-    def __enter__(self):
-        self.limit = _get_int_digits()
-        _set_int_digits(0)
-
-    def __exit__(self, *exc):
-        _set_int_digits(self.limit)
-        return False
+# The harness's own reading and writing of ints is not bound by
+# sys.int_max_str_digits, which guards parsing of untrusted text: the wire's
+# integers are exact at any size. The candidate's limit, whatever it set it
+# to, is back in force as soon as the harness is done. Functions and a
+# try/finally, not a class: a class the harness defines is in
+# object.__subclasses__(), and its methods' __globals__ would be the
+# harness's own namespace.
 
 
-_all_digits = _AllDigits()
+def _read_all_digits(text):
+    limit = _get_int_digits()
+    _set_int_digits(0)
+    try:
+        return _read_arguments(text)
+    finally:
+        _set_int_digits(limit)
+
+
+def _encode_all_digits(value):
+    limit = _get_int_digits()
+    _set_int_digits(0)
+    try:
+        return _encode(value, 0, [])
+    finally:
+        _set_int_digits(limit)
 
 
 _test_args = [None]
@@ -830,8 +840,7 @@ def begin_test(args_text):
     if target is None:
         return 'tno candidate is loaded'
     try:
-        with _all_digits:
-            args = _read_arguments(args_text)
+        args = _read_all_digits(args_text)
     except _BaseException as exc:
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
@@ -857,8 +866,7 @@ def end_test():
             return 'm' + _memory_message(exc)
         return 't' + _describe(exc)
     try:
-        with _all_digits:
-            text = _encode(result, 0, [])
+        text = _encode_all_digits(result)
     except _Unencodable as exc:
         return 'u' + exc.args[0]
     except _RecursionError:

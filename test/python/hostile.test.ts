@@ -761,6 +761,29 @@ describe("the harness's state is out of reach", () => {
       expected: { kind: 'returned', json: '[1,0,true,{"$evalrun":"int","value":"1152921504606846976"}]' },
     },
     {
+      name: 'no method of any class leads to the harness namespace (object.__subclasses__, every function in a class)',
+      code: py`
+        def f():
+            seen, found, todo = set(), [], [object]
+            while todo:
+                cls = todo.pop()
+                if cls in seen:
+                    continue
+                seen.add(cls)
+                try:
+                    todo.extend(type.__subclasses__(cls))
+                except TypeError:
+                    pass
+                for member in list(vars(cls).values()):
+                    for fn in (member, getattr(member, '__func__', None), getattr(member, 'fget', None)):
+                        names = getattr(fn, '__globals__', None)
+                        if isinstance(names, dict) and ('_DENIED_EVENTS' in names or 'end_test' in names):
+                            found.append(cls.__name__)
+            return [len(seen) > 100, sorted(set(found))]
+      `,
+      expected: { kind: 'returned', json: '[true,[]]' },
+    },
+    {
       name: "sys.stdout's methods lead to a namespace with nothing of the harness",
       code: py`
         import sys
