@@ -513,6 +513,8 @@
     installFixedClock(epochMs);
     // WebAssembly memory is not counted by the isolate's heap limit.
     delete G.WebAssembly;
+    // An isolate has no event loop for its waiters: V8 aborts the whole worker process when one is made.
+    if (typeof Atomics === 'object') delete Atomics.waitAsync;
 
     const moduleObject = { exports: {} };
     const moduleRecord = { module: moduleObject, originalExports: moduleObject.exports };

@@ -60,11 +60,12 @@ function objectKeyCanon(judge: Judge, key: string, keyType: TypeNode): string {
     const literal = parsePythonLiteral(key);
     return literal.ok ? keyCanon(judge, literal.value, keyType) : `s${key}`;
   }
-  const canonical = keyCanonicaliser(keyType)(key);
   if (keyType.kind === 'int' || keyType.kind === 'float') {
-    const n = Number(canonical);
-    return Number.isNaN(n) && canonical !== 'NaN' ? `s${key}` : keyCanon(judge, n, keyType);
+    // A property name stands for the number whose name it is, as `c[1]` finds only "1": " 0x1", "01" or "1.0" is another key.
+    const n = Number(key);
+    return String(n) === key ? keyCanon(judge, n, keyType) : `s${key}`;
   }
+  const canonical = keyCanonicaliser(keyType)(key);
   if (keyType.kind === 'bool') return canonical === 'true' || canonical === 'false' ? keyCanon(judge, canonical === 'true', keyType) : `s${key}`;
   return canonical === 'null' ? 'N' : `s${key}`;
 }

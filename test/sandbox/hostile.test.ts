@@ -145,6 +145,17 @@ const cases: Case[] = [
     loadError: /threw while loading: WebAssembly is not defined/,
   },
   {
+    name: 'an asynchronous waiter on shared memory is not available (V8 would abort the worker)',
+    code: 'Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);\nfunction add(a, b) { return a + b; }',
+    verdicts: [],
+    loadError: /threw while loading: Atomics\.waitAsync is not a function/,
+  },
+  {
+    name: 'an asynchronous waiter inside a test is not available either',
+    code: 'function add(a, b) { Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); return a + b; }',
+    verdicts: ['error'],
+  },
+  {
     name: 'only the memory-hungry test is blamed',
     code: 'function add(a, b) { if (a === 2) { const xs = []; for (;;) xs.push([a, b, xs.length]); } return a + b; }',
     tests: [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Comparison, compareValues, DEFAULT_TOLERANCE, type Equality } from '../../src/values/compare.js';
-import { floatTag, floatValue, pySet, tuple } from '../../src/values/py-tags.js';
+import { dict, floatTag, floatValue, pySet, tuple } from '../../src/values/py-tags.js';
 import { parseType } from '../../src/values/type-grammar.js';
 import type { TypeNode, Value } from '../../src/values/type-node.js';
 
@@ -360,6 +360,29 @@ describe('compareValues: dicts', () => {
     [{ a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }, 'Dict[str, Dict[str, Dict[str, int]]]', differs('$.a.b.c', 'expected 1, got 2')],
   ])('%j vs %j as %s', (expected, actual, type, result) => {
     expect(compare(expected, actual, type)).toEqual(result);
+  });
+});
+
+describe('compareValues: a JavaScript object for a dict with number keys', () => {
+  // Property names stand for numbers only as JavaScript names them: c[1] finds "1", not " 0x1", "01" or "1.0".
+  it.each<[Value, Comparison]>([
+    [{ '1': 'x', '2': 'y' }, equal],
+    [{ ' 0x1': 'x', '2': 'y' }, differs('$', 'missing key 1')],
+    [{ '01': 'x', '2': 'y' }, differs('$', 'missing key 1')],
+    [{ '1.0': 'x', '2': 'y' }, differs('$', 'missing key 1')],
+    [{ '+1': 'x', '2': 'y' }, differs('$', 'missing key 1')],
+  ])('%j', (actual, result) => {
+    expect(
+      compareWith(
+        dict([
+          [1, 'x'],
+          [2, 'y'],
+        ]),
+        actual,
+        'Dict[int, str]',
+        'javascript',
+      ),
+    ).toEqual(result);
   });
 });
 
