@@ -557,7 +557,13 @@ def begin_load(code, function_name, seed):
         return 'm' + _describe(exc)
     except _BaseException as exc:
         return 'load-error does not compile: ' + _describe(exc)
-    ns = {'__name__': CANDIDATE_MODULE, '__builtins__': _CANDIDATE_BUILTINS[0]}
+    # A module in sys.modules, as an imported file is: dataclasses reads a
+    # string annotation (`from __future__ import annotations`) through
+    # sys.modules[cls.__module__], and pickle finds classes there too.
+    module = _ModuleType(CANDIDATE_MODULE)
+    ns = module.__dict__
+    ns['__builtins__'] = _CANDIDATE_BUILTINS[0]
+    _sys.modules[CANDIDATE_MODULE] = module
     _candidate['ns'] = ns
     _random.seed(seed)
     # Armed until the interpreter's memory is restored for the next candidate.

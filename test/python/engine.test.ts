@@ -103,6 +103,27 @@ describe('entry point (the reference framework rules)', () => {
     expect(returned(await engine.run(pyJob(code, [[[1, 1, 5]]])))).toEqual([{ top: 5, sqrt: 4, count: 2 }]);
   });
 
+  it('loads the code as a module in sys.modules, as an imported file is: string annotations in dataclasses, pickling its own classes', async () => {
+    const code = py`
+      from __future__ import annotations
+      import pickle, sys
+      from dataclasses import dataclass
+
+      @dataclass
+      class Node:
+          value: int
+          next: "Node | None" = None
+
+      def f(n):
+          head = None
+          for v in range(n):
+              head = Node(v, head)
+          again = pickle.loads(pickle.dumps(head))
+          return [again.value, again.next.value, sys.modules[__name__].Node is Node]
+    `;
+    expect(returned(await engine.run(pyJob(code, [[3]])))).toEqual([[2, 1, true]]);
+  });
+
   it('gives the standard streams what code commonly asks of them: a pipe with nothing on it', async () => {
     const code = py`
       import sys
