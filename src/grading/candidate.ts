@@ -160,7 +160,9 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   if (submission.text.kind !== 'inline') throw new Error(`the text of ${candidate.source} was not read before grading it`);
   const raw = submission.text.raw;
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
-  const extracted = candidate.extract ? extractCode(raw) : { code: raw, fenceLanguage: null };
+  const generic = genericized(problem, candidate.promptId);
+  const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
+  const extracted = candidate.extract ? extractCode(raw, names) : { code: raw, fenceLanguage: null };
   return {
     problem,
     modelId: candidate.modelId,
@@ -171,7 +173,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     code: extracted.code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
-    functionName: calledName(problem, candidate.promptId, extracted.code),
+    functionName: generic && DEFINES_GENERIC.test(extracted.code) ? GENERIC_FUNCTION_NAME : problem.functionName,
     suites: [problem.correctness],
   };
 }
@@ -181,16 +183,16 @@ export const GENERIC_FUNCTION_NAME = 'function';
 const DEFINES_GENERIC = /^(?:async[ \t]+)?def[ \t]+function[ \t]*\(/m;
 
 /**
- * The function to call: `function_name`, or, for a prompt with `genericize`
- * that showed the model `function(a, b, ...)`, that generic function when
- * the code defines it at top level (in Python; `function` cannot name one
- * in JavaScript). Otherwise the harness's fallback rules find the function
- * (a helper defined after it would be the last one), and the scorecard says
+ * Whether the prompt showed the model `function(a, b, ...)` for
+ * `function_name`. The function called is then that generic one when the
+ * code defines it at top level (in Python; `function` cannot name one in
+ * JavaScript); otherwise the harness's fallback rules find the function (a
+ * helper defined after it would be the last one), and the scorecard says
  * which rule did.
  */
-function calledName(problem: PreparedProblem, promptId: string | null, code: string): string {
+function genericized(problem: PreparedProblem, promptId: string | null): boolean {
   const prompt = promptId === null ? undefined : problem.problem.prompts.find((p) => p.prompt_id === promptId);
-  return prompt?.genericize === true && DEFINES_GENERIC.test(code) ? GENERIC_FUNCTION_NAME : problem.functionName;
+  return prompt?.genericize === true;
 }
 
 /** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */

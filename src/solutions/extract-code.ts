@@ -2,10 +2,14 @@
  * Turns a model's answer into the code to run.
  *
  * Fenced answers: the content of the LAST fenced block (``` or ~~~, any
- * indentation, CommonMark closing rules) is the answer, because the reference
- * framework tells models to end with the solution in a fence; an empty last
- * block defers to the last non-empty one. An unterminated final fence runs to
- * the end of the text. The fence's indentation is removed from its lines.
+ * indentation, CommonMark closing rules) that defines the function asked
+ * for is the answer, because the reference framework tells models to end
+ * with the solution in a fence, and models often follow it with a block
+ * that only calls it ("Example usage:") or shows a command or its output.
+ * When no block defines one of `names`, it is the last block whose info
+ * string names no command or output language (`bash`, `text`, `output`...),
+ * and failing that the last non-empty block. An unterminated final fence
+ * runs to the end of the text. The fence's indentation is removed from its lines.
  * When code comes first and then a bare fence (a completion model closing the
  * block its prompt opened), the text before that fence is a block too.
  *
@@ -15,7 +19,8 @@
  * middle is touched. When that would leave nothing, the text is kept, so the
  * engine's error shows what the model said.
  *
- * Both: line endings become `\n`, a byte-order mark is removed, blank lines at
+ * Both: a reasoning model's thinking (up to the last `</think>`) is not
+ * part of the answer; line endings become `\n`, a byte-order mark is removed, blank lines at
  * either end are dropped and indentation common to every line is removed
  * (so an indented answer is valid Python).
  */
@@ -36,17 +41,67 @@ interface FencedBlock {
 const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
 const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
-export function extractCode(raw: string): ExtractedCode {
-  const lines = raw
+/** `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too). */
+export function extractCode(raw: string, names: readonly string[] = []): ExtractedCode {
+  const lines = afterThinking(raw)
     .replace(/^\uFEFF/, '')
     .replace(/\r\n?/g, '\n')
     .split('\n');
-  const blocks = findFencedBlocks(lines);
-  const answer = [...blocks].reverse().find((b) => b.lines.some((l) => l.trim() !== '')) ?? blocks[blocks.length - 1];
+  const answer = chooseBlock(findFencedBlocks(lines), names);
   if (answer !== undefined) {
     return { code: tidy(answer.lines), fenced: true, fenceLanguage: answer.language };
   }
   return { code: tidy(stripSurroundingProse(lines)), fenced: false, fenceLanguage: null };
+}
+
+/** A reasoning model's answer follows its thinking: drafts inside `<think>…</think>` are not the answer. */
+function afterThinking(raw: string): string {
+  const end = raw.toLowerCase().lastIndexOf(THINK_END);
+  return end < 0 ? raw : raw.slice(end + THINK_END.length);
+}
+
+const THINK_END = '</think>';
+
+/** Info strings of blocks that show a command, its output or data: never the answer. */
+const NOT_CODE = new Set([
+  'bash',
+  'sh',
+  'shell',
+  'zsh',
+  'console',
+  'shell-session',
+  'cmd',
+  'powershell',
+  'text',
+  'txt',
+  'plaintext',
+  'output',
+  'stdout',
+  'log',
+  'json',
+  'yaml',
+  'csv',
+  'diff',
+]);
+
+function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): FencedBlock | undefined {
+  const filled = blocks.filter((b) => b.lines.some((l) => l.trim() !== ''));
+  const code = filled.filter((b) => b.language === null || !NOT_CODE.has(b.language));
+  const patterns = names.map(definitionOf);
+  const defining = code.filter((b) => b.lines.some((line) => patterns.some((p) => p.test(line))));
+  return defining.at(-1) ?? code.at(-1) ?? filled.at(-1) ?? blocks.at(-1);
+}
+
+/**
+ * A line that defines `name` in Python, JavaScript or TypeScript: `def name(`,
+ * `function name(`, `const name =`, `name = lambda`, a method `name(...) {`.
+ * A line that only calls it (`print(name(3))`, `name(3);`) does not.
+ */
+function definitionOf(name: string): RegExp {
+  const n = name.replace(/[$]/g, '\\$&');
+  return new RegExp(
+    `(?:\\bdef\\s+${n}\\s*\\()|(?:\\bfunction\\s*\\*?\\s*${n}\\s*[(<])|(?:\\b(?:const|let|var)\\s+${n}\\b)|(?:^\\s*${n}\\s*=(?!=))|(?:^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{\\s*$)`,
+  );
 }
 
 function findFencedBlocks(lines: readonly string[]): FencedBlock[] {

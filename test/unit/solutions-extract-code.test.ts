@@ -30,6 +30,54 @@ describe('extractCode with fenced blocks', () => {
     expect(extractCode(raw)).toEqual({ code: 'function f(a: number): number { return a + 1 }', fenced: true, fenceLanguage: 'ts' });
   });
 
+  it('takes the last block that defines the function, not a later block that only calls it or shows a command or output', () => {
+    const solution = `${fence}python\ndef gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n${fence}`;
+    const js = `${fence}javascript\nfunction gcd(a, b) {\n  return b === 0 ? a : gcd(b, a % b);\n}\n${fence}`;
+    const code = 'def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a';
+    for (const after of [
+      `Example usage:\n${fence}python\nprint(gcd(12, 18))\n${fence}`,
+      `Output:\n${fence}\n6\n${fence}`,
+      `Run it with:\n${fence}bash\npython gcd.py\n${fence}`,
+      `Tests:\n${fence}python\nassert gcd(12, 18) == 6\nresult = gcd(4, 6)\n${fence}`,
+    ]) {
+      expect(extractCode(`Here it is:\n${solution}\n${after}`, ['gcd']).code).toBe(code);
+    }
+    expect(extractCode(`${js}\nUsage:\n${fence}js\nconsole.log(gcd(12, 18));\ngcd(4, 6);\n${fence}`, ['gcd']).code).toBe(
+      'function gcd(a, b) {\n  return b === 0 ? a : gcd(b, a % b);\n}',
+    );
+    // A later block that defines it again is the model's improved answer.
+    const better = `${solution}\nShorter:\n${fence}python\nimport math\ndef gcd(a, b):\n    return math.gcd(a, b)\n${fence}`;
+    expect(extractCode(better, ['gcd']).code).toBe('import math\ndef gcd(a, b):\n    return math.gcd(a, b)');
+    // No block defines the name (the model renamed it): the last block in a code language, as before.
+    expect(extractCode(`${solution}\n${fence}python\ndef other(x):\n    return x\n${fence}\n${fence}text\n6\n${fence}`, ['lcm']).code).toBe(
+      'def other(x):\n    return x',
+    );
+  });
+
+  it('finds the definition in the forms Python, JavaScript and TypeScript write it', () => {
+    const usage = `${fence}\nf(3)\n${fence}`;
+    for (const def of [
+      'def f(x): return x',
+      'async def f(x): return x',
+      'f = lambda x: x',
+      'function f(x) { return x; }',
+      'function* f(x) {}',
+      'const f = (x) => x;',
+      'export function f<T>(x: T): T { return x; }',
+      'class S {\n  f(x) {\n    return x;\n  }\n}',
+      'class S {\n  static f(x: number): number {\n    return x;\n  }\n}',
+    ]) {
+      expect(extractCode(`${fence}\n${def}\n${fence}\n${usage}`, ['f']).code, def).toBe(def);
+    }
+  });
+
+  it('grades what a reasoning model answers after its thinking, not a draft inside it', () => {
+    const raw = `<think>\nMaybe:\n${fence}python\ndef f(x):\n    return x - 1\n${fence}\nNo, plus one.\n</think>\ndef f(x):\n    return x + 1\n`;
+    expect(extractCode(raw, ['f'])).toEqual({ code: 'def f(x):\n    return x + 1', fenced: false, fenceLanguage: null });
+    const fenced = `<THINK>draft</THINK>\n${fence}python\ndef f(x):\n    return x + 1\n${fence}`;
+    expect(extractCode(fenced, ['f']).code).toBe('def f(x):\n    return x + 1');
+  });
+
   it('skips an empty last block for the last one with code', () => {
     const raw = `${fence}js\nconst x = 1;\n${fence}\n${fence}\n\n${fence}`;
     expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: 'js' });
