@@ -330,8 +330,14 @@ function isProseLine(line: string): boolean {
   const text = line.trim();
   if (text === '' || /"""|'''|\*\/|\/\/|[#\\{}[\]=;<>]/.test(text)) return false;
   if (count(text, '"') % 2 === 1 || count(text, '`') % 2 === 1) return false;
+  if (HEADING.test(text) && !COLON_KEYWORDS.has(text.replace(/[^A-Za-z]/g, ''))) return true;
+  // Inline code that starts a sentence (`gcd` returns...) reads as one word; a tagged template (tag`x`) does not.
+  const tokens = text.replace(/(^|\s)`[^`]+`/g, '$1code').split(/\s+/);
+  // After a list item's marker or an opening parenthesis, two names side by side are no more code than at the start.
+  if (LIST_MARKER.test(tokens[0] as string)) tokens.shift();
+  else if ((tokens[0] as string).startsWith('(')) tokens[0] = (tokens[0] as string).slice(1);
   const words: string[] = [];
-  for (const token of text.split(/\s+/)) {
+  for (const token of tokens) {
     const contraction = CONTRACTION.exec(token);
     if (contraction !== null && isPlainName(contraction[1] as string)) return true;
     if (BARE_WORD.test(token)) {
@@ -339,9 +345,15 @@ function isProseLine(line: string): boolean {
       continue;
     }
     // `the code:` is as impossible as `the code`: punctuation after the second
-    // name cannot join the two. It does end the run (`a, b` and `a. b` are code).
+    // name cannot join the two. It does end the run (`a, b` and `a. b` are code),
+    // except after a capitalised `Word:` (`Note: the result`), which neither an
+    // annotation nor a label can be followed by two names.
     const unpunctuated = token.replace(/[.,:!?]$/, '');
     if (BARE_WORD.test(unpunctuated)) words.push(unpunctuated);
+    if (words.length === 1 && /^[A-Z][A-Za-z]*:$/.test(token)) {
+      words.length = 0;
+      continue;
+    }
     break;
   }
   for (let i = 0; i + 1 < words.length; i++) {
@@ -349,6 +361,18 @@ function isProseLine(line: string): boolean {
   }
   return false;
 }
+
+/**
+ * A line that is one word with an exclamation mark or a full stop (`Sure!`,
+ * `Certainly.`), or a capitalised or emphasised heading ending in a colon
+ * (`Solution:`, `**Explanation:**`): a syntax error in Python, and in
+ * JavaScript either one too or a label that nothing uses.
+ */
+const HEADING = /^(?:[A-Za-z][A-Za-z']*[!.]|(?:\*\*|__|\*|_)?[A-Z][A-Za-z' ]{0,40}:(?:\*\*|__|\*|_)?|(?:\*\*|__)[A-Za-z][A-Za-z' ]{0,40}[:!.]?(?:\*\*|__))$/;
+/** Words that end a line with a colon in code: `else:`, `try:`, `finally:`, `except:`, `default:`. */
+const COLON_KEYWORDS = new Set(['else', 'try', 'finally', 'except', 'default']);
+/** A Markdown list item's marker: `-`, `*`, `+`, `1.`, `1)`. */
+const LIST_MARKER = /^(?:[-*+]|\d+[.)])$/;
 
 /** A name that is neither a keyword (`return'x'` is valid) nor a Python string prefix. */
 function isPlainName(stem: string): boolean {

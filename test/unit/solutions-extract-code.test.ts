@@ -163,7 +163,7 @@ describe('extractCode without fences', () => {
   it('keeps lines that could be code, however prose-like', () => {
     const cases = [
       'Foo is not None', // a Python expression statement
-      'Solution:', // a JavaScript label
+      'outer:', // a JavaScript label
       'print the_result', // Python 2 print statement
       'x = compute(a, b)',
       '# Here is the function', // a comment
@@ -180,6 +180,26 @@ describe('extractCode without fences', () => {
     ];
     for (const line of cases) {
       expect(extractCode(`${line}\nfoo()\n${line}`).code, line).toBe(`${line}\nfoo()\n${line}`);
+    }
+  });
+
+  it('drops the one-line openers, headings, lists and notes that chat models put around unfenced code', () => {
+    const code = 'def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a';
+    for (const [before, after] of [
+      ['Sure!', 'Explanation:'],
+      ['Certainly.', '1. The loop keeps the remainder.\n2. It stops at zero.'],
+      ['Solution:', '- Uses Euclid’s method\n- Runs in logarithmic time'],
+      ['**Solution:**', '`gcd` returns the greatest common divisor.'],
+      ['Okay!', '(which is the fastest way)'],
+      ['Answer:', 'Note: the result is never negative.'],
+    ]) {
+      expect(extractCode(`${before}\n${code}\n${after}`).code, `${before} / ${after}`).toBe(code);
+    }
+  });
+
+  it('keeps code that starts or ends like a heading: else, try, finally, except and default lines', () => {
+    for (const code of ['try:\n    import numpy\nexcept ImportError:\n    numpy = None\ndef f(x):\n    return x', 'def f(x):\n    return x\nf.cache = None']) {
+      expect(extractCode(code).code).toBe(code);
     }
   });
 
