@@ -481,7 +481,8 @@
     // A method of a class, as in `class Solution { twoSum(nums, target) {} }`.
     for (let i = 0; i < topLevelNames.length; i++) {
       const owner = lookupBinding(topLevelNames[i]);
-      if (typeof owner !== 'function' || !isClass(owner) || name === 'constructor') continue;
+      // A class whose constructor takes arguments cannot be made without them: its method is not the entry point.
+      if (typeof owner !== 'function' || !isClass(owner) || name === 'constructor' || owner.length > 0) continue;
       const method = ownFunction(ownValue(owner, 'prototype'), name);
       if (method) return [onNewInstance(owner, method), undefined, 'method ' + topLevelNames[i] + '.' + name];
     }

@@ -173,7 +173,10 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     code: extracted.code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
-    functionName: generic && DEFINES_GENERIC.test(extracted.code) ? GENERIC_FUNCTION_NAME : problem.functionName,
+    functionName:
+      generic && DEFINES_GENERIC.test(extracted.code) && !definesAtTopLevel(extracted.code, problem.functionName)
+        ? GENERIC_FUNCTION_NAME
+        : problem.functionName,
     suites: [problem.correctness],
   };
 }
@@ -181,6 +184,11 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
 /** The name a genericized prompt shows the model in place of `function_name`. */
 export const GENERIC_FUNCTION_NAME = 'function';
 const DEFINES_GENERIC = /^(?:async[ \t]+)?def[ \t]+function[ \t]*\(/m;
+
+/** Whether Python code defines `name` at top level (then it is the function asked for, whatever else is there). */
+function definesAtTopLevel(code: string, name: string): boolean {
+  return new RegExp(`^(?:async[ \\t]+)?def[ \\t]+${name.replace(/[$]/g, '\\$&')}[ \\t]*\\(`, 'm').test(code);
+}
 
 /**
  * Whether the prompt showed the model `function(a, b, ...)` for

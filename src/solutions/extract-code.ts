@@ -56,7 +56,9 @@ export function extractCode(raw: string, names: readonly string[] = []): Extract
 
 /** A reasoning model's answer follows its thinking: drafts inside `<think>…</think>` are not the answer. */
 function afterThinking(raw: string): string {
-  const end = raw.toLowerCase().lastIndexOf(THINK_END);
+  // Only a block the answer opens with: `'</think>'` may well be a string in the code itself.
+  if (!/^\s*<think>/i.test(raw)) return raw;
+  const end = raw.toLowerCase().indexOf(THINK_END);
   return end < 0 ? raw : raw.slice(end + THINK_END.length);
 }
 
@@ -88,8 +90,24 @@ function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): 
   const filled = blocks.filter((b) => b.lines.some((l) => l.trim() !== ''));
   const code = filled.filter((b) => b.language === null || !NOT_CODE.has(b.language));
   const patterns = names.map(definitionOf);
-  const defining = code.filter((b) => b.lines.some((line) => patterns.some((p) => p.test(line))));
-  return defining.at(-1) ?? code.at(-1) ?? filled.at(-1) ?? blocks.at(-1);
+  const defines = (b: FencedBlock): boolean => b.lines.some((line) => patterns.some((p) => p.test(line)));
+  const last = code.at(-1);
+  // A last block that defines a function of another name and does not call the one asked for is the
+  // answer under a new name (the harness then calls the last function it defines); one that only
+  // calls it, or tests it, is not.
+  if (last !== undefined && !defines(last) && definesSomething(last) && !names.some((name) => callOf(name).test(last.lines.join('\n')))) return last;
+  return code.filter(defines).at(-1) ?? last ?? filled.at(-1) ?? blocks.at(-1);
+}
+
+function definesSomething(block: FencedBlock): boolean {
+  return block.lines.some((line) => ANY_DEFINITION.test(line));
+}
+
+const ANY_DEFINITION =
+  /(?:^\s*(?:async\s+)?def\s+\w+\s*\()|(?:\bfunction\s*\*?\s*[\w$]+\s*[(<])|(?:^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*=>|[\w$]+\s*=>))|(?:^\s*(?:export\s+)?class\s+\w+)/;
+
+function callOf(name: string): RegExp {
+  return new RegExp(`(?:^|[^\\w$.])${name.replace(/[$]/g, '\\$&')}\\s*\\(`);
 }
 
 /**
@@ -100,7 +118,7 @@ function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): 
 function definitionOf(name: string): RegExp {
   const n = name.replace(/[$]/g, '\\$&');
   return new RegExp(
-    `(?:\\bdef\\s+${n}\\s*\\()|(?:\\bfunction\\s*\\*?\\s*${n}\\s*[(<])|(?:\\b(?:const|let|var)\\s+${n}\\b)|(?:^\\s*${n}\\s*=(?!=))|(?:^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{\\s*$)`,
+    `(?:\\bdef\\s+${n}\\s*\\()|(?:\\bfunction\\s*\\*?\\s*${n}\\s*[(<])|(?:\\b(?:const|let|var)\\s+${n}\\b)|(?:^\\s*${n}\\s*=(?!=))|(?:^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{)|(?:^\\s*from\\s+[\\w.]+\\s+import\\s+.*\\b${n}\\b)|(?:^\\s*import\\s+.*\\bas\\s+${n}\\b)`,
   );
 }
 

@@ -24,7 +24,7 @@ interface Case {
   /** The prompt shows the model `function(a, b, ...)`. */
   genericize?: boolean;
   /** By model: the code, and whether CPython's == passes every test. */
-  answers: Record<string, { code: string; passes: boolean; language?: 'py' | 'js' }>;
+  answers: Record<string, { code: string; passes: boolean; language?: 'py' | 'js'; call?: string }>;
 }
 
 const CASES: Case[] = [
@@ -99,6 +99,8 @@ const CASES: Case[] = [
     answers: {
       // The prompt showed `function(a, b)`; a helper defined after it is not the function asked for.
       generic: { code: 'def function(a, b):\n    return helper(a) + b\n\ndef helper(x):\n    return x\n', passes: true },
+      // Defining the name asked for as well, the code says which function it is; its `function` is something else.
+      named: { code: 'def add(a, b):\n    return a + b\n\ndef function(f):\n    return f\n', passes: true, call: 'add' },
     },
   },
   {
@@ -198,6 +200,7 @@ describe('verdicts as CPython gives them, through the CLI', () => {
     async () => {
       const { card } = await graded;
       expect(found(card, 'add', 'generic').entry_point).toBe('name:function');
+      expect(found(card, 'add', 'named').entry_point).toBe('name:add');
       expect(found(card, 'twice', 'js_class').entry_point).toBe('method Solution.twice');
     },
     RUN_MS,
@@ -221,7 +224,7 @@ describe('verdicts as CPython gives them, through the CLI', () => {
       for (const c of CASES) {
         for (const [model, answer] of Object.entries(c.answers)) {
           if ((answer.language ?? 'py') !== 'py') continue;
-          const name = c.genericize === true ? 'function' : c.problem;
+          const name = answer.call ?? (c.genericize === true ? 'function' : c.problem);
           const script = [
             'import json, sys',
             'space = {}',

@@ -56,6 +56,14 @@ describe('the entry point of a JavaScript candidate', () => {
     expect(second?.kind === 'threw' ? second.message : '').toMatch(/second/);
   });
 
+  it('passes over a class whose constructor takes arguments, for the function that makes one', async () => {
+    const code =
+      'class WordCounter {\n  constructor(text) { this.text = text; }\n  f() { return this.text.split(" ").length; }\n}\nfunction countWords(text) { return new WordCounter(text).f(); }';
+    const out = await ran(code, [['a b c']]);
+    expect(out.entryPoint).toBe('last top-level function:countWords');
+    expect(values(out.tests)).toEqual([3]);
+  });
+
   it('finds an inherited method only through a class that defines it', async () => {
     const code = 'class Base { f(x) { return "base"; } }\nclass Child extends Base {}';
     const out = await ran(code, [[0]]);

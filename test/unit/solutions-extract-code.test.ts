@@ -54,6 +54,27 @@ describe('extractCode with fenced blocks', () => {
     );
   });
 
+  it('takes a last block that defines the function under another name, or imports it, over an earlier stub or draft', () => {
+    const stub = `You gave:\n${fence}python\ndef gcd(a, b):\n    pass\n${fence}`;
+    const renamed = `${fence}python\ndef greatest_common_divisor(a, b):\n    return a if b == 0 else greatest_common_divisor(b, a % b)\n${fence}`;
+    expect(extractCode(`${stub}\nHere it is:\n${renamed}`, ['gcd']).code).toMatch(/^def greatest_common_divisor/);
+    const draft = `${fence}python\ndef gcd(a, b):\n    return a * b\n${fence}`;
+    expect(extractCode(`${draft}\nOr just use the builtin:\n${fence}python\nfrom math import gcd\n${fence}`, ['gcd']).code).toBe('from math import gcd');
+    // A test block that defines a function of its own still calls the one asked for: it is not the answer.
+    const tests = `${fence}python\ndef test_gcd():\n    assert gcd(12, 18) == 6\n${fence}`;
+    expect(extractCode(`${draft}\n${tests}`, ['gcd']).code).toBe('def gcd(a, b):\n    return a * b');
+    // A method written on one line, in a later block, is a definition.
+    const js = `${fence}js\nfunction gcd(a, b) { return a * b; }\n${fence}\nFixed:\n${fence}js\nclass Solution {\n  gcd(a, b) { return b ? this.gcd(b, a % b) : a; }\n}\n${fence}`;
+    expect(extractCode(js, ['gcd']).code).toMatch(/^class Solution/);
+  });
+
+  it('keeps a </think> that is part of the code: only a think block the answer opens with is dropped', () => {
+    const code = "TAG = '</think>'\ndef f(s):\n    return s.rfind(TAG)";
+    expect(extractCode(code, ['f']).code).toBe(code);
+    expect(extractCode(`${fence}python\n${code}\n${fence}`, ['f']).code).toBe(code);
+    expect(extractCode(`<think>plan</think>\n${code}`, ['f']).code).toBe(code);
+  });
+
   it('finds the definition in the forms Python, JavaScript and TypeScript write it', () => {
     const usage = `${fence}\nf(3)\n${fence}`;
     for (const def of [
