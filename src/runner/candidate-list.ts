@@ -107,11 +107,7 @@ export class SubmissionPlan implements CandidateList {
 
   /** Makes room for `submissions` submissions in all, when the planner knows how many may come: the columns are then made once. */
   expect(submissions: number): void {
-    if (submissions <= this.partOf.length) return;
-    this.partOf = grown(this.partOf, submissions);
-    this.rowOf = grown(this.rowOf, submissions);
-    this.sampleOf = grown(this.sampleOf, submissions);
-    this.problemOf = grown(this.problemOf, submissions);
+    if (submissions > this.partOf.length) this.resize(submissions);
   }
 
   /** Every submission is planned: the room kept for more is given back. */
@@ -190,17 +186,19 @@ export class SubmissionPlan implements CandidateList {
       this.problemPlaces.set(problem, place);
     }
     const at = this.count;
-    if (at === this.partOf.length) {
-      this.partOf = grown(this.partOf, at * 2);
-      this.rowOf = grown(this.rowOf, at * 2);
-      this.sampleOf = grown(this.sampleOf, at * 2);
-      this.problemOf = grown(this.problemOf, at * 2);
-    }
+    if (at === this.partOf.length) this.resize(at * 2);
     this.partOf[at] = part;
     this.rowOf[at] = row;
     this.sampleOf[at] = sample;
     this.problemOf[at] = place;
     this.count = at + 1;
+  }
+
+  private resize(capacity: number): void {
+    this.partOf = grown(this.partOf, capacity);
+    this.rowOf = grown(this.rowOf, capacity);
+    this.sampleOf = grown(this.sampleOf, capacity);
+    this.problemOf = grown(this.problemOf, capacity);
   }
 
   private reference(rank: number): Candidate {
