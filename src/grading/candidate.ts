@@ -174,7 +174,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
     functionName:
-      generic && DEFINES_GENERIC.test(extracted.code) && !definesAtTopLevel(extracted.code, problem.functionName)
+      generic && definesAtTopLevel(extracted.code, GENERIC_FUNCTION_NAME) && !definesAtTopLevel(extracted.code, problem.functionName)
         ? GENERIC_FUNCTION_NAME
         : problem.functionName,
     suites: [problem.correctness],
@@ -183,8 +183,6 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
 
 /** The name a genericized prompt shows the model in place of `function_name`. */
 export const GENERIC_FUNCTION_NAME = 'function';
-const DEFINES_GENERIC = /^(?:async[ \t]+)?def[ \t]+function[ \t]*\(/m;
-
 /** Whether Python code defines `name` at top level (then it is the function asked for, whatever else is there). */
 function definesAtTopLevel(code: string, name: string): boolean {
   return new RegExp(`^(?:async[ \\t]+)?def[ \\t]+${name.replace(/[$]/g, '\\$&')}[ \\t]*\\(`, 'm').test(code);
