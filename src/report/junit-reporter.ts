@@ -58,12 +58,12 @@ export function renderJunit(outcome: RunOutcome, write: (text: string) => void):
     }
     const s = suites[suite];
     if (s === undefined) break;
+    const several = (candidatesNamed.get(s.name) ?? 0) > 1;
     if (!open) {
       write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
-      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end, (candidatesNamed.get(s.name) ?? 0) > 1));
+      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end, several));
       open = true;
     }
-    const several = (candidatesNamed.get(s.name) ?? 0) > 1;
     writeCandidate(result, s.name, several, write);
     index++;
   }
