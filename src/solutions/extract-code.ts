@@ -6,9 +6,11 @@
  * for is the answer, because the reference framework tells models to end
  * with the solution in a fence, and models often follow it with a block
  * that only calls it ("Example usage:") or shows a command or its output.
- * When no block defines one of `names`, it is the last block whose info
- * string names no command or output language (`bash`, `text`, `output`...),
- * and failing that the last non-empty block. An unterminated final fence
+ * A last block that defines a function under another name, and does not
+ * call one of `names`, is the answer renamed. When no block defines one of
+ * `names`, it is the last block whose info string names no command or
+ * output language (`bash`, `text`, `output`...), and failing that the last
+ * non-empty block. An unterminated final fence
  * runs to the end of the text. The fence's indentation is removed from its lines.
  * When code comes first and then a bare fence (a completion model closing the
  * block its prompt opened), the text before that fence is a block too.
@@ -19,8 +21,8 @@
  * middle is touched. When that would leave nothing, the text is kept, so the
  * engine's error shows what the model said.
  *
- * Both: a reasoning model's thinking (up to the last `</think>`) is not
- * part of the answer; line endings become `\n`, a byte-order mark is removed, blank lines at
+ * Both: a reasoning model's thinking that the answer opens with (up to its
+ * `</think>`) is not part of the answer; line endings become `\n`, a byte-order mark is removed, blank lines at
  * either end are dropped and indentation common to every line is removed
  * (so an indented answer is valid Python).
  */
