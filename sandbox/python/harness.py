@@ -795,20 +795,11 @@ def _read_arguments(text):
 # harness's own namespace.
 
 
-def _read_all_digits(text):
+def _with_all_digits(work, *args):
     limit = _get_int_digits()
     _set_int_digits(0)
     try:
-        return _read_arguments(text)
-    finally:
-        _set_int_digits(limit)
-
-
-def _encode_all_digits(value):
-    limit = _get_int_digits()
-    _set_int_digits(0)
-    try:
-        return _encode(value, 0, [])
+        return work(*args)
     finally:
         _set_int_digits(limit)
 
@@ -846,7 +837,7 @@ def begin_test(args_text):
     if target is None:
         return 'tno candidate is loaded'
     try:
-        args = _read_all_digits(args_text)
+        args = _with_all_digits(_read_arguments, args_text)
     except _BaseException as exc:
         return 'tharness could not read the arguments: ' + _describe(exc)
     if _type(args) is not _list:
@@ -872,7 +863,7 @@ def end_test():
             return 'm' + _memory_message(exc)
         return 't' + _describe(exc)
     try:
-        text = _encode_all_digits(result)
+        text = _with_all_digits(_encode, result, 0, [])
     except _Unencodable as exc:
         return 'u' + exc.args[0]
     except _RecursionError:
