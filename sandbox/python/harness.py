@@ -59,6 +59,13 @@ _tuple = tuple
 _dict = dict
 _set = set
 _frozenset = frozenset
+# A subclass's items as the base type holds them, which is what == compares:
+# its own __iter__ or items() may say anything.
+_list_iter = list.__iter__
+_tuple_iter = tuple.__iter__
+_set_iter = set.__iter__
+_frozenset_iter = frozenset.__iter__
+_dict_items = dict.items
 _str = str
 _repr_int = int.__repr__
 _repr_float = float.__repr__
@@ -679,7 +686,7 @@ def _encode_items(items, depth, path):
 
 
 def _encode_set(value, depth, path):
-    items = _list(value)
+    items = _list(_set_iter(value) if _issubclass(_type(value), _set) else _frozenset_iter(value))
     try:
         items = _sorted(items)
         text = _encode_items(items, depth, path)
@@ -692,7 +699,7 @@ def _encode_set(value, depth, path):
 
 
 def _encode_dict(value, depth, path):
-    pairs = _list(value.items())
+    pairs = _list(_dict_items(value))
     plain = True
     for k, _ in pairs:
         if not _issubclass(_type(k), _str) or _str.__eq__(k, TAG) or _is_index_key(k):
@@ -760,11 +767,11 @@ def _encode(value, depth, path):
     path.append(value)
     try:
         if _issubclass(t, _tuple):
-            return '{"$evalrun":"tuple","items":[' + _encode_items(value, depth, path) + ']}'
+            return '{"$evalrun":"tuple","items":[' + _encode_items(_tuple_iter(value), depth, path) + ']}'
         # A deque is no list to Python (deque([1]) == [1] is False): like any
         # other type JSON cannot hold, it has no JSON form.
         if _issubclass(t, _list):
-            return '[' + _encode_items(value, depth, path) + ']'
+            return '[' + _encode_items(_list_iter(value), depth, path) + ']'
         if _issubclass(t, (_set, _frozenset)):
             return _encode_set(value, depth, path)
         if _issubclass(t, _dict):

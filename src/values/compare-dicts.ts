@@ -10,15 +10,18 @@ import { ANY, isRecord, type Judge } from './compare-judge.js';
 import { at, differ, show, SHOWN, wrongKind, type Outcome } from './compare-messages.js';
 import { isIntegral } from './compare-numbers.js';
 import { formatValue } from './format.js';
-import { sequenceItems, tagOf, type DictTag } from './py-tags.js';
-import { pythonFloat } from './python-float.js';
+import { sequenceItems, tagOf, type DictTag, type FloatTag } from './py-tags.js';
+import { pythonFloat, pythonFloatJson } from './python-float.js';
 import { parsePythonLiteral } from './python-literal.js';
 import type { TypeNode, Value } from './type-node.js';
 import { valueKey } from './value-key.js';
 
 export function compareDicts(judge: Judge, expected: unknown, actual: unknown, type: TypeNode & { kind: 'dict' }, depth: number): Outcome {
-  if (!isRecord(expected)) return judge.structural(expected, actual);
-  if (!isRecord(actual)) return wrongKind(type, actual);
+  const expectedTag = tagOf(expected);
+  if (!isRecord(expected) || (expectedTag !== undefined && expectedTag !== 'dict')) return judge.structural(expected, actual);
+  // A tuple, a set or a float arrives as an object too, and is no dict whatever its tag's fields spell.
+  const actualTag = tagOf(actual);
+  if (!isRecord(actual) || (actualTag !== undefined && actualTag !== 'dict')) return wrongKind(type, actual);
   if (tagOf(expected) === undefined && tagOf(actual) === undefined) return plainDict(judge, expected, actual, type, depth);
   const expectedEntries = entries(judge, expected, type.key);
   const actualEntries = entries(judge, actual, type.key);
@@ -74,7 +77,10 @@ function objectKeyCanon(judge: Judge, key: string, keyType: TypeNode): string {
 function keyCanon(judge: Judge, key: Value, keyType: TypeNode): string {
   if (keyType.kind === 'any' || keyType.kind === 'unknown') {
     if (typeof key === 'string') return `j${key}`;
+    // As json.dumps names a key: a float as Python's repr writes it (`1.0`, `1e+16`, `Infinity`).
+    if (typeof key === 'number' && judge.equality !== 'javascript' && !Number.isInteger(key)) return `j${pythonFloatJson(key)}`;
     if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean' || key === null) return `j${String(key)}`;
+    if (tagOf(key) === 'float') return `j${pythonFloatJson(Number((key as unknown as FloatTag).value))}`;
   }
   if (typeof key === 'string') return `s${key}`;
   if (key === null) return 'N';
@@ -86,9 +92,10 @@ function keyCanon(judge: Judge, key: Value, keyType: TypeNode): string {
   if (typeof key === 'boolean' && judge.equality !== 'python') return key ? 'T' : 'F';
   const n = judge.numeric(key);
   if (n !== undefined) {
-    // Equal numbers are equal keys (1 == 1.0 == True in Python), whatever their form.
-    if (isIntegral(n.n) && (typeof n.n === 'bigint' || Number.isFinite(n.n))) return `n${BigInt(n.n).toString()}`;
-    return `n${String(n.n)}`;
+    // Equal numbers are equal keys (1 == 1.0 == True in Python), whatever their form; with --strict-types a float key is not an int key.
+    const prefix = judge.equality === 'strict' && n.kind === 'float' ? 'f' : 'n';
+    if (isIntegral(n.n) && (typeof n.n === 'bigint' || Number.isFinite(n.n))) return `${prefix}${BigInt(n.n).toString()}`;
+    return `${prefix}${String(n.n)}`;
   }
   return `v${valueKey(key) ?? Math.random()}`;
 }

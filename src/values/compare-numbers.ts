@@ -35,6 +35,16 @@ export function sameNumber(x: number | bigint, y: number | bigint): boolean {
   return Number.isInteger(n) && BigInt(n) === b;
 }
 
+/**
+ * An int that is exactly what it says: a Python int (or bool), or a
+ * JavaScript number that is a safe integer. Two of them meet exactly even
+ * where a float is declared (`List[float]` written `[1000000000]`): the
+ * float tolerance forgives rounding, and neither has any.
+ */
+export function exactInteger(x: Numeric): boolean {
+  return x.kind !== 'float' && (typeof x.n === 'bigint' || Number.isSafeInteger(x.n));
+}
+
 export function isIntegral(n: number | bigint): boolean {
   return typeof n === 'bigint' || Number.isInteger(n);
 }

@@ -8,7 +8,7 @@
 import { compareDicts } from './compare-dicts.js';
 import { ANY, isNull, isRecord, MAX_TYPED_DEPTH, type Judge } from './compare-judge.js';
 import { at, differ, show, stringDifference, wrongKind, type Mismatch, type Outcome } from './compare-messages.js';
-import { isIntegral, sameNumber, type Equality, type Numeric, type Tolerance } from './compare-numbers.js';
+import { exactInteger, isIntegral, sameNumber, type Equality, type Numeric, type Tolerance } from './compare-numbers.js';
 import { compareSets } from './compare-sets.js';
 import { compareStructure } from './compare-structural.js';
 import { numberOf, sequenceItems } from './py-tags.js';
@@ -47,7 +47,7 @@ export class Comparer implements Judge {
         const a = this.numeric(actual);
         // Strict types: an int written where a float is declared (`List[float]` holding `5`) is an int.
         if (a === undefined || (this.equality === 'strict' && a.kind !== e.kind)) return wrongKind(this.equality === 'strict' ? e.kind : 'float', actual);
-        if (this.close(Number(e.n), Number(a.n))) return undefined;
+        if (exactInteger(e) && exactInteger(a) ? sameNumber(e.n, a.n) : this.close(Number(e.n), Number(a.n))) return undefined;
         return differ(() => `expected ${show(expected)}, got ${show(actual)}`);
       }
       case 'bool':
@@ -126,7 +126,7 @@ export class Comparer implements Judge {
       for (let i = 0; i < expected.length; i++) {
         const e: unknown = expected[i];
         const a: unknown = actual[i];
-        if (typeof e === 'number' && typeof a === 'number' && this.close(e, a)) continue;
+        if (typeof e === 'number' && typeof a === 'number' && (Number.isSafeInteger(e) && Number.isSafeInteger(a) ? e === a : this.close(e, a))) continue;
         const mismatch = this.compare(e, a, item, depth + 1);
         if (mismatch) return at(mismatch, i);
       }

@@ -24,3 +24,28 @@ export function pythonFloat(text: string): number | undefined {
   }
   return PYTHON_DECIMAL.test(trimmed) ? Number(trimmed.replace(/_/g, '')) : undefined;
 }
+
+/**
+ * A float as Python's `repr` writes it, with JSON's names for the values
+ * JSON has none for (`NaN`, `Infinity`), as `json.dumps` writes a float dict
+ * key: the shortest digits that read back to it, positional from 1e-4 up to
+ * 1e16 (`0.0001`, `1e+16`, `1e-05`, `2.0`), a two-digit exponent at least.
+ */
+export function pythonFloatJson(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const [mantissa = '', exponentText = '0'] = n.toExponential().split('e');
+  const exponent = Number(exponentText);
+  const sign = mantissa.startsWith('-') ? '-' : '';
+  const digits = mantissa.replace(/^-/, '').replace('.', '');
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const e = Math.abs(exponent);
+    return `${sign}${fraction}e${exponent < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
+  }
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+  const fraction = digits.slice(exponent + 1);
+  return `${sign}${whole}.${fraction === '' ? '0' : fraction}`;
+}

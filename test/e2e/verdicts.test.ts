@@ -126,6 +126,55 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'as_floats',
+    params: [['xs', 'List[int]']],
+    returns: 'List[float]',
+    // Ints written where floats are declared stay ints, and two ints meet exactly: there is no rounding to forgive.
+    tests: [{ input: [[1000000000, 7]], expected: [1000000000, 7] }],
+    answers: {
+      right: { code: 'def as_floats(xs):\n    return list(xs)\n', passes: true },
+      off_by_one: { code: 'def as_floats(xs):\n    return [x + 1 if x > 10 else x for x in xs]\n', passes: false },
+    },
+  },
+  {
+    problem: 'big_power',
+    params: [['n', 'int']],
+    returns: 'Union[int, float]',
+    tests: [{ input: [20], expected: 100000000000000000000 }],
+    answers: {
+      right: { code: 'def big_power(n):\n    return 10 ** n\n', passes: true },
+      off_by_one: { code: 'def big_power(n):\n    return 10 ** n + 1\n', passes: false },
+    },
+  },
+  {
+    problem: 'tag_lookalike',
+    params: [['n', 'int']],
+    returns: 'Dict[str, Any]',
+    // The file's own dict that spells a tag is a dict: a real tuple is no match for it.
+    tests: [{ input: [1], expected: { result: { $evalrun: 'tuple', items: [1] } } }],
+    answers: {
+      right: { code: "def tag_lookalike(n):\n    return {'result': {'$evalrun': 'tuple', 'items': [n]}}\n", passes: true },
+      tuple: { code: "def tag_lookalike(n):\n    return {'result': (n,)}\n", passes: false },
+    },
+  },
+  {
+    problem: 'pair_list',
+    params: [['a', 'int']],
+    returns: 'List[int]',
+    tests: [{ input: [1], expected: [1, 2] }],
+    answers: {
+      // A list subclass is its items, whatever its own __iter__ says, as == reads it.
+      lying_iter_right: {
+        code: 'class L(list):\n    def __iter__(self):\n        return iter([9, 9])\n\ndef pair_list(a):\n    return L([a, a + 1])\n',
+        passes: true,
+      },
+      lying_iter_wrong: {
+        code: 'class L(list):\n    def __iter__(self):\n        return iter([1, 2])\n\ndef pair_list(a):\n    return L([9, 9])\n',
+        passes: false,
+      },
+    },
+  },
+  {
     problem: 'twice',
     params: [['n', 'int']],
     returns: 'int',

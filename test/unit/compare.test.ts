@@ -83,6 +83,20 @@ describe('compareValues: float', () => {
     expect(compare(expected, actual, 'float').equal).toBe(isEqual);
   });
 
+  it('meets two ints exactly where a float is declared: the tolerance forgives rounding, which ints have none of', () => {
+    expect(compare(1000000000, 1000000001, 'float')).toEqual(differs('$', 'expected 1000000000, got 1000000001'));
+    expect(compare([1000000000], [1000000001], 'List[float]').equal).toBe(false);
+    expect(compare({ a: 1000000000 }, { a: 1000000001 }, 'Dict[str, float]').equal).toBe(false);
+    expect(compare(10n ** 20n, 10n ** 20n + 1n, 'Union[int, float]').equal).toBe(false);
+    expect(compare(10n ** 20n, 10n ** 20n, 'Union[int, float]').equal).toBe(true);
+    // A float on either side is still met within the tolerance.
+    expect(compare(fl(1e9), 1000000001, 'float').equal).toBe(true);
+    expect(compare([1000000000], [1000000000.5], 'List[float]').equal).toBe(true);
+    // JavaScript: safe integers exactly, a larger integral number (a float in all but name) within the tolerance.
+    expect(compareWith([1000000000], [1000000001], 'List[float]', 'javascript').equal).toBe(false);
+    expect(compareWith(1e21, 1e21 + 2 ** 20, 'float', 'javascript').equal).toBe(true);
+  });
+
   it('is symmetric around the boundary and honours a custom tolerance', () => {
     const loose = { relative: 1e-3, absolute: 0 };
     expect(compare(100, 100.09, 'float', loose).equal).toBe(true);
@@ -360,6 +374,36 @@ describe('compareValues: dicts', () => {
     [{ a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }, 'Dict[str, Dict[str, Dict[str, int]]]', differs('$.a.b.c', 'expected 1, got 2')],
   ])('%j vs %j as %s', (expected, actual, type, result) => {
     expect(compare(expected, actual, type)).toEqual(result);
+  });
+});
+
+describe('compareValues: what is no dict, and dict keys by kind', () => {
+  it('takes no tuple, set or float for a dict, whatever its tag spells: the file wrote a dict', () => {
+    const spelled = dict([
+      ['$evalrun', 'tuple'],
+      ['items', [1]],
+    ]);
+    expect(compare(spelled, tuple([1]), 'Dict[str, Any]').equal).toBe(false);
+    expect(compare(spelled, pySet([1]), 'Dict[str, Any]').equal).toBe(false);
+    expect(compare(spelled, floatTag(NaN), 'Dict[str, str]').equal).toBe(false);
+    expect(compare(spelled, spelled, 'Dict[str, Any]')).toEqual(equal);
+  });
+
+  it('tells a float key from an int key with strict types, as it tells the values apart', () => {
+    const intKey = dict([[1, 2]]);
+    const floatKey = dict([[floatTag(1), 2]]);
+    expect(compareWith(intKey, floatKey, 'Dict[int, int]', 'python')).toEqual(equal);
+    expect(compareWith(intKey, floatKey, 'Dict[int, int]', 'strict').equal).toBe(false);
+    expect(compareWith(dict([[tuple([1, 2]), 2]]), dict([[tuple([floatTag(1), 2]), 2]]), 'Dict[Tuple[int, int], int]', 'strict').equal).toBe(false);
+    expect(compareWith(floatKey, floatKey, 'Dict[float, int]', 'strict')).toEqual(equal);
+  });
+
+  it('names a float key without a key type as json.dumps does', () => {
+    expect(compareWith({ '1.0': 2 }, dict([[floatTag(1), 2]]), 'dict', 'python')).toEqual(equal);
+    expect(compareWith({ Infinity: 2 }, dict([[floatTag(Infinity), 2]]), 'Dict[Any, int]', 'python')).toEqual(equal);
+    expect(compareWith({ '1e+16': 2 }, dict([[floatTag(1e16), 2]]), 'dict', 'python')).toEqual(equal);
+    expect(compareWith({ '1e-05': 2 }, dict([[0.00001, 2]]), 'dict', 'python')).toEqual(equal);
+    expect(compareWith({ '1': 2 }, dict([[floatTag(1), 2]]), 'dict', 'python').equal).toBe(false);
   });
 });
 
