@@ -10,6 +10,7 @@
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
+import { foreignTo } from '../solutions/language.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
 import type { SolutionBytes } from '../solutions/solution-bytes.js';
 
@@ -162,7 +163,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
-  const extracted = candidate.extract ? extractCode(raw, names) : { code: raw, fenceLanguage: null };
+  const extracted = candidate.extract ? extractCode(raw, names, foreignTo(submission.declaredLanguage)) : { code: raw, fenceLanguage: null };
   return {
     problem,
     modelId: candidate.modelId,

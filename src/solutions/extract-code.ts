@@ -21,8 +21,12 @@
  * middle is touched. When that would leave nothing, the text is kept, so the
  * engine's error shows what the model said.
  *
- * Both: a reasoning model's thinking that the answer opens with (up to its
- * `</think>`) is not part of the answer; line endings become `\n`, a byte-order mark is removed, blank lines at
+ * Earlier blocks: what the answer uses from them and does not define itself
+ * (an import, a helper) goes before it (`neededFrom`). A block whose fence
+ * names another language than the submission's is never the answer.
+ *
+ * Both: a reasoning model's thinking (up to its `</think>`, whether or not
+ * the answer opens with `<think>`) is not part of the answer; line endings become `\n`, a byte-order mark is removed, blank lines at
  * either end are dropped and indentation common to every line is removed
  * (so an indented answer is valid Python).
  */
@@ -43,28 +47,42 @@ interface FencedBlock {
 const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
 const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
-/** `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too). */
-export function extractCode(raw: string, names: readonly string[] = []): ExtractedCode {
-  const lines = afterThinking(raw)
-    .replace(/^\uFEFF/, '')
-    .replace(/\r\n?/g, '\n')
-    .split('\n');
-  const answer = chooseBlock(findFencedBlocks(lines), names);
+/**
+ * `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too).
+ * `foreign`: whether a fence's language (its info string's first word, lower-cased) is one the
+ * submission is not written in (a `.py` file's ```javascript block); such a block is never the
+ * answer while another block could be.
+ */
+export function extractCode(raw: string, names: readonly string[] = [], foreign: (fenceLanguage: string) => boolean = () => false): ExtractedCode {
+  const lines = afterThinking(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')).split('\n');
+  const blocks = findFencedBlocks(lines);
+  const own = blocks.filter((b) => b.language === null || !foreign(b.language));
+  const answer = chooseBlock(own.some(holdsAnswer) ? own : blocks, names);
   if (answer !== undefined) {
-    return { code: tidy(answer.lines), fenced: true, fenceLanguage: answer.language };
+    const earlier = own.slice(0, Math.max(0, own.indexOf(answer))).filter((b) => b.language === null || !NOT_CODE.has(b.language));
+    return { code: tidy([...neededFrom(earlier, answer.lines, names), ...answer.lines]), fenced: true, fenceLanguage: answer.language };
   }
   return { code: tidy(stripSurroundingProse(lines)), fenced: false, fenceLanguage: null };
 }
 
-/** A reasoning model's answer follows its thinking: drafts inside `<think>…</think>` are not the answer. */
-function afterThinking(raw: string): string {
-  // Only a block the answer opens with: `'</think>'` may well be a string in the code itself.
-  if (!/^\s*<think>/i.test(raw)) return raw;
-  const end = raw.toLowerCase().indexOf(THINK_END);
-  return end < 0 ? raw : raw.slice(end + THINK_END.length);
+function holdsAnswer(block: FencedBlock): boolean {
+  return (block.language === null || !NOT_CODE.has(block.language)) && block.lines.some((l) => !isBlank(l));
 }
 
-const THINK_END = '</think>';
+/**
+ * A reasoning model's answer follows its thinking: drafts inside
+ * `<think>…</think>` (or `<thinking>…</thinking>`) are not the answer. The
+ * opening tag may be missing, since some chat templates put it in the prompt:
+ * then the thinking ends at the first close tag that ends its line (a
+ * `'</think>'` inside the code is a string, followed by its quote). A think
+ * block that is never closed holds no answer at all.
+ */
+function afterThinking(text: string): string {
+  const open = /^\s*<(think|thinking)>/i.exec(text);
+  const close = open !== null ? new RegExp(`</${open[1]}>`, 'i').exec(text) : /<\/think(?:ing)?>[ \t]*(?:\n|$)/i.exec(text);
+  if (close === null) return open !== null ? '' : text;
+  return text.slice(close.index + close[0].length);
+}
 
 /** Info strings of blocks that show a command, its output or data: never the answer. */
 const NOT_CODE = new Set([
@@ -99,6 +117,99 @@ function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): 
   // calls it, or tests it, is not.
   if (last !== undefined && !defines(last) && definesSomething(last) && !names.some((name) => callOf(name).test(last.lines.join('\n')))) return last;
   return code.filter(defines).at(-1) ?? last ?? filled.at(-1) ?? blocks.at(-1);
+}
+
+/**
+ * What the answer uses from earlier blocks of its language: a chat answer
+ * often gives the imports or a helper in a block of their own ("First the
+ * imports:") before the block with the function. Only top-level imports and
+ * definitions are taken (never a call, a print or a test), each only when
+ * the answer (or something taken for it) names what it binds and does not
+ * bind that name itself, and never one of the function asked for; the last
+ * definition of a name wins, as it would had the blocks run in order.
+ */
+function neededFrom(earlier: readonly FencedBlock[], answer: readonly string[], names: readonly string[]): string[] {
+  if (earlier.length === 0) return [];
+  // The function asked for is the answer's to define (as a method, say), never an earlier draft's.
+  const own = new Set([...names, ...topLevelStatements(answer).flatMap((s) => s.binds)]);
+  const offered = earlier.flatMap((b) => topLevelStatements(b.lines)).filter((s) => s.binds.length > 0);
+  const lastOf = new Map<string, TopLevelStatement>();
+  for (const s of offered) for (const name of s.binds) lastOf.set(name, s);
+  const taken = new Set<TopLevelStatement>();
+  const wanted = [...namesUsed(answer)];
+  while (wanted.length > 0) {
+    const name = wanted.pop() as string;
+    const s = own.has(name) ? undefined : lastOf.get(name);
+    if (s === undefined || taken.has(s)) continue;
+    taken.add(s);
+    // What an import names is a module, not something it needs.
+    if (!/^(?:import|from)\s/.test(s.lines[0] as string)) wanted.push(...namesUsed(s.lines));
+  }
+  if (taken.size === 0) return [];
+  return [...offered.filter((s) => taken.has(s)).flatMap((s) => s.lines), ''];
+}
+
+interface TopLevelStatement {
+  lines: string[];
+  /** The names it binds when it is an import or a definition; empty for anything else. */
+  binds: string[];
+}
+
+/**
+ * A block's statements at the top level: a line with no indentation starts
+ * one, and lines that are indented, blank or open with a closing bracket
+ * (the end of a JavaScript body or of a call spread over lines), a Python
+ * `else`/`elif`/`except`/`finally`, or the definition under a decorator
+ * continue it.
+ */
+function topLevelStatements(lines: readonly string[]): TopLevelStatement[] {
+  const statements: TopLevelStatement[] = [];
+  let current: string[] | null = null;
+  for (const line of lines) {
+    const continues =
+      current !== null && (isBlank(line) || /^[ \t)\]}]/.test(line) || /^(?:else|elif|except|finally)\b/.test(line) || current.every((l) => l.startsWith('@')));
+    if (continues && current !== null) current.push(line);
+    else statements.push({ lines: (current = [line]), binds: [] });
+  }
+  for (const s of statements) s.binds = bindings(s.lines.find((l) => !l.startsWith('@')) ?? '');
+  return statements;
+}
+
+/** The names a top-level import or definition binds. */
+function bindings(line: string): string[] {
+  const pyImport = /^import\s+([^#;]+)/.exec(line);
+  if (pyImport !== null)
+    return (pyImport[1] as string)
+      .split(',')
+      .map((part) => importedName(part, true))
+      .filter((n) => n !== '');
+  const fromImport = /^from\s+[\w.]+\s+import\s+\(?([^#;)]+)/.exec(line);
+  if (fromImport !== null)
+    return (fromImport[1] as string)
+      .split(',')
+      .map((part) => importedName(part, false))
+      .filter((n) => n !== '' && n !== '*');
+  const definition =
+    /^(?:async\s+)?def\s+(\w+)|^class\s+([\w$]+)|^(?:export\s+)?(?:async\s+)?function\s*\*?\s*([\w$]+)|^(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]*)?=|^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)/.exec(
+      line,
+    );
+  const name = definition?.slice(1).find((n) => n !== undefined);
+  return name === undefined ? [] : [name];
+}
+
+/** `a.b as c` binds c; `a.b` binds a in `import a.b`, and b in `from x import b`. */
+function importedName(part: string, dotted: boolean): string {
+  const words = part.trim().split(/\s+/);
+  if (words.length >= 3 && words[1] === 'as') return words[2] as string;
+  const name = words[0] ?? '';
+  return dotted ? (name.split('.')[0] as string) : name;
+}
+
+/** The names code uses, leaving out what comments and one-line strings hold (a comment that mentions numpy imports nothing). */
+function namesUsed(lines: readonly string[]): Set<string> {
+  const text = lines.map((l) => l.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/(?:#|\/\/).*$/, '')).join('\n');
+  // A name after a dot is an attribute (`this.gcd`, `math.isqrt`), not one the code needs bound.
+  return new Set(Array.from(text.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g), (m) => m[0]));
 }
 
 function definesSomething(block: FencedBlock): boolean {

@@ -15,7 +15,7 @@
  * since Python code never gets as far as JavaScript's dialects.
  */
 import type { Signal } from '../engines/descriptor.js';
-import { allLanguages, type KnownLanguage } from '../engines/find-language.js';
+import { allLanguages, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { DialectName } from '../engines/languages.js';
 
 /** A language or dialect as a solution is written in it (`typescript` runs as JavaScript). */
@@ -60,6 +60,21 @@ export function sourceExtensions(): ReadonlyMap<string, SolutionLanguage> {
     }
   }
   return extensions;
+}
+
+/**
+ * Whether a fence's language is another language than the one `declared`
+ * (a `typescript` fence is not foreign to JavaScript, an unknown name such
+ * as `c` foreign to none); with nothing declared, no fence is foreign.
+ */
+export function foreignTo(declared: string | null): (fenceLanguage: string) => boolean {
+  const own = normalizeLanguageName(declared);
+  if (own === null) return () => false;
+  const language = languageOfDialect(own).name;
+  return (fenceLanguage) => {
+    const named = normalizeLanguageName(fenceLanguage);
+    return named !== null && languageOfDialect(named).name !== language;
+  };
 }
 
 function score(code: string, signals: readonly Signal[]): number {

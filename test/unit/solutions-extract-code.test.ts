@@ -75,6 +75,47 @@ describe('extractCode with fenced blocks', () => {
     expect(extractCode(`<think>plan</think>\n${code}`, ['f']).code).toBe(code);
   });
 
+  it('drops thinking whose opening tag the chat template wrote, and finds no answer in thinking never closed', () => {
+    const draft = `${fence}python\ndef f(x):\n    return x - 1\n${fence}`;
+    expect(extractCode(`A first try:\n${draft}\nHmm, plus one.\n</think>\n\ndef f(x):\n    return x + 1\n`, ['f']).code).toBe('def f(x):\n    return x + 1');
+    expect(extractCode(`Plan it.</think>\n${fence}python\ndef f(x):\n    return x + 1\n${fence}`, ['f']).code).toBe('def f(x):\n    return x + 1');
+    expect(extractCode(`<thinking>\n${draft}\n</thinking>\n${fence}python\ndef f(x):\n    return x + 2\n${fence}`, ['f']).code).toBe(
+      'def f(x):\n    return x + 2',
+    );
+    expect(extractCode(`<think>\nLet me try:\n${draft}\n`, ['f']).code).toBe('');
+  });
+
+  it('never takes a block in another language than the file declares for the answer', () => {
+    const answer = `${fence}python\ndef f(x):\n    return x + 1\n${fence}\nAnd in JavaScript:\n${fence}javascript\nfunction f(x) { return x + 1; }\n${fence}`;
+    const foreign = (language: string): boolean => language === 'javascript';
+    expect(extractCode(answer, ['f'], foreign)).toEqual({ code: 'def f(x):\n    return x + 1', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(answer, ['f']).fenceLanguage).toBe('javascript');
+    // With nothing else to take, a foreign block is still read, so that the error shows what was said.
+    expect(extractCode(`${fence}javascript\nfunction f(x) { return x; }\n${fence}`, ['f'], foreign).code).toBe('function f(x) { return x; }');
+  });
+
+  it('puts the imports and helpers the answer uses from earlier blocks before it, and nothing else', () => {
+    const first = `${fence}python\nimport numpy as np\nfrom math import isqrt, gcd as g\n\n@cache\ndef is_prime(k):\n    return k > 1 and all(k % d for d in range(2, isqrt(k) + 1))\n\nprint(is_prime(7))\ndef f(n):\n    return -1\n${fence}`;
+    const second = `${fence}python\ndef f(n):\n    # numpy would be faster\n    return sum(1 for k in range(n) if is_prime(k))\n${fence}`;
+    expect(extractCode(`First:\n${first}\nThen:\n${second}`, ['f']).code).toBe(
+      [
+        'from math import isqrt, gcd as g',
+        '',
+        '@cache',
+        'def is_prime(k):',
+        '    return k > 1 and all(k % d for d in range(2, isqrt(k) + 1))',
+        '',
+        '',
+        'def f(n):',
+        '    # numpy would be faster',
+        '    return sum(1 for k in range(n) if is_prime(k))',
+      ].join('\n'),
+    );
+    // An earlier definition of the function asked for is a draft, even where the answer only names it as a method.
+    const js = `${fence}js\nfunction gcd(a, b) { return a * b; }\n${fence}\n${fence}js\nclass Solution {\n  gcd(a, b) { return b ? this.gcd(b, a % b) : a; }\n}\n${fence}`;
+    expect(extractCode(js, ['gcd']).code).toMatch(/^class Solution/);
+  });
+
   it('finds the definition in the forms Python, JavaScript and TypeScript write it', () => {
     const usage = `${fence}\nf(3)\n${fence}`;
     for (const def of [
