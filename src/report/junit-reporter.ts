@@ -19,56 +19,64 @@ export function renderJunit(outcome: RunOutcome, write: (text: string) => void):
   const { head, rows } = outcome;
   const grading = head.mode === 'grade';
   const suiteName = (c: Pick<CandidateResult, 'problem_id' | 'model_id'>): string => (grading ? `${c.model_id}/${c.problem_id}` : c.problem_id);
-  // Suites are runs of consecutive candidates with one name, so the document
-  // streams in input order and every suite's counts are known before its first test.
-  const suites: Array<{ name: string; first: number; end: number; counts: Counts }> = [];
+  // One suite per name, in the order names first appear, its counts known from the rows before its
+  // first test. A JSON Lines file may interleave problems: a suite's candidates are then held as text
+  // until its last one arrives and every suite before it is written; in input order, nothing waits.
+  const suites = new Map<string, Suite>();
   rows.forEach((row, i) => {
     const name = suiteName(row);
-    const last = suites[suites.length - 1];
-    if (last !== undefined && last.name === name) {
-      last.end = i + 1;
-      addCounts(last.counts, row);
-    } else {
-      const counts = emptyCounts();
-      addCounts(counts, row);
-      suites.push({ name, first: i, end: i + 1, counts });
-    }
+    let suite = suites.get(name);
+    if (suite === undefined) suites.set(name, (suite = { name, rows: [], counts: emptyCounts(), text: [], open: false, done: 0 }));
+    suite.rows.push(i);
+    addCounts(suite.counts, row);
   });
   const total = emptyCounts();
-  for (const s of suites) for (const key of Object.keys(total) as Array<keyof Counts>) total[key] += s.counts[key];
-  // A name's candidates may come in several runs (a JSON Lines file that interleaves problems):
-  // a test is labelled with its candidate whenever its name has more than one anywhere, so that
-  // no two testcases share a classname and a name.
-  const candidatesNamed = new Map<string, number>();
-  for (const s of suites) candidatesNamed.set(s.name, (candidatesNamed.get(s.name) ?? 0) + s.end - s.first);
+  for (const s of suites.values()) for (const key of Object.keys(total) as Array<keyof Counts>) total[key] += s.counts[key];
 
   write('<?xml version="1.0" encoding="UTF-8"?>\n');
   write(`<testsuites name="${escapeXml(`evalrun ${head.mode} ${head.run_id}`, true)}" ${countAttributes(total)}>\n`);
   const timestamp = head.started_at.replace(/\.\d+Z$|Z$/, '');
-  let suite = 0;
-  let index = 0;
-  let open = false;
+  const order = [...suites.values()];
+  let next = 0;
+  const open = (s: Suite): void => {
+    write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
+    if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.rows));
+    for (const text of s.text) write(text);
+    s.text = [];
+    s.open = true;
+  };
   for (const result of outcome.results()) {
-    const current = suites[suite];
-    if (current === undefined) break;
-    if (index === current.end) {
-      write('  </testsuite>\n');
-      open = false;
-      suite++;
-    }
-    const s = suites[suite];
+    const s = suites.get(suiteName(result));
     if (s === undefined) break;
-    const several = (candidatesNamed.get(s.name) ?? 0) > 1;
-    if (!open) {
-      write(`  <testsuite name="${escapeXml(s.name, true)}" ${countAttributes(s.counts)} timestamp="${escapeXml(timestamp, true)}">\n`);
-      if (head.efficiency !== undefined) write(efficiencyProperties(head.efficiency, rows, s.first, s.end, several));
-      open = true;
+    s.done++;
+    if (s === order[next] && !s.open) open(s);
+    writeCandidate(result, s.name, s.rows.length > 1, s.open ? write : (text) => s.text.push(text));
+    for (let first = order[next]; first !== undefined && first.done === first.rows.length; first = order[++next]) {
+      if (!first.open) open(first);
+      write('  </testsuite>\n');
     }
-    writeCandidate(result, s.name, several, write);
-    index++;
   }
-  if (open) write('  </testsuite>\n');
+  // Suites whose candidates did not all come (the log ended early): what they have, in order.
+  for (; next < order.length; next++) {
+    const s = order[next]!;
+    if (s.done === 0) continue;
+    if (!s.open) open(s);
+    write('  </testsuite>\n');
+  }
   write('</testsuites>\n');
+}
+
+interface Suite {
+  name: string;
+  /** Its candidates' places among the rows. */
+  rows: number[];
+  counts: Counts;
+  /** Its candidates' testcases, held while an earlier suite is still being written. */
+  text: string[];
+  /** Its head is written, and its testcases go straight out. */
+  open: boolean;
+  /** Its candidates written or held so far. */
+  done: number;
 }
 
 interface Counts {
@@ -105,9 +113,10 @@ function addCounts(counts: Counts, row: CandidateRow): void {
  * the reason) and the measured figures. A suite of several candidates
  * names each by its prompt and sample, or its place in the run.
  */
-function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly CandidateRow[], first: number, end: number, several: boolean): string {
+function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly CandidateRow[], places: readonly number[]): string {
   const lines: string[] = [];
-  for (let i = first; i < end; i++) {
+  const several = places.length > 1;
+  for (const i of places) {
     const scored = efficiency.candidates[i];
     const row = rows[i];
     if (scored === undefined || row === undefined) continue;

@@ -78,25 +78,38 @@ describe('JUnit XML', () => {
     expect(elements(doc, 'error')[3]!.textContent).toContain('SyntaxError: Unexpected token');
   });
 
-  it("tells every testcase apart by sample when a suite's samples come interleaved with other problems", () => {
+  it("keeps one testsuite per model and problem when a suite's samples come interleaved with other problems, each testcase told apart by sample", () => {
     const interleaved: SyntheticCandidate[] = [
       { problem: 'a', model: 'm', sample: '0', tests: ['pass'] },
       { problem: 'b', model: 'm', sample: '0', tests: ['fail'] },
-      { problem: 'a', model: 'm', sample: '1', tests: ['fail'] },
-      { problem: 'b', model: 'm', sample: '1', tests: ['pass'] },
       { problem: 'c', model: 'm', tests: ['pass'] },
+      { problem: 'a', model: 'm', sample: '1', tests: ['fail', 'pass'] },
+      { problem: 'b', model: 'm', sample: '1', tests: ['pass'] },
+      { problem: 'd', model: 'm', tests: ['error'] },
+      { problem: 'b', model: 'm', sample: '2', tests: ['pass'] },
     ];
     const doc = new DOMParser().parseFromString(render(renderJunit, run(interleaved)), 'text/xml');
-    expect(elements(doc, 'testsuite').map((s) => s.getAttribute('name'))).toEqual(['m/a', 'm/b', 'm/a', 'm/b', 'm/c']);
-    const ids = elements(doc, 'testcase').map((c) => `${c.getAttribute('classname')} ${c.getAttribute('name')}`);
-    expect(ids).toEqual([
-      'm/a correctness#0 [sample 0]',
-      'm/b correctness#0 [sample 0]',
-      'm/a correctness#0 [sample 1]',
-      'm/b correctness#0 [sample 1]',
-      'm/c correctness#0',
+    const suites = elements(doc, 'testsuite');
+    expect(suites.map((s) => s.getAttribute('name'))).toEqual(['m/a', 'm/b', 'm/c', 'm/d']);
+    expect(suites.map((s) => `${s.getAttribute('tests')}/${s.getAttribute('failures')}/${s.getAttribute('errors')}`)).toEqual([
+      '3/1/0',
+      '3/1/0',
+      '1/0/0',
+      '1/0/1',
     ]);
-    expect(new Set(ids).size).toBe(ids.length);
+    const ids = suites.flatMap((s) =>
+      elements(s, 'testcase').map((c) => `${s.getAttribute('name')}: ${c.getAttribute('classname')} ${c.getAttribute('name')}`),
+    );
+    expect(ids).toEqual([
+      'm/a: m/a correctness#0 [sample 0]',
+      'm/a: m/a correctness#0 [sample 1]',
+      'm/a: m/a correctness#1 [sample 1]',
+      'm/b: m/b correctness#0 [sample 0]',
+      'm/b: m/b correctness#0 [sample 1]',
+      'm/b: m/b correctness#0 [sample 2]',
+      'm/c: m/c correctness#0',
+      'm/d: m/d correctness#0',
+    ]);
   });
 
   it('stays well-formed and valid against a JUnit schema whatever a candidate returns', () => {
