@@ -7,6 +7,7 @@
 import { MAX_PROBLEM_FILE_BYTES, readProblemText } from './file-text.js';
 import { invalid, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates } from './find-files.js';
 import { isIntegerLiteral, restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
+import { restorePythonConstants, standInPythonConstants } from './python-json.js';
 import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
@@ -85,8 +86,14 @@ export function loadProblemText(
   file: string,
   options: LoadOptions & { readWarnings?: readonly string[] } = {},
 ): PreparedProblem | InvalidProblemFile {
-  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
-  const parsed = parseJsonText(text);
+  let text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  let parsed = parseJsonText(text);
+  // What Python's json module writes for a float JSON has no spelling for (NaN, Infinity): read as json.loads reads it.
+  const standIn = parsed.ok ? null : standInPythonConstants(text);
+  if (standIn !== null) {
+    const again = parseJsonText(standIn);
+    if (again.ok) [text, parsed] = [standIn, { ok: true, value: restorePythonConstants(again.value) }];
+  }
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
   const exactNumbers: ExactNumber[] = [];

@@ -5,8 +5,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineAndColumn } from '../../src/problems/json-structure.js';
-import { findJsonErrorOffset, loadProblemFile, loadProblems, parseJsonText } from '../../src/problems/load.js';
-import { isInvalidProblemFile, type InvalidProblemFile, type LoadedProblems } from '../../src/problems/prepared.js';
+import { findJsonErrorOffset, loadProblemFile, loadProblems, loadProblemText, parseJsonText } from '../../src/problems/load.js';
+import { floatTag } from '../../src/values/py-tags.js';
+import { isInvalidProblemFile, type InvalidProblemFile, type LoadedProblems, type PreparedProblem } from '../../src/problems/prepared.js';
 
 /** Fixture folders as a path relative to the cwd, the way a user would pass them. */
 function fixture(name: string): string {
@@ -33,6 +34,32 @@ function problemText(id: string, extra: Record<string, unknown> = {}): string {
     ...extra,
   });
 }
+
+describe('loadProblemText: the floats JSON has no spelling for', () => {
+  it("reads NaN, Infinity and -Infinity as Python's json module writes and reads them, and only outside strings", () => {
+    const text = JSON.stringify({
+      identifier: 'top',
+      description: 'NaN and Infinity in a string stay text',
+      prompts: [],
+      function_prototype: { function_name: 'f', parameters: [{ name: 'xs', type: 'List[float]' }], return_values: [{ type: 'float' }] },
+      correctness_test_suite: [
+        { input: { xs: ['@NaN', 1.5] }, expected_output: ['@-Infinity'] },
+        { input: { xs: [] }, expected_output: ['@Infinity'] },
+      ],
+      optimal_solution: 'def f(xs):\n    return max(xs)  # NaN, Infinity',
+    }).replace(/"@(-?Infinity|NaN)"/g, '$1');
+    const loaded = loadProblemText(text, 'p.json') as PreparedProblem;
+    expect(isInvalidProblemFile(loaded), JSON.stringify(loaded)).toBe(false);
+    const tests = loaded.correctness.tests;
+    expect(tests.map((t) => t.expected)).toEqual([floatTag(-Infinity), floatTag(Infinity)]);
+    expect(tests[0]!.args).toEqual([[floatTag(NaN), 1.5]]);
+    expect(loaded.problem.description).toBe('NaN and Infinity in a string stay text');
+    expect(loaded.problem.optimal_solution).toContain('# NaN, Infinity');
+    // Anything else that is no JSON is still reported where it is.
+    const broken = loadProblemText(text.replace('"prompts":[]', '"prompts":[NaNa]'), 'p.json');
+    expect(isInvalidProblemFile(broken) && broken.errors[0]).toMatch(/^p\.json: not valid JSON: .*\(line 1, column \d+\)$/);
+  });
+});
 
 describe('loadProblems: spec-form files', () => {
   const dir = fixture('problems-spec');
