@@ -246,6 +246,61 @@ def sleep(secs, /):
 """
 
 
+# asyncio without a browser: Pyodide's event loop (and its asyncio.run)
+# schedule through JavaScript, which is sealed. This loop has no I/O to wait
+# for, so waiting is sleeping until the next timer. Its own namespace, as the
+# sleep above: a candidate that finds the class finds nothing of the harness.
+_ASYNCIO_SOURCE = """
+import asyncio.base_events
+import asyncio.events
+import time
+
+
+class _NoIo:
+    def select(self, timeout):
+        if timeout is None:
+            raise RuntimeError('the event loop has nothing left to run: every task waits, and nothing can wake it')
+        if timeout > 0:
+            time.sleep(timeout)
+        return []
+
+    def close(self):
+        pass
+
+
+class SandboxEventLoop(asyncio.base_events.BaseEventLoop):
+    def __init__(self):
+        super().__init__()
+        self._selector = _NoIo()
+
+    def _process_events(self, event_list):
+        pass
+
+    def _write_to_self(self):
+        pass
+
+
+_Policy = getattr(asyncio.events, '_BaseDefaultEventLoopPolicy', None) or asyncio.events.BaseDefaultEventLoopPolicy
+
+
+class SandboxEventLoopPolicy(_Policy):
+    _loop_factory = SandboxEventLoop
+"""
+
+
+def _install_event_loop():
+    import asyncio
+    import asyncio.events
+    space = {'__name__': 'asyncio.sandbox'}
+    _exec(_compile(_ASYNCIO_SOURCE, '<evalrun-asyncio>', 'exec'), space)
+    # Pyodide's asyncio.run wraps the standard one (functools.wraps keeps it as __wrapped__).
+    asyncio.run = _getattr(asyncio.run, '__wrapped__', asyncio.run)
+    set_policy = _getattr(asyncio.events, '_set_event_loop_policy', None) or asyncio.set_event_loop_policy
+    set_policy(space['SandboxEventLoopPolicy']())
+    # Pyodide marks its loop as always running, which would make every asyncio.run refuse.
+    asyncio.events._set_running_loop(None)
+
+
 def _make_sleep(original):
     import select
     # The checks and messages are CPython 3.14's (_PyTime_FromSecondsObject,
@@ -336,14 +391,22 @@ def _quote_py(name):
 # frame f_back leads (with no audit event) to this harness's frames and
 # globals. Candidates get a signal.signal that refuses, made in a namespace
 # of its own that holds no reference to the real one.
+# Also a ValueError, which is what CPython's signal.signal raises where
+# signals cannot be handled (another thread): asyncio.run catches that and
+# runs without its Ctrl-C handler.
 _SIGNAL_SOURCE = '''
+class SignalsUnavailable(PermissionError, ValueError):
+    pass
+
+
 def signal(signalnum, handler):
-    raise PermissionError('evalrun: signal handlers are not available to candidates')
+    raise SignalsUnavailable('evalrun: signal handlers are not available to candidates')
 '''
 
 
 def _refusing_signal():
-    space = {'__builtins__': {'PermissionError': PermissionError}, '__name__': 'evalrun'}
+    space = {'__builtins__': {'PermissionError': PermissionError, 'ValueError': ValueError,
+                              '__build_class__': _builtins_module.__build_class__}, '__name__': 'evalrun'}
     _exec(_compile(_SIGNAL_SOURCE, '<evalrun-signal>', 'exec'), space)
     return space['signal']
 
@@ -359,6 +422,7 @@ def lockdown():
     _sys.stderr = sink('<stderr>')
     _sys.stdin = empty_input()
     time.sleep = _make_sleep(time.sleep)
+    _install_event_loop()
     for name in _list(_sys.modules):
         if name.partition('.')[0] in _SEALED_MODULES:
             del _sys.modules[name]
