@@ -204,17 +204,19 @@ function genericized(problem: PreparedProblem, promptId: string | null): boolean
 
 /** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */
 function selfCheckCode(problem: PreparedProblem): CandidateCode {
-  const code = problem.problem.optimal_solution ?? '';
+  const raw = problem.problem.optimal_solution ?? '';
+  // Pasted from a model's answer, fence and all: no code starts with a fence, so only then is it read as an answer.
+  const extracted = /^\s*(?:```|~~~)/.test(raw) ? extractCode(raw, [problem.functionName]) : { code: raw, fenceLanguage: null };
   return {
     problem,
     modelId: SELF_CHECK_MODEL,
     promptId: null,
     sampleId: null,
     source: selfCheckSource(problem.file),
-    raw: code,
-    code,
+    raw,
+    code: extracted.code,
     declaredLanguage: null,
-    fenceLanguage: null,
+    fenceLanguage: extracted.fenceLanguage,
     functionName: problem.functionName,
     suites: [problem.correctness, ...problem.samples],
   };

@@ -316,3 +316,32 @@ describe('a submission for a problem file that is not JSON at all', () => {
     RUN_MS,
   );
 });
+
+describe('an optimal_solution pasted with its Markdown fence', () => {
+  it(
+    'is read as an answer is, and code that only holds a fence inside a string runs as written',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-fenced-optimal-'));
+      mkdirSync(join(root, 'problems'));
+      const problem = (id: string, optimal: string): string =>
+        JSON.stringify({
+          identifier: id,
+          description: id,
+          prompts: [],
+          function_prototype: { function_name: id, parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'str' }] },
+          correctness_test_suite: [{ input: { n: 2 }, expected_output: ['`'.repeat(6)] }],
+          optimal_solution: optimal,
+        });
+      writeFileSync(join(root, 'problems', 'fenced.json'), problem('fenced', "```python\ndef fenced(n):\n    return '`' * 3 * n\n```\n"));
+      writeFileSync(join(root, 'problems', 'plain.json'), problem('plain', "FENCE = '```'\ndef plain(n):\n    return FENCE * n\n"));
+      const out = join(root, 'card.json');
+      await runCli(['--problems', join(root, 'problems'), '--out', out, '--no-progress']);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      expect(card.candidates.map((c) => [c.problem_id, c.status])).toEqual([
+        ['fenced', 'passed'],
+        ['plain', 'passed'],
+      ]);
+    },
+    RUN_MS,
+  );
+});
