@@ -163,6 +163,10 @@ export class Comparer implements Judge {
    * the expected value itself belongs to, which is the one the author meant.
    */
   private union(expected: unknown, actual: unknown, type: TypeNode & { kind: 'union' }, depth: number): Outcome {
+    // Python: an int the file wrote, where the union has int, is an int, and an int meets a float exactly
+    // (`Union[int, float]`'s 5 is not 5.000000000001), rather than within the float option's tolerance.
+    const intOption = this.equality === 'javascript' || typeof expected === 'boolean' ? undefined : type.options.find((option) => option.kind === 'int');
+    if (intOption !== undefined && this.numeric(expected)?.kind === 'int') return this.compare(expected, actual, intOption, depth + 1);
     const mismatches: Mismatch[] = [];
     for (const option of type.options) {
       const mismatch = this.compare(expected, actual, option, depth + 1);

@@ -56,6 +56,28 @@ const cases: Case[] = [
     verdicts: ['timeout'],
   },
   { name: 'infinite loop at top level', code: 'for (;;) {}\nfunction add(a, b) { return a + b; }', verdicts: ['timeout'] },
+  // What top-level code throws is read once the isolate's limit is off: a read that never ends is a timeout, not a stuck worker.
+  {
+    name: 'top-level throw whose stack trace never comes',
+    code: "Error.prepareStackTrace = () => { for (;;) {} };\nthrow new Error('top');\nfunction add(a, b) { return a + b; }",
+    verdicts: ['timeout'],
+  },
+  {
+    name: 'top-level throw of an object whose name and message never come',
+    code: 'throw { get message() { for (;;) {} }, get name() { for (;;) {} }, get stack() { for (;;) {} } };\nfunction add(a, b) { return a + b; }',
+    verdicts: ['timeout'],
+  },
+  {
+    name: 'top-level throw of a Proxy whose traps never return',
+    code: 'throw new Proxy({}, { get() { for (;;) {} }, ownKeys() { for (;;) {} }, getOwnPropertyDescriptor() { for (;;) {} } });\nfunction add(a, b) { return a + b; }',
+    verdicts: ['timeout'],
+  },
+  {
+    name: 'top-level throw of a plain error',
+    code: "throw new TypeError('bad start');\nfunction add(a, b) { return a + b; }",
+    verdicts: [],
+    loadError: /^threw while loading: bad start$/,
+  },
   {
     name: 'getter on the returned value that never returns',
     code: 'function add(a, b) { return { get x() { for (;;) {} } }; }',

@@ -89,6 +89,12 @@ describe('compareValues: float', () => {
     expect(compare({ a: 1000000000 }, { a: 1000000001 }, 'Dict[str, float]').equal).toBe(false);
     expect(compare(10n ** 20n, 10n ** 20n + 1n, 'Union[int, float]').equal).toBe(false);
     expect(compare(10n ** 20n, 10n ** 20n, 'Union[int, float]').equal).toBe(true);
+    // Python: an int written under a union with int is an int, met exactly, as == meets it; JavaScript has one number.
+    expect(compareWith(1000000000, 1000000000.5, 'Union[float, int]', 'python').equal).toBe(false);
+    expect(compareWith([5], [5 + 1e-12], 'List[Union[int, float]]', 'python').equal).toBe(false);
+    expect(compareWith(5, floatTag(5), 'Union[int, float]', 'python')).toEqual(equal);
+    expect(compareWith(fl(2.5), 2.5 + 1e-12, 'Union[int, float]', 'python')).toEqual(equal);
+    expect(compareWith(1000000000, 1000000000.5, 'Union[float, int]', 'javascript')).toEqual(equal);
     // A float on either side is still met within the tolerance.
     expect(compare(fl(1e9), 1000000001, 'float').equal).toBe(true);
     expect(compare([1000000000], [1000000000.5], 'List[float]').equal).toBe(true);

@@ -101,25 +101,20 @@ export class JsSession implements Session {
     return isolate === null || isolate.isDisposed ? 0 : Number(isolate.cpuTime) / 1e6;
   }
 
-  /** Loads at once; the promise only carries the result (or the error) as the Session interface asks. */
-  load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
-    return new Promise((resolve) => resolve(this.loadNow(job, wallMs)));
-  }
-
-  private loadNow(job: CandidateJob, wallMs: number): LoadResult {
+  async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
     this.release();
     try {
-      return this.loadOnce(job, wallMs);
+      return await this.loadOnce(job, wallMs);
     } catch (e) {
       // The isolate gave out while a fresh context was being set up (a heap
       // left nearly full by an earlier candidate): start over on a new one.
       this.isolates.discard();
       if (!isDisposedError(e)) throw e;
-      return this.loadOnce(job, wallMs);
+      return await this.loadOnce(job, wallMs);
     }
   }
 
-  private loadOnce(job: CandidateJob, wallMs: number): LoadResult {
+  private async loadOnce(job: CandidateJob, wallMs: number): Promise<LoadResult> {
     const code = this.meteredCode ?? job.code;
     const { isolate, harness } = this.isolates.ensureIsolate(job.limits.memoryMb);
     const { context, install } = this.metered ? this.isolates.meteredContext(isolate) : this.isolates.takeContext(isolate, harness);
@@ -147,7 +142,7 @@ export class JsSession implements Session {
       take?.applySync(undefined, []);
       const wallStart = performance.now();
       const cpuStart = isolate.cpuTime;
-      script.runSync(context, { timeout: wallMs });
+      await runTopLevel(isolate, script, context, wallMs);
       if (take !== null) {
         const wall = performance.now() - wallStart;
         const cpu = Number(isolate.cpuTime - cpuStart) / 1e6;
@@ -158,8 +153,8 @@ export class JsSession implements Session {
       }
     } catch (e) {
       const memory: LoadResult = { kind: 'failed', outcome: { kind: 'memory', message: `top-level code ${MEMORY_MESSAGE}` }, lost: true };
+      if (e instanceof TopLevelHang || isTimeout(e)) return { kind: 'timeout', cpuMs: cpu() };
       if (isolate.isDisposed) return memory;
-      if (isTimeout(e)) return { kind: 'timeout', cpuMs: cpu() };
       context.release();
       // Typed arrays live outside the V8 heap: when they exhaust memory the
       // code gets a RangeError instead of the isolate being disposed.
@@ -260,6 +255,38 @@ export class JsSession implements Session {
     this.loaded = null;
     const isolate = this.isolates.isolate;
     if (loaded !== null && isolate !== null && !isolate.isDisposed) loaded.context.release();
+  }
+}
+
+/**
+ * Runs a candidate's top-level code, on the isolate's thread, with a host
+ * timer beside the isolate's own limit. What the code throws is read by
+ * isolated-vm once that limit is off (its name, message and stack, through
+ * getters and Error.prepareStackTrace the candidate may have written, or a
+ * Proxy): a read that never ends would hold this process for good, so when
+ * the timer fires first the isolate is disposed of and the load timed out.
+ */
+async function runTopLevel(isolate: ivm.Isolate, script: ivm.Script, context: ivm.Context, wallMs: number): Promise<void> {
+  const running = script.run(context, { timeout: wallMs });
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new TopLevelHang());
+      isolate.dispose();
+    }, wallMs + IDLE_GRACE_MS);
+  });
+  // Settles after a dispose too, when nothing waits for it any more.
+  running.catch(() => undefined);
+  try {
+    await Promise.race([running, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class TopLevelHang extends Error {
+  constructor() {
+    super('top-level code did not finish within its limit');
   }
 }
 
