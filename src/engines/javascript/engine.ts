@@ -242,7 +242,7 @@ export class JsSession implements Session {
     if (compiled !== null && !compiled.isolate.isDisposed) compiled.script.release();
     // A measured run leaves a dead context per test in the isolate's heap, as a candidate does.
     this.isolates.served += this.metered ? Math.max(1, this.loads) : 1;
-    if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
+    if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE || this.isolates.holdsMuch()) this.isolates.discard();
   }
 
   describeCrash(payload: string): string {
