@@ -147,6 +147,8 @@ export interface CandidateCode {
   declaredLanguage: string | null;
   /** Language named on the Markdown fence the code came from, if any. */
   fenceLanguage: string | null;
+  /** Model output with no fence, whose prose was told from code by rules that may miss a line (grade.ts drops what Python rejects). */
+  unfenced: boolean;
   /** The name the code is expected to define (the prompt may have genericized it). */
   functionName: string;
   suites: PreparedSuite[];
@@ -163,7 +165,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
-  const extracted = candidate.extract ? extractCode(raw, names, foreignTo(submission.declaredLanguage)) : { code: raw, fenceLanguage: null };
+  const extracted = candidate.extract ? extractCode(raw, names, foreignTo(submission.declaredLanguage)) : { code: raw, fenced: true, fenceLanguage: null };
   return {
     problem,
     modelId: candidate.modelId,
@@ -174,6 +176,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     code: extracted.code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
+    unfenced: !extracted.fenced,
     functionName:
       generic && definesAtTopLevel(extracted.code, GENERIC_FUNCTION_NAME) && !definesAtTopLevel(extracted.code, problem.functionName)
         ? GENERIC_FUNCTION_NAME
@@ -217,6 +220,7 @@ function selfCheckCode(problem: PreparedProblem): CandidateCode {
     code: extracted.code,
     declaredLanguage: null,
     fenceLanguage: extracted.fenceLanguage,
+    unfenced: false,
     functionName: problem.functionName,
     suites: [problem.correctness, ...problem.samples],
   };

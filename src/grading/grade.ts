@@ -78,7 +78,8 @@ export async function gradeCandidate(
   return gradeCode(jobs, codeOf(candidate, problem), options, oneByOne);
 }
 
-async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOptions, oneByOne: GradeJob['oneByOne']): Promise<CandidateResult[]> {
+async function gradeCode(jobs: RunsJobs, given: CandidateCode, options: GradeOptions, oneByOne: GradeJob['oneByOne']): Promise<CandidateResult[]> {
+  let spec = given;
   const queued = performance.now();
   const code = spec.code;
   const tests = spec.suites.flatMap((suite) => suite.tests);
@@ -114,7 +115,15 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   if (language.usesPackages && options.pythonPackages !== undefined && options.pythonPackages.length > 0) job.pythonPackages = [...options.pythonPackages];
   if (oneByOne !== undefined) job.oneByOne = oneByOne;
   if (options.stopOnFirstFailure === true) job.stopOnFirstFailure = true;
-  const reply = await jobs.run(job);
+  let reply = await jobs.run(job);
+  // Unfenced Python from a model: a top-level line the interpreter rejects that reads as prose goes, and the rest runs again.
+  for (let dropped = 0; reply.kind === 'load-error' && spec.unfenced && language.name === 'python' && dropped < MAX_PROSE_LINES; dropped++) {
+    const line = proseLineRejected(job.code, reply.message);
+    if (line === null) break;
+    job.code = job.code.split('\n').toSpliced(line - 1, 1).join('\n');
+    spec = { ...spec, code: job.code };
+    reply = await jobs.run(job);
+  }
   if (reply.kind === 'load-error') {
     const failure = { ok: false, language: runnable.sourceLanguage, status: 'load-error', message: reply.message } as const;
     return unrunnableResults(spec, failure, queued, unmeasured);
@@ -125,6 +134,42 @@ async function gradeCode(jobs: RunsJobs, spec: CandidateCode, options: GradeOpti
   }
   return splitBySuite(spec, runnable.sourceLanguage, reply.entryPoint, reply.verdicts, null, queued, reply.durationMs, measured);
 }
+
+/** Prose lines taken out of one candidate's code at most, each a run of its own. */
+const MAX_PROSE_LINES = 8;
+
+/**
+ * The line of a Python syntax error (`SyntaxError: invalid syntax (line 4)`,
+ * as the harness reports it) when that line is prose a model wrote around
+ * unfenced code: at the top level, not a statement's start, two words side
+ * by side or a Markdown emphasis or list marker first (`**Complexity:**
+ * O(n)`, `We iterate; for each k...`, `This is O(n).`). Null otherwise: the
+ * error is then the code's own.
+ */
+function proseLineRejected(code: string, message: string): number | null {
+  const at = /^SyntaxError: .*\(line (\d+)\)$/.exec(message);
+  if (at === null) return null;
+  const line = Number(at[1]);
+  const text = code.split('\n')[line - 1];
+  // Code that went wrong assigns, or leaves a bracket open; a sentence does neither.
+  if (text === undefined || /^\s/.test(text) || PYTHON_STATEMENT.test(text) || text.includes('=') || !bracketsBalance(text)) return null;
+  return /^(?:\*\*|__|[-*+>] |\d+[.)] )|[A-Za-z]{2,}[,:;]?\s+[A-Za-z(]/.test(text) ? line : null;
+}
+
+function bracketsBalance(text: string): boolean {
+  const open: string[] = [];
+  for (const c of text) {
+    if (c === '(' || c === '[' || c === '{') open.push(c);
+    else if (c === ')' || c === ']' || c === '}') {
+      if (open.pop() !== { ')': '(', ']': '[', '}': '{' }[c]) return false;
+    }
+  }
+  return open.length === 0;
+}
+
+/** Words a Python statement starts with: a line that starts with one is code, however wrong. */
+const PYTHON_STATEMENT =
+  /^(?:async|await|assert|break|class|continue|def|del|elif|else|except|finally|for|from|global|if|import|lambda|match|case|nonlocal|pass|raise|return|try|while|with|yield|print)\b/;
 
 /** Why a candidate could not run at all: every one of its tests gets this error. */
 type Unrunnable = Extract<Runnable, { ok: false }>;

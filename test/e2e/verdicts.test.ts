@@ -345,3 +345,43 @@ describe('an optimal_solution pasted with its Markdown fence', () => {
     RUN_MS,
   );
 });
+
+describe('unfenced Python with prose around it', () => {
+  it(
+    "drops the top-level lines Python rejects that read as prose, and keeps a syntax error that is the code's own",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-prose-'));
+      mkdirSync(join(root, 'problems'));
+      writeFileSync(
+        join(root, 'problems', 'inc.json'),
+        JSON.stringify({
+          identifier: 'inc',
+          description: 'inc',
+          prompts: [],
+          function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
+          correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
+        }),
+      );
+      const answers: Record<string, string> = {
+        sure: 'Sure, here is the solution.\ndef inc(n):\n    return n + 1\n',
+        step: 'Step 1: define the function\ndef inc(n):\n    return n + 1\n',
+        complexity: 'def inc(n):\n    return n + 1\n\n**Time complexity:** O(1)\nWe add one; nothing else is needed.\nThis is O(1).\n',
+        // A line of code that went wrong is the answer's own error, however it reads.
+        broken_code: 'def inc(n):\n    return n + 1\n\nresult = inc(x for x in range(3)\n',
+        broken_body: 'def inc(n):\n    return n + 1 as well\n',
+      };
+      for (const [model, code] of Object.entries(answers)) {
+        mkdirSync(join(root, 'solutions', model), { recursive: true });
+        writeFileSync(join(root, 'solutions', model, 'inc.py'), code);
+      }
+      const out = join(root, 'card.json');
+      await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--no-progress']);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      const status = Object.fromEntries(card.candidates.map((c) => [c.model_id, c.status]));
+      expect(status).toEqual({ sure: 'passed', step: 'passed', complexity: 'passed', broken_code: 'load-error', broken_body: 'load-error' });
+      // The code recorded is the code that ran.
+      expect(card.candidates.find((c) => c.model_id === 'complexity')!.code).toBe('def inc(n):\n    return n + 1\n');
+    },
+    RUN_MS,
+  );
+});
