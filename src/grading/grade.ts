@@ -120,7 +120,10 @@ async function gradeCode(jobs: RunsJobs, given: CandidateCode, options: GradeOpt
   for (let dropped = 0; reply.kind === 'load-error' && spec.unfenced && language.name === 'python' && dropped < MAX_PROSE_LINES; dropped++) {
     const line = proseLineRejected(job.code, reply.message);
     if (line === null) break;
-    job.code = job.code.split('\n').toSpliced(line - 1, 1).join('\n');
+    job.code = job.code
+      .split('\n')
+      .toSpliced(line - 1, 1)
+      .join('\n');
     spec = { ...spec, code: job.code };
     reply = await jobs.run(job);
   }
