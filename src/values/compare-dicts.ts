@@ -107,7 +107,8 @@ function plainDict(
   type: TypeNode & { kind: 'dict' },
   depth: number,
 ): Outcome {
-  const canonical = keyCanonicaliser(type.key);
+  // A JavaScript object's property names are the keys as JavaScript finds them (`d[1]` reads "1", never "01" or "1.0").
+  const canonical = judge.equality === 'javascript' ? identity : keyCanonicaliser(type.key);
   const expectedKeys = Object.keys(expected);
   const actualKeys = Object.keys(actual);
   // Canonical key -> key as written in `actual`.

@@ -36,13 +36,14 @@ export function sameNumber(x: number | bigint, y: number | bigint): boolean {
 }
 
 /**
- * An int that is exactly what it says: a Python int (or bool), or a
- * JavaScript number that is a safe integer. Two of them meet exactly even
- * where a float is declared (`List[float]` written `[1000000000]`): the
- * float tolerance forgives rounding, and neither has any.
+ * An int that is exactly what it says: a Python int (or bool), or a whole
+ * JavaScript number (JavaScript has one number type, and a whole one is met
+ * exactly). Two of them meet exactly even where a float is declared
+ * (`List[float]` written `[1000000000]`): the float tolerance forgives
+ * rounding, and neither has any.
  */
 export function exactInteger(x: Numeric): boolean {
-  return x.kind !== 'float' && (typeof x.n === 'bigint' || Number.isSafeInteger(x.n));
+  return x.kind !== 'float' && isIntegral(x.n);
 }
 
 export function isIntegral(n: number | bigint): boolean {

@@ -46,14 +46,26 @@ export function compareSets(judge: Judge, expectedValue: unknown, actualValue: u
  * when it cannot stand for one. Python's rule: a list or a tuple is judged
  * as `set(value)` would be, duplicates collapsed (the reference framework's
  * sets crossed as lists); strict types take only a set or a frozenset.
- * JavaScript returns its Sets as arrays, whose items are already distinct.
+ * JavaScript's array is judged as `new Set(array)` would be.
  */
 function returnedSetItems(judge: Judge, value: unknown): unknown[] | undefined {
   const tag = tagOf(value);
   if (tag === 'set' || tag === 'frozenset') return setItems(value);
   if (judge.equality === 'strict') return undefined;
   const items = sequenceItems(value);
-  return items === undefined || judge.equality !== 'python' ? items : distinctItems(items);
+  if (items === undefined) return undefined;
+  return judge.equality === 'python' ? distinctItems(items) : distinctPrimitives(items);
+}
+
+/** An array as `new Set(array)` keeps it: equal primitives once (NaN once, 0 and -0 alike), every object. */
+function distinctPrimitives(items: readonly unknown[]): unknown[] {
+  const seen = new Set<unknown>();
+  return items.filter((item) => {
+    if (item !== null && typeof item === 'object') return true;
+    if (seen.has(item)) return false;
+    seen.add(item);
+    return true;
+  });
 }
 
 /**

@@ -11,7 +11,7 @@ import { at, differ, show, stringDifference, wrongKind, type Mismatch, type Outc
 import { exactInteger, isIntegral, sameNumber, type Equality, type Numeric, type Tolerance } from './compare-numbers.js';
 import { compareSets } from './compare-sets.js';
 import { compareStructure } from './compare-structural.js';
-import { numberOf, sequenceItems } from './py-tags.js';
+import { numberOf, sequenceItems, setItems, tagOf, type DictTag } from './py-tags.js';
 import type { TypeNode } from './type-node.js';
 
 export class Comparer implements Judge {
@@ -126,7 +126,7 @@ export class Comparer implements Judge {
       for (let i = 0; i < expected.length; i++) {
         const e: unknown = expected[i];
         const a: unknown = actual[i];
-        if (typeof e === 'number' && typeof a === 'number' && (Number.isSafeInteger(e) && Number.isSafeInteger(a) ? e === a : this.close(e, a))) continue;
+        if (typeof e === 'number' && typeof a === 'number' && (Number.isInteger(e) && Number.isInteger(a) ? e === a : this.close(e, a))) continue;
         const mismatch = this.compare(e, a, item, depth + 1);
         if (mismatch) return at(mismatch, i);
       }
@@ -167,14 +167,16 @@ export class Comparer implements Judge {
     // (`Union[int, float]`'s 5 is not 5.000000000001), rather than within the float option's tolerance.
     const intOption = this.equality === 'javascript' || typeof expected === 'boolean' ? undefined : type.options.find((option) => option.kind === 'int');
     if (intOption !== undefined && this.numeric(expected)?.kind === 'int') return this.compare(expected, actual, intOption, depth + 1);
+    // Only the options the expected value belongs to: Union[int, str]'s 7 is no str, to be compared by any rule a str would allow.
+    const fitting = type.options.filter((option) => conforms(expected, option, 0));
+    const options = fitting.length > 0 ? fitting : type.options;
     const mismatches: Mismatch[] = [];
-    for (const option of type.options) {
+    for (const option of options) {
       const mismatch = this.compare(expected, actual, option, depth + 1);
       if (mismatch === undefined) return undefined;
       mismatches.push(mismatch);
     }
-    const meant = type.options.findIndex((option) => conforms(expected, option, 0));
-    return mismatches[Math.max(0, meant)];
+    return mismatches[0];
   }
 }
 
@@ -184,9 +186,9 @@ function conforms(value: unknown, type: TypeNode, depth: number): boolean {
   const fits = (item: unknown, itemType: TypeNode): boolean => conforms(item, itemType, depth + 1);
   switch (type.kind) {
     case 'int':
-      return typeof value === 'number' && Number.isInteger(value);
+      return (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint' || (tagOf(value) === 'float' && Number.isInteger(numberOf(value)));
     case 'float':
-      return typeof value === 'number';
+      return typeof value === 'number' || typeof value === 'bigint' || tagOf(value) === 'float';
     case 'str':
       return typeof value === 'string';
     case 'bool':
@@ -198,16 +200,23 @@ function conforms(value: unknown, type: TypeNode, depth: number): boolean {
     case 'union':
       return type.options.some((option) => fits(value, option));
     case 'list':
+      return sequenceItems(value)?.every((item) => fits(item, type.item)) === true;
     case 'set':
-      return Array.isArray(value) && value.every((item) => fits(item, type.item));
-    case 'tuple':
+      return setItems(value)?.every((item) => fits(item, type.item)) === true;
+    case 'tuple': {
+      const items = sequenceItems(value);
       return (
-        Array.isArray(value) &&
-        (type.rest === undefined ? value.length === type.items.length : value.length >= type.items.length) &&
-        value.every((item, i) => fits(item, type.items[i] ?? type.rest ?? ANY))
+        items !== undefined &&
+        (type.rest === undefined ? items.length === type.items.length : items.length >= type.items.length) &&
+        items.every((item, i) => fits(item, type.items[i] ?? type.rest ?? ANY))
       );
-    case 'dict':
-      return isRecord(value) && Object.values(value).every((item) => fits(item, type.value));
+    }
+    case 'dict': {
+      if (!isRecord(value)) return false;
+      const tag = tagOf(value);
+      if (tag === 'dict') return (value as unknown as DictTag).entries.every(([, item]) => fits(item, type.value));
+      return tag === undefined && Object.values(value).every((item) => fits(item, type.value));
+    }
     case 'any':
     case 'unknown':
       return true;

@@ -83,7 +83,8 @@ function write(v: Value, form: WireForm, depth: number): string {
     }
     case 'dict': {
       const entries = (v as unknown as DictTag).entries;
-      if (form === 'javascript-result' && entries.every(([key]) => isScalarKey(key))) {
+      // A key that spells the tag keeps the dict a dict tag, as the harness writes such an object.
+      if (form === 'javascript-result' && entries.every(([key]) => isScalarKey(key) && key !== WIRE_TAG)) {
         const parts = entries.map(
           ([key, item]) => `${JSON.stringify(String(javascriptKey(key) as string | number | boolean | bigint | null))}:${write(item, form, depth + 1)}`,
         );
@@ -94,8 +95,10 @@ function write(v: Value, form: WireForm, depth: number): string {
     }
     case 'float': {
       if (form === 'python') return JSON.stringify(tagged);
-      // JavaScript's one number type: 3.0 is 3 and -0.0 is written 0, as its harness writes them.
+      // JavaScript's one number type: 3.0 is 3. An argument keeps -0.0's sign (JSON.parse reads "-0" as -0);
+      // a result as the harness writes it, 0.
       const n = Number((tagged as unknown as FloatTag).value);
+      if (form === 'javascript' && Object.is(n, -0)) return '-0';
       return Number.isFinite(n) ? JSON.stringify(n) : JSON.stringify(tagged);
     }
   }

@@ -122,6 +122,8 @@ const CASES: Case[] = [
     tests: [{ input: [[2, 1, 2]], expected: [1, 2] }],
     answers: {
       js_set: { code: 'function uniq_set(xs) {\n  return new Set(xs);\n}\n', passes: true, language: 'js' },
+      // An array for a declared set is judged as new Set(array) keeps it.
+      js_array_with_duplicates: { code: 'function uniq_set(xs) {\n  return xs;\n}\n', passes: true, language: 'js' },
       py_set: { code: 'def uniq_set(xs):\n    return set(xs)\n', passes: true },
     },
   },
@@ -155,6 +157,8 @@ const CASES: Case[] = [
     answers: {
       right: { code: "def tag_lookalike(n):\n    return {'result': {'$evalrun': 'tuple', 'items': [n]}}\n", passes: true },
       tuple: { code: "def tag_lookalike(n):\n    return {'result': (n,)}\n", passes: false },
+      js_right: { code: "function tag_lookalike(n) {\n  return { result: { $evalrun: 'tuple', items: [n] } };\n}\n", passes: true, language: 'js' },
+      js_array: { code: 'function tag_lookalike(n) {\n  return { result: [n] };\n}\n', passes: false, language: 'js' },
     },
   },
   {
@@ -172,6 +176,29 @@ const CASES: Case[] = [
         code: 'class L(list):\n    def __iter__(self):\n        return iter([1, 2])\n\ndef pair_list(a):\n    return L([9, 9])\n',
         passes: false,
       },
+    },
+  },
+  {
+    problem: 'halve',
+    params: [['n', 'int']],
+    returns: 'Union[int, str]',
+    // The file's int belongs to the int option: a float within the tolerance of it is no answer.
+    tests: [{ input: [1000000001], expected: 500000000 }],
+    answers: {
+      js_floor: { code: 'function halve(n) {\n  return Math.floor(n / 2);\n}\n', passes: true, language: 'js' },
+      js_divide: { code: 'function halve(n) {\n  return n / 2;\n}\n', passes: false, language: 'js' },
+      py_divide: { code: 'def halve(n):\n    return n / 2\n', passes: false },
+    },
+  },
+  {
+    problem: 'letter_at',
+    params: [['n', 'int']],
+    returns: 'Dict[int, str]',
+    tests: [{ input: [1], expected: { '1': 'a' } }],
+    answers: {
+      // A property name JavaScript would not find as d[1] is another key.
+      js_right: { code: "function letter_at(n) {\n  return { [n]: 'a' };\n}\n", passes: true, language: 'js' },
+      js_padded: { code: "function letter_at(n) {\n  return { ['0' + n]: 'a' };\n}\n", passes: false, language: 'js' },
     },
   },
   {

@@ -95,12 +95,18 @@ describe('compareValues: float', () => {
     expect(compareWith(5, floatTag(5), 'Union[int, float]', 'python')).toEqual(equal);
     expect(compareWith(fl(2.5), 2.5 + 1e-12, 'Union[int, float]', 'python')).toEqual(equal);
     expect(compareWith(1000000000, 1000000000.5, 'Union[float, int]', 'javascript')).toEqual(equal);
+    // An option the expected value does not belong to is not asked: Union[int, str]'s int is met as an int.
+    expect(compareWith(1000000000, 1000000000.5, 'Union[int, str]', 'javascript').equal).toBe(false);
+    expect(compareWith(7, 7.000000001, 'Union[bool, int]', 'javascript').equal).toBe(false);
+    expect(compareWith('7', '7', 'Union[int, str]', 'javascript')).toEqual(equal);
     // A float on either side is still met within the tolerance.
     expect(compare(fl(1e9), 1000000001, 'float').equal).toBe(true);
     expect(compare([1000000000], [1000000000.5], 'List[float]').equal).toBe(true);
-    // JavaScript: safe integers exactly, a larger integral number (a float in all but name) within the tolerance.
+    // JavaScript: whole numbers exactly, at any size; a float the file wrote within the tolerance.
     expect(compareWith([1000000000], [1000000001], 'List[float]', 'javascript').equal).toBe(false);
-    expect(compareWith(1e21, 1e21 + 2 ** 20, 'float', 'javascript').equal).toBe(true);
+    expect(compareWith([10n ** 20n], [1e20 + 32768], 'List[float]', 'javascript').equal).toBe(false);
+    expect(compareWith(10n ** 20n, 1e20 + 32768, 'Union[int, float]', 'javascript').equal).toBe(false);
+    expect(compareWith(floatTag(1e21), 1e21 + 2 ** 20, 'float', 'javascript').equal).toBe(true);
   });
 
   it('is symmetric around the boundary and honours a custom tolerance', () => {
@@ -259,8 +265,8 @@ describe('compareValues: sets', () => {
   it.each<[Value, Value, string, Comparison]>([
     [[1, 2, 3], [3, 1, 2], 'Set[int]', equal],
     [[], [], 'Set[int]', equal],
-    [[1, 2, 2], [2, 1, 2], 'Set[int]', equal],
-    [[1, 2, 2], [2, 1, 1], 'Set[int]', differs('$', 'missing element 2, unexpected element 1')],
+    [[1, 2], [2, 1, 2], 'Set[int]', equal],
+    [[1, 2, 3], [2, 1, 1], 'Set[int]', differs('$', 'expected set of size 3, got size 2')],
     [[1, 2, 3], [1, 2, 4], 'Set[int]', differs('$', 'missing element 3, unexpected element 4')],
     [[1, 2, 3], [1, 2], 'Set[int]', differs('$', 'expected set of size 3, got size 2')],
     [[1, 2], [1, '2'], 'Set[int]', differs('$[1]', 'expected int, got string "2"')],
@@ -300,7 +306,8 @@ describe('compareValues: sets', () => {
     [[{ a: 1, b: 2 }], [{ b: 2, a: 1 }], 'Set[Dict[str, int]]', equal],
     [[['a', 'b']], [['a,b']], 'Set[List[str]]', differs('$', 'missing element ["a", "b"], unexpected element ["a,b"]')],
     [[0.1, 0.2], [0.2, 0.1 + 1e-12], 'Set[float]', equal],
-    [[0.1, 0.2, 0.2], [0.2, 0.1, 0.1], 'Set[float]', differs('$', 'missing element 0.2, unexpected element 0.1')],
+    [[0.1, 0.2, 0.3], [0.2, 0.1, 0.1], 'Set[float]', differs('$', 'expected set of size 3, got size 2')],
+    [[0.1, 0.2, 0.3], [0.2, 0.1, 0.4], 'Set[float]', differs('$', 'missing element 0.3, unexpected element 0.4')],
     [[fl(NaN), fl(Infinity), fl(1)], [fl(1), fl(NaN), fl(Infinity)], 'Set[float]', equal],
     [[0], [fl(-0)], 'Set[float]', equal],
     [[0.1], ['0.1'], 'Set[float]', differs('$[0]', 'expected float, got string "0.1"')],
@@ -329,9 +336,11 @@ describe('compareValues: sets', () => {
     expect(compareWith(expected, tuple([8, 6, 5]), 'Set[int]', 'strict').equal).toBe(false);
     expect(compareWith(expected, pySet([8, 6, 5]), 'Set[int]', 'strict')).toEqual(equal);
     expect(compareWith(expected, pySet([8, 6, 5], true), 'Set[int]', 'strict')).toEqual(equal);
-    // JavaScript returns its Sets as arrays of distinct items: nothing collapses.
+    // JavaScript: an array is judged as new Set(array) keeps it, equal primitives once (true and 1 are two).
     expect(compareWith(expected, [8, 6, 5], 'Set[int]', 'javascript')).toEqual(equal);
-    expect(compareWith(expected, [8, 6, 5, 5], 'Set[int]', 'javascript')).toEqual(differs('$', 'expected set of size 3, got size 4'));
+    expect(compareWith(expected, [8, 6, 5, 5], 'Set[int]', 'javascript')).toEqual(equal);
+    expect(compareWith(pySet([1]), [1, true], 'Set[int]', 'javascript').equal).toBe(false);
+    expect(compareWith(expected, [8, 6, 5, 5, 7], 'Set[int]', 'javascript')).toEqual(differs('$', 'expected set of size 3, got size 4'));
   });
 
   it('finds a pairing that greedy matching misses when tolerance is not transitive', () => {
@@ -370,12 +379,14 @@ describe('compareValues: dicts', () => {
     [{ a: 0.1 }, { a: 0.1 + 1e-12 }, 'Dict[str, float]', equal],
     [{ a: 1 }, [1], 'Dict[str, int]', differs('$', 'expected Dict[str, int], got array [1]')],
     [{ a: 1 }, null, 'Dict[str, int]', differs('$', 'expected Dict[str, int], got null')],
-    [{ '1': 'x' }, { '1.0': 'x' }, 'Dict[int, str]', equal],
-    [{ '1': 'x' }, { '1.5': 'x' }, 'Dict[int, str]', differs('$', 'missing key "1"')],
-    [{ '0.5': 1 }, { '.5': 1 }, 'Dict[float, int]', equal],
-    [{ Infinity: 1 }, { inf: 1 }, 'Dict[float, int]', equal],
-    [{ true: 1 }, { True: 1 }, 'Dict[bool, int]', equal],
-    [{ null: 1 }, { None: 1 }, 'Dict[None, int]', equal],
+    // A JavaScript object's property names as JavaScript finds them: d[1] reads "1", never "1.0" or "01".
+    [{ '1': 'x' }, { '1.0': 'x' }, 'Dict[int, str]', differs('$', 'missing key "1"')],
+    [{ '1': 'x' }, { '01': 'x' }, 'Dict[int, str]', differs('$', 'missing key "1"')],
+    [{ '1': 'x' }, { '1': 'x' }, 'Dict[int, str]', equal],
+    [{ '0.5': 1 }, { '.5': 1 }, 'Dict[float, int]', differs('$', 'missing key "0.5"')],
+    [{ Infinity: 1 }, { Infinity: 1 }, 'Dict[float, int]', equal],
+    [{ true: 1 }, { True: 1 }, 'Dict[bool, int]', differs('$', 'missing key "true"')],
+    [{ null: 1 }, { null: 1 }, 'Dict[None, int]', equal],
     [{ '1': 'x' }, { '1.0': 'x' }, 'Dict[str, str]', differs('$', 'missing key "1"')],
     [{ a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }, 'Dict[str, Dict[str, Dict[str, int]]]', differs('$.a.b.c', 'expected 1, got 2')],
   ])('%j vs %j as %s', (expected, actual, type, result) => {
