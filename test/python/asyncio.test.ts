@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonEngine } from '../../src/engines/python/engine.js';
-import { pyJob, testsOf } from './helpers.js';
+import { pyJob, summaries } from './helpers.js';
 
 /**
  * asyncio in a Python candidate, as CPython runs it: asyncio.run, a loop of
@@ -18,9 +18,7 @@ beforeAll(async () => {
 afterAll(() => engine?.dispose());
 
 async function outcomes(code: string, args: unknown[][] = [[]]): Promise<string[]> {
-  return testsOf(await engine.run(pyJob(code, args))).map((t) =>
-    t.kind === 'returned' ? t.json : t.kind === 'threw' || t.kind === 'unserializable' ? `${t.kind}: ${t.message}` : t.kind,
-  );
+  return summaries(await engine.run(pyJob(code, args)));
 }
 
 describe('asyncio in a candidate', () => {

@@ -33,6 +33,11 @@ export function returned(outcome: CandidateOutcome): unknown[] {
   });
 }
 
+/** Each test's outcome in one word: what it returned as wire JSON, `threw: <message>`, `unserializable: <message>`, or its kind. */
+export function summaries(outcome: CandidateOutcome): string[] {
+  return testsOf(outcome).map((t) => (t.kind === 'returned' ? t.json : t.kind === 'threw' || t.kind === 'unserializable' ? `${t.kind}: ${t.message}` : t.kind));
+}
+
 /** An outcome without its timing, for exact comparisons. */
 export function verdict(t: TestOutcome): Record<string, unknown> {
   if (t.kind === 'returned') return { kind: t.kind, json: t.json };
