@@ -514,6 +514,9 @@
     installFixedClock(epochMs);
     // WebAssembly memory is not counted by the isolate's heap limit.
     delete G.WebAssembly;
+    // V8 calls it to write a stack, and so does the host reading an error
+    // top-level code threw, outside the time limit: a candidate's would run unbounded there.
+    ObjectDefineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, configurable: false });
     // An isolate has no event loop for its waiters: V8 aborts the whole worker process when one is made.
     if (typeof Atomics === 'object') delete Atomics.waitAsync;
 

@@ -94,6 +94,8 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
   /** The top-level code has run to the end once (so a later load is a reload). */
   let loaded = false;
   let retries = 0;
+  /** A memory error in a sandbox earlier candidates used has been given a fresh sandbox. */
+  let retriedAlone = false;
   /** After a timeout that was the machine's: the next load or call runs alone, with a stretched wall clock. */
   let stretched = false;
   /** Whether an interrupted call was the candidate's: it used its share of CPU (or slept), it sat idle, or the retries are spent. */
@@ -204,6 +206,12 @@ export async function runBatches(session: Session, job: CandidateJob, stop?: Sto
         case 'memory':
           session.discard();
           usable = false;
+          // Once, the test goes again in a sandbox of its own: the same code gets the same verdict whatever ran before it.
+          if (call.shared === true && !retriedAlone) {
+            retriedAlone = true;
+            oneAtATime = true;
+            break;
+          }
           if (slice.length === 1) outcomes.push({ kind: 'memory', message: MEMORY_MESSAGE });
           oneAtATime = true;
           break;

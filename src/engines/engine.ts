@@ -65,8 +65,11 @@ export type CallResult =
    * that never settles), so the time was the candidate's whatever the CPU did.
    */
   | { kind: 'timeout'; cpuMs: number; idle: boolean; sleptMs?: number }
-  /** The sandbox reached its heap limit and is gone. `cpuMs`: this process's CPU time during the call. */
-  | { kind: 'memory'; cpuMs: number; sleptMs?: number }
+  /**
+   * The sandbox reached its heap limit and is gone. `cpuMs`: this process's CPU time during the call.
+   * `shared`: the sandbox had served earlier candidates, and what they left may be what filled it.
+   */
+  | { kind: 'memory'; cpuMs: number; sleptMs?: number; shared?: boolean }
   | { kind: 'crashed'; message: string };
 
 /**

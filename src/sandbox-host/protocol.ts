@@ -40,6 +40,13 @@ export interface CandidateJob {
   topLevelNames?: string[];
   /** One wire-JSON array of arguments per test, in test order. */
   tests: string[];
+  /**
+   * Run the top-level code where nothing it does can hold the worker, at a
+   * cost per candidate: asked for when the candidate already stopped a
+   * worker and its tests run one at a time (a JavaScript error whose name or
+   * message never comes is read outside the isolate's time limit).
+   */
+  guardTopLevel?: boolean;
   limits: SandboxLimits;
   /** Python only: folders of wheels or packages the candidate may import (read by the worker, never by the candidate). */
   pythonPackages?: string[];

@@ -249,7 +249,7 @@ async function runOneByOne(job: GradeJob, settled: ReadonlyArray<[number, Verdic
     onTest(i);
     const perTest = job.limits.testTimeoutsMs;
     const limits = perTest === undefined ? job.limits : { ...job.limits, testTimeoutsMs: perTest.slice(i, i + 1) };
-    const reply = await runAll({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1), limits });
+    const reply = await runAll({ ...alone, tests: job.tests.slice(i, i + 1), expected: job.expected.slice(i, i + 1), limits, guardTopLevel: true });
     if (reply.kind === 'load-error') return reply;
     entryPoint = reply.entryPoint;
     durationMs += reply.durationMs ?? 0;

@@ -77,6 +77,8 @@ export class JsSession implements Session {
   readonly survivesTimeout = true;
   private loaded: Loaded | null = null;
   private tainted = false;
+  /** The loaded candidate shares its isolate with candidates before it. */
+  private shared = false;
   /** Contexts this session loaded the code into (a measured run loads it for every test). */
   private loads = 0;
   /** A measured run: the figures of the last load that finished (its times: the candidate's top-level code alone). */
@@ -104,6 +106,13 @@ export class JsSession implements Session {
   async load(job: CandidateJob, wallMs: number): Promise<LoadResult> {
     this.release();
     try {
+      this.shared = this.isolates.isolate !== null && !this.isolates.isolate.isDisposed && this.isolates.served > 0;
+      const loaded = await this.loadOnce(job, wallMs);
+      if (!this.shared || loaded.kind !== 'failed' || !loaded.lost) return loaded;
+      // Out of memory in an isolate that earlier candidates used: what they left (a FinalizationRegistry keeps
+      // objects past their context) may be what filled it, so the code runs again on an isolate of its own.
+      this.isolates.discard();
+      this.shared = false;
       return await this.loadOnce(job, wallMs);
     } catch (e) {
       // The isolate gave out while a fresh context was being set up (a heap
@@ -142,7 +151,8 @@ export class JsSession implements Session {
       take?.applySync(undefined, []);
       const wallStart = performance.now();
       const cpuStart = isolate.cpuTime;
-      await runTopLevel(isolate, script, context, wallMs);
+      if (job.guardTopLevel === true) await runTopLevel(isolate, script, context, wallMs);
+      else script.runSync(context, { timeout: wallMs });
       if (take !== null) {
         const wall = performance.now() - wallStart;
         const cpu = Number(isolate.cpuTime - cpuStart) / 1e6;
@@ -181,7 +191,7 @@ export class JsSession implements Session {
   async call(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
     const result = await this.callOnce(job, tests, wallMs);
     if (result.kind !== 'finished') this.tainted = true;
-    return result;
+    return result.kind === 'memory' && this.shared ? { ...result, shared: true } : result;
   }
 
   private async callOnce(job: CandidateJob, tests: readonly string[], wallMs: number): Promise<CallResult> {
@@ -242,7 +252,7 @@ export class JsSession implements Session {
     if (compiled !== null && !compiled.isolate.isDisposed) compiled.script.release();
     // A measured run leaves a dead context per test in the isolate's heap, as a candidate does.
     this.isolates.served += this.metered ? Math.max(1, this.loads) : 1;
-    if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE || this.isolates.holdsMuch()) this.isolates.discard();
+    if (this.tainted || this.isolates.served >= CANDIDATES_PER_ISOLATE) this.isolates.discard();
   }
 
   describeCrash(payload: string): string {
@@ -261,10 +271,12 @@ export class JsSession implements Session {
 /**
  * Runs a candidate's top-level code, on the isolate's thread, with a host
  * timer beside the isolate's own limit. What the code throws is read by
- * isolated-vm once that limit is off (its name, message and stack, through
- * getters and Error.prepareStackTrace the candidate may have written, or a
- * Proxy): a read that never ends would hold this process for good, so when
- * the timer fires first the isolate is disposed of and the load timed out.
+ * isolated-vm once that limit is off (its name and message, through getters
+ * the candidate wrote or a Proxy's traps): a read that never ends would hold
+ * this process for good, so when the timer fires first the isolate is
+ * disposed of and the load timed out. The hop to the isolate's thread and
+ * back costs every candidate, so only a job that asks for it
+ * (`guardTopLevel`: its candidate already stopped a worker) runs this way.
  */
 async function runTopLevel(isolate: ivm.Isolate, script: ivm.Script, context: ivm.Context, wallMs: number): Promise<void> {
   const running = script.run(context, { timeout: wallMs });

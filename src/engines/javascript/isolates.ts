@@ -15,9 +15,6 @@ const HARNESS_SOURCE = withPrelude(HARNESS_TEXT);
 
 let meteredSource: string | null = null;
 
-/** An isolate whose heap holds more than 1 / HEAVY_SHARE of its limit after a candidate is not used again. */
-const HEAVY_SHARE = 4;
-
 /**
  * The meter's object and the three names the instrumented code calls, as
  * constants of the context's global scope (see sandbox/meter.js), then the
@@ -70,20 +67,6 @@ export class Isolates {
       this.served = 0;
     }
     return { isolate: this.isolate, harness: this.harness };
-  }
-
-  /**
-   * Whether the isolate's heap holds more than a quarter of its limit once
-   * a candidate is done: what the candidate left (garbage not yet collected,
-   * or objects kept alive past its context, as a FinalizationRegistry's
-   * cells keep them) would count against the next candidate's limit, and a
-   * verdict would depend on what ran before it.
-   */
-  holdsMuch(): boolean {
-    const isolate = this.isolate;
-    if (isolate === null || isolate.isDisposed) return false;
-    const heap = isolate.getHeapStatisticsSync();
-    return (heap.used_heap_size + heap.externally_allocated_size) * HEAVY_SHARE > this.memoryMb * 1024 * 1024;
   }
 
   discard(): void {
