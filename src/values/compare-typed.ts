@@ -186,7 +186,9 @@ function conforms(value: unknown, type: TypeNode, depth: number): boolean {
   const fits = (item: unknown, itemType: TypeNode): boolean => conforms(item, itemType, depth + 1);
   switch (type.kind) {
     case 'int':
-      return (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint' || (tagOf(value) === 'float' && Number.isInteger(numberOf(value)));
+      return (
+        (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint' || (tagOf(value) === 'float' && Number.isInteger(numberOf(value)))
+      );
     case 'float':
       return typeof value === 'number' || typeof value === 'bigint' || tagOf(value) === 'float';
     case 'str':
