@@ -189,7 +189,14 @@ type Fields =
 function readFields(record: Record<string, unknown>): Fields {
   const code = firstString(record, FIELDS.code);
   if (code === undefined) {
-    return { kind: 'invalid', reason: `not a solution object: no code field (expected a string in one of ${FIELDS.code.join(', ')})` };
+    const present = FIELDS.code.find((field) => Object.hasOwn(record, field));
+    return {
+      kind: 'invalid',
+      reason:
+        present === undefined
+          ? `not a solution object: no code field (expected a string in one of ${FIELDS.code.join(', ')})`
+          : `not a solution object: ${present} is ${describeJsonKind(record[present])}, not a string`,
+    };
   }
   const languageName = record['language'];
   let language: SolutionLanguage | null = null;
@@ -236,4 +243,10 @@ function submit(submission: Submission): SolutionFileOutcome {
 
 function skip(source: string, reason: string): SolutionFileOutcome {
   return { kind: 'skipped', skipped: { source, reason } };
+}
+
+function describeJsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

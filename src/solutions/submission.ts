@@ -91,7 +91,8 @@ export interface FoundSolutionFiles {
 export function errorText(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code !== undefined ? `${code}: ${err.message}` : err.message;
+    // Node's own messages already start with the code ("ENOENT: no such file or directory, ...").
+    return code !== undefined && !err.message.startsWith(`${code}:`) ? `${code}: ${err.message}` : err.message;
   }
   return String(err);
 }

@@ -169,6 +169,17 @@ describe('discoverSubmissions on awkward folders', () => {
     const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
     expect(submissions).toEqual([]);
     expect(skipped).toEqual([{ source: path.join(dir, 'add.js'), reason: expect.stringMatching(/^unreadable: ENOENT/) as string }]);
+    // The code once: Node's own message already starts with it.
+    expect(skipped[0]!.reason).not.toMatch(/ENOENT: ENOENT/);
+  });
+
+  it('says which code field is there but not a string', async () => {
+    await writeFile(path.join(dir, 's.jsonl'), `${JSON.stringify({ problem_id: 'add', completion: 42 })}\n${JSON.stringify({ problem_id: 'add' })}\n`);
+    const { skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(skipped.map((s) => s.reason)).toEqual([
+      'not a solution object: completion is a number, not a string',
+      expect.stringMatching(/^not a solution object: no code field \(expected a string in one of /) as string,
+    ]);
   });
 
   it.skipIf(process.getuid?.() === 0)('reports a file it may not read as unreadable', async () => {
