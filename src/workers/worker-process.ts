@@ -18,6 +18,7 @@ import type { CandidateResult } from '../report/scorecard.js';
 import { readSolutionFile } from '../solutions/read-solution-file.js';
 import { SolutionBytes } from '../solutions/solution-bytes.js';
 import type { SolutionDiscoveryContext } from '../solutions/submission.js';
+import { Worker } from 'node:worker_threads';
 import { Engines } from '../engines/registry.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { judge } from '../sandbox-host/judge.js';
@@ -425,6 +426,27 @@ async function serve(): Promise<void> {
   }
 }
 
+/**
+ * Ends this process once its supervisor is gone, from a thread of its own:
+ * the main thread notices a closed link only between jobs, and a
+ * candidate's code can hold it (isolated-vm reads what JavaScript top-level
+ * code threw outside the time limit), which would leave a worker running
+ * after the run was killed.
+ */
+function endWithSupervisor(): void {
+  const source = `
+    const { workerData } = require('node:worker_threads');
+    setInterval(() => {
+      if (process.ppid !== workerData.parent) process.kill(workerData.self, 'SIGKILL');
+    }, ${SUPERVISOR_CHECK_MS});
+  `;
+  new Worker(source, { eval: true, workerData: { parent: process.ppid, self: process.pid } }).unref();
+}
+
+/** How often the thread above looks for the supervisor. */
+const SUPERVISOR_CHECK_MS = 1000;
+
+endWithSupervisor();
 serve().then(
   () => {
     engines.dispose();

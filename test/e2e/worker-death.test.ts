@@ -106,3 +106,42 @@ function cpuSeconds(time: string): number {
   // ps prints [[dd-]hh:]mm:ss
   return time.split(/[-:]/).reduce((total, part) => total * 60 + Number(part), 0);
 }
+
+describe('the run is killed while a candidate holds its worker', () => {
+  it('the worker ends too, though its thread is held where it cannot notice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evalrun-supervisor-death-'));
+    const problems = join(dir, 'problems');
+    execFileSync('mkdir', ['-p', problems]);
+    // What this top-level code throws is read outside the isolate's time limit, and the read never ends.
+    const held = 'throw { get message() { for (;;) {} }, get name() { for (;;) {} } };\nfunction double(n) { return n * 2; }';
+    writeFileSync(join(problems, 'held.json'), problem('held', held, [[1, 2]]));
+    const child = spawn(process.execPath, [BIN, '--problems', problems, '--out', join(dir, 'card.json'), '--concurrency', '1'], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    let workers: number[] = [];
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      workers = workerPids(child.pid!);
+      const cpu = workers[0] === undefined ? '' : execFileSync('ps', ['-o', 'time=', '-p', String(workers[0])], { encoding: 'utf8' }).trim();
+      if (cpu !== '' && cpuSeconds(cpu) >= 1) break;
+    }
+    expect(workers.length, 'no worker was seen').toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    await exited;
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const gone = Date.now() + 5_000;
+    while (workers.some(alive) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    const left = workers.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(left).toEqual([]);
+  }, 60_000);
+});
