@@ -172,14 +172,15 @@
         case 'frozenset':
           return new SetCtor(value.items);
         case 'dict':
-          return dictFromEntries(value.entries);
+          return dictFromEntries(value.entries, ObjectGetOwnPropertyDescriptor(value, 'map')?.value === true);
       }
     }
     return value;
   }
 
-  function dictFromEntries(entries) {
-    let scalar = true;
+  function dictFromEntries(entries, tupleKeys) {
+    // Declared tuple keys: a Map, empty or not.
+    let scalar = !tupleKeys;
     for (let i = 0; i < entries.length; i++) {
       const k = entries[i][0];
       const kt = typeof k;

@@ -27,7 +27,7 @@ import { escapeTagKeys, hasTagKey } from './decode-tag-keys.js';
 import { quotedString, readLiteral, scalarFromText } from './decode-text.js';
 import { formatValue } from './format.js';
 import { isValue } from './is-value.js';
-import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
+import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, tupleKeyedDict, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
 import { setOwn } from './python-literal.js';
 import { formatType } from './type-format.js';
 import type { TypeNode, Value } from './type-node.js';
@@ -329,7 +329,7 @@ function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind
     for (const [key, value] of entries) setOwn(out, key as string, value);
     return ok(out);
   }
-  return ok(dict(entries));
+  return ok(type.key.kind === 'tuple' ? tupleKeyedDict(entries) : dict(entries));
 }
 
 function decodeDictTag(raw: DictTag, type: TypeNode & { kind: 'dict' }, context: Context): Decoded {

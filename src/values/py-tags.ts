@@ -56,6 +56,21 @@ export function dict(entries: [Value, Value][]): Value {
   return { [WIRE_TAG]: 'dict', entries };
 }
 
+/** Dicts whose declared keys are tuples: a JavaScript candidate gets a Map for them, even when they are empty. */
+const tupleKeyed = new WeakSet<object>();
+
+/** A dict tag for a dict whose declared key type is a tuple (see `isTupleKeyed`). */
+export function tupleKeyedDict(entries: [Value, Value][]): Value {
+  const tag = dict(entries) as object;
+  tupleKeyed.add(tag);
+  return tag as Value;
+}
+
+/** Whether a dict tag was made for tuple keys; held beside the value, so that it never shows in its JSON or its equality. */
+export function isTupleKeyed(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && tupleKeyed.has(value);
+}
+
 /**
  * Tags the problem loader puts into a file's values (floats, and dicts
  * whose key order a JavaScript object would lose), as opposed to a

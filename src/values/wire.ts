@@ -1,4 +1,4 @@
-import { dict, floatTag, floatValue, normalInt, pySet, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag, type TupleTag } from './py-tags.js';
+import { dict, floatTag, floatValue, isTupleKeyed, normalInt, pySet, tagOf, tuple, WIRE_TAG, type DictTag, type FloatTag, type TupleTag } from './py-tags.js';
 import type { Value } from './type-node.js';
 
 /**
@@ -91,6 +91,8 @@ function write(v: Value, form: WireForm, depth: number): string {
         return `{${parts.join(',')}}`;
       }
       const parts = entries.map(([key, item]) => `[${write(key, form, depth + 1)},${write(item, form, depth + 1)}]`);
+      // An argument for a JavaScript candidate says its keys are tuples: an empty one is a Map too.
+      if (form === 'javascript' && isTupleKeyed(v)) return `{"$evalrun":"dict","entries":[${parts.join(',')}],"map":true}`;
       return `{"$evalrun":"dict","entries":[${parts.join(',')}]}`;
     }
     case 'float': {

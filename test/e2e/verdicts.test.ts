@@ -202,6 +202,20 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'sum_values',
+    params: [['m', 'Dict[Tuple[int, int], int]']],
+    returns: 'int',
+    tests: [
+      { input: [{ '(1, 2)': 3, '(2, 1)': 4 }], expected: 7 },
+      { input: [{}], expected: 0 },
+    ],
+    answers: {
+      // Tuple keys make a Map, an empty dict too.
+      js_map: { code: 'function sum_values(m) {\n  let s = 0;\n  for (const [, v] of m) s += v;\n  return s;\n}\n', passes: true, language: 'js' },
+      py_values: { code: 'def sum_values(m):\n    return sum(m.values())\n', passes: true },
+    },
+  },
+  {
     problem: 'twice',
     params: [['n', 'int']],
     returns: 'int',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseExactJson } from '../../src/problems/exact-json.js';
-import { floatTag } from '../../src/values/py-tags.js';
+import { dict, floatTag, tuple, tupleKeyedDict } from '../../src/values/py-tags.js';
 import type { Value } from '../../src/values/type-node.js';
 import { decodeTrustedWire, decodeWire, encodeWire, recordJson } from '../../src/values/wire.js';
 
@@ -67,6 +67,16 @@ describe('wire format', () => {
     expect(encodeWire(value, 'javascript')).toBe('[3,-0,{"$evalrun":"float","value":"NaN"},{"$evalrun":"float","value":"Infinity"},2.5,[1]]');
     expect(encodeWire(value, 'javascript-result')).toBe('[3,0,{"$evalrun":"float","value":"NaN"},{"$evalrun":"float","value":"Infinity"},2.5,[1]]');
     expect(encodeWire([floatTag(3)], 'python')).toBe('[{"$evalrun":"float","value":"3.0"}]');
+  });
+
+  it('tells a JavaScript candidate that a dict with tuple keys is a Map, an empty one too', () => {
+    const empty = tupleKeyedDict([]);
+    expect(encodeWire(empty, 'javascript')).toBe('{"$evalrun":"dict","entries":[],"map":true}');
+    expect(encodeWire([tupleKeyedDict([[tuple([1, 2]), 3]])], 'javascript')).toBe('[{"$evalrun":"dict","entries":[[[1,2],3]],"map":true}]');
+    // Python and the records read the dict as it is; an untyped dict says nothing more.
+    expect(encodeWire(empty)).toBe('{"$evalrun":"dict","entries":[]}');
+    expect(encodeWire(dict([]), 'javascript')).toBe('{"$evalrun":"dict","entries":[]}');
+    expect(empty).toEqual(dict([]));
   });
 
   it('writes each Python kind in the form its reader takes', () => {
