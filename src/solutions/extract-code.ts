@@ -108,7 +108,7 @@ const NOT_CODE = new Set([
 
 function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): FencedBlock | undefined {
   const filled = blocks.filter((b) => b.lines.some((l) => l.trim() !== ''));
-  const code = filled.filter((b) => b.language === null || !NOT_CODE.has(b.language));
+  const code = blocks.filter(holdsAnswer);
   const patterns = names.map(definitionOf);
   const defines = (b: FencedBlock): boolean => b.lines.some((line) => patterns.some((p) => p.test(line)));
   const last = code.at(-1);

@@ -75,18 +75,8 @@ describe('a sandbox worker dies in the middle of a candidate', () => {
 
     // Kill the worker once, while it spins in the slow candidate: the only
     // long stretch of the run.
-    let killed: number | null = null;
-    const deadline = Date.now() + 20_000;
-    while (killed === null && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      const [pid] = workerPids(child.pid!);
-      const cpu = pid === undefined ? '' : execFileSync('ps', ['-o', 'time=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-      // Past its start-up, a worker whose CPU keeps climbing is in the spin.
-      if (pid !== undefined && cpu !== '' && cpuSeconds(cpu) >= 1) {
-        process.kill(pid, 'SIGKILL');
-        killed = pid;
-      }
-    }
+    const killed = await spinningWorker(child.pid!);
+    if (killed !== null) process.kill(killed, 'SIGKILL');
     const code = await exited;
     expect(killed, 'the worker was never seen spinning').not.toBeNull();
     expect(code, stderr).toBe(0);
@@ -102,6 +92,22 @@ describe('a sandbox worker dies in the middle of a candidate', () => {
   }, 60_000);
 });
 
+/**
+ * The first worker of the CLI process `pid` seen past a second of CPU (past
+ * its start-up, a worker whose CPU keeps climbing is in a candidate's spin),
+ * or null when none is within 20 s.
+ */
+async function spinningWorker(pid: number): Promise<number | null> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    const [worker] = workerPids(pid);
+    const cpu = worker === undefined ? '' : execFileSync('ps', ['-o', 'time=', '-p', String(worker)], { encoding: 'utf8' }).trim();
+    if (worker !== undefined && cpu !== '' && cpuSeconds(cpu) >= 1) return worker;
+  }
+  return null;
+}
+
 function cpuSeconds(time: string): number {
   // ps prints [[dd-]hh:]mm:ss
   return time.split(/[-:]/).reduce((total, part) => total * 60 + Number(part), 0);
@@ -113,21 +119,15 @@ describe('the run is killed while a candidate holds its worker', () => {
     const problems = join(dir, 'problems');
     execFileSync('mkdir', ['-p', problems]);
     // What this top-level code throws is read outside the isolate's time limit, and the read never ends.
-    const held = 'throw { get message() { for (;;) {} }, get name() { for (;;) {} } };\nfunction double(n) { return n * 2; }';
-    writeFileSync(join(problems, 'held.json'), problem('held', held, [[1, 2]]));
+    const holding = 'throw { get message() { for (;;) {} }, get name() { for (;;) {} } };\nfunction double(n) { return n * 2; }';
+    writeFileSync(join(problems, 'held.json'), problem('held', holding, [[1, 2]]));
     const child = spawn(process.execPath, [BIN, '--problems', problems, '--out', join(dir, 'card.json'), '--concurrency', '1'], {
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-    let workers: number[] = [];
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      workers = workerPids(child.pid!);
-      const cpu = workers[0] === undefined ? '' : execFileSync('ps', ['-o', 'time=', '-p', String(workers[0])], { encoding: 'utf8' }).trim();
-      if (cpu !== '' && cpuSeconds(cpu) >= 1) break;
-    }
-    expect(workers.length, 'no worker was seen').toBeGreaterThan(0);
+    const held = await spinningWorker(child.pid!);
+    expect(held, 'no worker was seen held').not.toBeNull();
+    const workers = workerPids(child.pid!);
     child.kill('SIGKILL');
     await exited;
     const alive = (pid: number): boolean => {
