@@ -10,7 +10,9 @@
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
-import { foreignTo } from '../solutions/language.js';
+import { foreignTo, normalizeLanguageName } from '../solutions/language.js';
+import { withHead, type HeadSources } from '../solutions/function-body.js';
+import { languageOfDialect } from '../engines/find-language.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
 import type { SolutionBytes } from '../solutions/solution-bytes.js';
 
@@ -165,7 +167,11 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
-  const extracted = candidate.extract ? extractCode(raw, names, foreignTo(submission.declaredLanguage)) : { code: raw, fenced: true, fenceLanguage: null };
+  const extracted = candidate.extract
+    ? extractCode(raw, names, foreignTo(submission.declaredLanguage))
+    : ({ code: raw, fenced: true, fenceLanguage: null } as const);
+  const body = extracted.fenced ? null : extracted.body;
+  const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, submission.declaredLanguage))) ?? extracted.code;
   return {
     problem,
     modelId: candidate.modelId,
@@ -173,16 +179,39 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     sampleId: candidate.sampleId,
     source: candidate.source,
     raw,
-    code: extracted.code,
+    code,
     declaredLanguage: submission.declaredLanguage,
     fenceLanguage: extracted.fenceLanguage,
     unfenced: !extracted.fenced,
     functionName:
-      generic && definesAtTopLevel(extracted.code, GENERIC_FUNCTION_NAME) && !definesAtTopLevel(extracted.code, problem.functionName)
+      generic && definesAtTopLevel(code, GENERIC_FUNCTION_NAME) && !definesAtTopLevel(code, problem.functionName)
         ? GENERIC_FUNCTION_NAME
         : problem.functionName,
     suites: [problem.correctness],
   };
+}
+
+/**
+ * Where a function's body alone finds its head: the code of the prompt it
+ * answered (every prompt's, in file order, when the submission names none),
+ * else the prototype as that prompt showed it.
+ */
+function headSources(problem: PreparedProblem, promptId: string | null, names: readonly string[], generic: boolean, declared: string | null): HeadSources {
+  const prompts = problem.problem.prompts.filter((p) => promptId === null || p.prompt_id === promptId);
+  const declaredLanguage = normalizeLanguageName(declared);
+  return {
+    names,
+    promptCode: prompts.map((p) => extractCode(p.prompt, names).code),
+    prototype: generic
+      ? { name: GENERIC_FUNCTION_NAME, parameters: problem.parameterNames.map((_, i) => genericParameterName(i)) }
+      : { name: problem.functionName, parameters: problem.parameterNames },
+    allows: (language) => declaredLanguage === null || languageOfDialect(declaredLanguage).name === language,
+  };
+}
+
+/** The parameter names a genericized prompt shows: `a`, `b`, `c`, ... */
+function genericParameterName(index: number): string {
+  return index < 26 ? String.fromCharCode(97 + index) : `a${index}`;
 }
 
 /** The name a genericized prompt shows the model in place of `function_name`. */

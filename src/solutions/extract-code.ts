@@ -19,7 +19,9 @@
  * cannot be code (see `isProseLine`), plus a dangling leading comment close
  * (a completion model continuing a comment from its prompt). Nothing in the
  * middle is touched. When that would leave nothing, the text is kept, so the
- * engine's error shows what the model said.
+ * engine's error shows what the model said. Text that returns outside any
+ * function is a function's body alone (function-body.ts): it is also given
+ * with its own indentation, for grading to put under the function's head.
  *
  * Earlier blocks: what the answer uses from them and does not define itself
  * (an import, a helper) goes before it (`neededFrom`). A block whose fence
@@ -31,13 +33,23 @@
  * (so an indented answer is valid Python).
  */
 
-export interface ExtractedCode {
-  code: string;
-  /** True when the code came from a fenced block. */
-  fenced: boolean;
-  /** First word of the fence's info string, lower-cased (`python`, `js`), or null. */
-  fenceLanguage: string | null;
-}
+import { returnsOutsideFunction } from './function-body.js';
+
+export type ExtractedCode =
+  | {
+      code: string;
+      /** The code came from a fenced block. */
+      fenced: true;
+      /** First word of the fence's info string, lower-cased (`python`, `js`), or null. */
+      fenceLanguage: string | null;
+    }
+  | {
+      code: string;
+      fenced: false;
+      fenceLanguage: null;
+      /** When the text is a function's body alone (function-body.ts), that body with its own indentation; else null. */
+      body: string | null;
+    };
 
 interface FencedBlock {
   language: string | null;
@@ -62,7 +74,9 @@ export function extractCode(raw: string, names: readonly string[] = [], foreign:
     const earlier = own.slice(0, Math.max(0, own.indexOf(answer))).filter((b) => b.language === null || !NOT_CODE.has(b.language));
     return { code: tidy([...neededFrom(earlier, answer.lines, names), ...answer.lines]), fenced: true, fenceLanguage: answer.language };
   }
-  return { code: tidy(stripSurroundingProse(lines)), fenced: false, fenceLanguage: null };
+  const kept = trimBlankEnds(stripSurroundingProse(lines));
+  const code = dedent(kept).join('\n');
+  return { code, fenced: false, fenceLanguage: null, body: returnsOutsideFunction(code) ? kept.join('\n') : null };
 }
 
 function holdsAnswer(block: FencedBlock): boolean {
@@ -296,11 +310,15 @@ function removeIndent(line: string, width: number): string {
 
 /** Blank lines at either end dropped, common indentation removed, joined with `\n`. */
 function tidy(lines: readonly string[]): string {
+  return dedent(trimBlankEnds(lines)).join('\n');
+}
+
+function trimBlankEnds(lines: readonly string[]): string[] {
   let start = 0;
   let end = lines.length;
   while (start < end && isBlank(lines[start] as string)) start++;
   while (end > start && isBlank(lines[end - 1] as string)) end--;
-  return dedent(lines.slice(start, end)).join('\n');
+  return lines.slice(start, end);
 }
 
 function dedent(lines: readonly string[]): string[] {

@@ -135,7 +135,7 @@ describe('extractCode with fenced blocks', () => {
 
   it('grades what a reasoning model answers after its thinking, not a draft inside it', () => {
     const raw = `<think>\nMaybe:\n${fence}python\ndef f(x):\n    return x - 1\n${fence}\nNo, plus one.\n</think>\ndef f(x):\n    return x + 1\n`;
-    expect(extractCode(raw, ['f'])).toEqual({ code: 'def f(x):\n    return x + 1', fenced: false, fenceLanguage: null });
+    expect(extractCode(raw, ['f'])).toEqual({ code: 'def f(x):\n    return x + 1', fenced: false, fenceLanguage: null, body: null });
     const fenced = `<THINK>draft</THINK>\n${fence}python\ndef f(x):\n    return x + 1\n${fence}`;
     expect(extractCode(fenced, ['f']).code).toBe('def f(x):\n    return x + 1');
   });
@@ -199,7 +199,7 @@ describe('extractCode with fenced blocks', () => {
 describe('extractCode without fences', () => {
   it('drops a leading prose line followed by a blank line (corpus: gpt-4, basic problem_1)', () => {
     const raw = 'Here is the function definition:\n\ndef add(a: int, b: int) -> int:\n    return a + b';
-    expect(extractCode(raw)).toEqual({ code: 'def add(a: int, b: int) -> int:\n    return a + b', fenced: false, fenceLanguage: null });
+    expect(extractCode(raw)).toEqual({ code: 'def add(a: int, b: int) -> int:\n    return a + b', fenced: false, fenceLanguage: null, body: null });
   });
 
   it('drops "Here is the code:" and similar sentences ending in a colon', () => {
@@ -281,12 +281,12 @@ describe('extractCode without fences', () => {
 
   it('keeps everything when nothing but prose is left, so the error shows what was said', () => {
     const raw = 'I cannot solve this problem.\n';
-    expect(extractCode(raw)).toEqual({ code: 'I cannot solve this problem.', fenced: false, fenceLanguage: null });
+    expect(extractCode(raw)).toEqual({ code: 'I cannot solve this problem.', fenced: false, fenceLanguage: null, body: null });
   });
 
   it('leaves the empty string empty', () => {
-    expect(extractCode('')).toEqual({ code: '', fenced: false, fenceLanguage: null });
-    expect(extractCode('\n \n')).toEqual({ code: '', fenced: false, fenceLanguage: null });
+    expect(extractCode('')).toEqual({ code: '', fenced: false, fenceLanguage: null, body: null });
+    expect(extractCode('\n \n')).toEqual({ code: '', fenced: false, fenceLanguage: null, body: null });
   });
 
   it('removes common indentation and a byte-order mark, and normalizes CRLF', () => {

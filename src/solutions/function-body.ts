@@ -1,0 +1,151 @@
+/**
+ * A completion model given a prompt that ends inside the function (the
+ * signature and docstring, as in human-eval) answers with the function's
+ * body alone, and human-eval runs `prompt + completion`. Such text cannot run
+ * by itself: it returns outside any function. It runs under a head instead:
+ * the one a prompt's code ends with, joined as human-eval joins them, else
+ * (in Python) a `def` made from the prototype.
+ *
+ * Only text that returns outside every function it could be in is taken for
+ * a body, so no answer that could run as written is ever changed.
+ */
+
+/** The language a head is written in; the body must be able to follow it. */
+export type HeadLanguage = 'python' | 'javascript';
+
+export interface HeadSources {
+  /** The names the function may have (`function_name`, and a genericized prompt's `function`). */
+  names: readonly string[];
+  /** Code of the prompts the model may have been shown, most likely first (each as extracted from the prompt's text). */
+  promptCode: readonly string[];
+  /** The head made from the prototype: the name the model was shown and its parameters in order. */
+  prototype: { name: string; parameters: readonly string[] };
+  /** Whether the submission may be in this language (a `.js` file's body never gets a `def`). */
+  allows: (language: HeadLanguage) => boolean;
+}
+
+/**
+ * Whether code (with its common indentation removed) returns or yields
+ * outside any function: a body, not a program. A line that starts a
+ * definition, or ends with `{` or `=>` (a JavaScript function, method or
+ * block), opens a scope for the lines indented under it.
+ */
+export function returnsOutsideFunction(code: string): boolean {
+  const opened: number[] = [];
+  for (const line of code.split('\n')) {
+    const text = line.trimStart();
+    if (text === '' || text.startsWith('#') || text.startsWith('//')) continue;
+    const indent = line.length - text.length;
+    while (opened.length > 0 && (opened.at(-1) as number) >= indent) opened.pop();
+    if (/^(?:async\s+)?(?:def|class|function)\b/.test(text) || /(?:\{|=>)\s*$/.test(text)) opened.push(indent);
+    else if (opened.length === 0 && /^(?:return|yield)\b/.test(text)) return true;
+  }
+  return false;
+}
+
+/**
+ * The body as it goes under a head whose definition is indented by `base`:
+ * as the model wrote it when its first line is indented. A first line with
+ * none continued the prompt's last line, which held its indentation: it
+ * takes that of the lines after it. A body with no indentation at all was
+ * stripped of it, and goes one level under the head.
+ */
+function indentedBody(body: string, base: number): string {
+  const lines = body.split('\n');
+  const first = lines.findIndex((l) => l.trim() !== '');
+  if (first === -1 || /^[ \t]/.test(lines[first] as string)) return body;
+  const rest = lines.slice(first + 1).filter((l) => l.trim() !== '');
+  const under = rest.length === 0 ? 0 : Math.min(...rest.map(indentOf));
+  if (under > 0) return lines.map((l, i) => (i === first ? `${' '.repeat(under)}${l}` : l)).join('\n');
+  const unit = ' '.repeat(base + 4);
+  return lines.map((l) => (l.trim() === '' ? l : `${unit}${l}`)).join('\n');
+}
+
+/** The program a body runs as, or null when no head fits it (it then runs as written, and fails to load). */
+export function withHead(body: string, sources: HeadSources): string | null {
+  const closesItsFunction = unmatchedClosingBraces(body) > 0;
+  for (const code of sources.promptCode) {
+    const head = headAtEnd(code, sources.names);
+    if (head === null || !sources.allows(head.language) || (head.language === 'python' && closesItsFunction)) continue;
+    return `${head.code}\n${indentedBody(body, head.indent)}`;
+  }
+  const { name, parameters } = sources.prototype;
+  if (closesItsFunction || !sources.allows('python') || ![name, ...parameters].every(isPythonName)) return null;
+  return `def ${name}(${parameters.join(', ')}):\n${indentedBody(body, 0)}`;
+}
+
+/**
+ * Prompt code that ends inside one of `names`: its definition, after which
+ * every line is indented under it (a docstring, a comment, `pass`). A prompt
+ * that goes on after the function (an example call, tests) is no head.
+ */
+function headAtEnd(code: string, names: readonly string[]): { code: string; language: HeadLanguage; indent: number } | null {
+  const lines = code.replace(/\s+$/, '').split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    const language = definitionLanguage(line, names);
+    if (language === null) continue;
+    const indent = indentOf(line);
+    const end = signatureEnd(lines, i);
+    if (end === null) return null;
+    const under = lines.slice(end + 1).every((l) => l.trim() === '' || indentOf(l) > indent);
+    return under ? { code: lines.join('\n'), language, indent } : null;
+  }
+  return null;
+}
+
+function definitionLanguage(line: string, names: readonly string[]): HeadLanguage | null {
+  for (const name of names) {
+    const n = name.replace(/[$]/g, '\\$&');
+    if (new RegExp(`^\\s*(?:async\\s+)?def\\s+${n}\\s*\\(`).test(line)) return 'python';
+    if (
+      new RegExp(
+        `^\\s*(?:export\\s+)?(?:async\\s+)?function\\s*\\*?\\s*${n}\\s*[(<]|^\\s*(?:export\\s+)?(?:const|let|var)\\s+${n}\\s*(?::[^=]*)?=|^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\(`,
+      ).test(line)
+    )
+      return 'javascript';
+  }
+  return null;
+}
+
+/** The line where a definition's signature ends (its brackets closed, then `:` or `{`), or null when it never does. */
+function signatureEnd(lines: readonly string[], from: number): number | null {
+  let depth = 0;
+  for (let i = from; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/#.*$/, '');
+    for (const ch of line) {
+      if (ch === '(' || ch === '[') depth++;
+      else if (ch === ')' || ch === ']') depth--;
+    }
+    if (depth <= 0 && /(?::|\{|=>)\s*$/.test(line)) return i;
+  }
+  return null;
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+/** `}` beyond the `{` before them: a JavaScript body closing the function its prompt opened. */
+function unmatchedClosingBraces(text: string): number {
+  let depth = 0;
+  let unmatched = 0;
+  for (const ch of text) {
+    if (ch === '{') depth++;
+    else if (ch === '}') {
+      if (depth > 0) depth--;
+      else unmatched++;
+    }
+  }
+  return unmatched;
+}
+
+const PYTHON_KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
+
+function isPythonName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name);
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { extractCode } from '../../src/solutions/extract-code.js';
+import { returnsOutsideFunction, withHead, type HeadSources } from '../../src/solutions/function-body.js';
+
+const HUMANEVAL_PROMPT =
+  'from typing import List\n\n\ndef below_zero(operations: List[int]) -> bool:\n    """ True when the balance falls below zero.\n    >>> below_zero([1, -2])\n    True\n    """\n';
+
+function sources(overrides: Partial<HeadSources> = {}): HeadSources {
+  return {
+    names: ['below_zero'],
+    promptCode: [],
+    prototype: { name: 'below_zero', parameters: ['operations'] },
+    allows: () => true,
+    ...overrides,
+  };
+}
+
+/** The body extractCode finds in a completion, or null. */
+function bodyOf(raw: string, names: readonly string[] = ['below_zero']): string | null {
+  const extracted = extractCode(raw, names);
+  return extracted.fenced ? null : extracted.body;
+}
+
+describe('a function body alone', () => {
+  it('is text that returns or yields outside any function', () => {
+    expect(returnsOutsideFunction('return a + b')).toBe(true);
+    expect(returnsOutsideFunction('total = 0\nfor x in xs:\n    if x < 0:\n        return True\nyield total')).toBe(true);
+    expect(returnsOutsideFunction('d = {\n    "a": 1,\n}\nreturn d')).toBe(true);
+    expect(returnsOutsideFunction('return x + y;\n};')).toBe(true);
+  });
+
+  it('is never code that could run as written', () => {
+    expect(returnsOutsideFunction('def f(a):\n    return a')).toBe(false);
+    expect(returnsOutsideFunction('class Solution:\n    def f(self, a):\n        return a')).toBe(false);
+    expect(returnsOutsideFunction('async def f(a):\n    return a')).toBe(false);
+    expect(returnsOutsideFunction('class S {\n  f(a) {\n    return a;\n  }\n}')).toBe(false);
+    expect(returnsOutsideFunction('const f = (a) => {\n  return a;\n};')).toBe(false);
+    expect(returnsOutsideFunction('function f(a) {\n  return a;\n}')).toBe(false);
+    expect(returnsOutsideFunction('print("return")\n# return here')).toBe(false);
+  });
+
+  it('is found by extractCode only in unfenced text, with its indentation kept', () => {
+    expect(bodyOf('    balance = 0\n    return balance < 0\n')).toBe('    balance = 0\n    return balance < 0');
+    expect(bodyOf('\n    return False\n\n\ndef check():\n    pass\n')).toBe('    return False\n\n\ndef check():\n    pass');
+    expect(bodyOf('    def below_zero(operations):\n        return False\n')).toBeNull();
+    expect(bodyOf('    class Solution:\n        def below_zero(self, operations):\n            return False\n')).toBeNull();
+    expect(bodyOf('```python\n    return False\n```')).toBeNull();
+  });
+});
+
+describe('the head a body runs under', () => {
+  it("is the prompt's code when it ends inside the function, as human-eval joins them", () => {
+    const program = withHead('    return min(0, *operations) < 0', sources({ promptCode: [extractCode(HUMANEVAL_PROMPT).code] }));
+    expect(program).toBe(`${HUMANEVAL_PROMPT.trimEnd()}\n    return min(0, *operations) < 0`);
+  });
+
+  it('skips a prompt that goes on after the function, and one without it, for the next source', () => {
+    const withExample = `${HUMANEVAL_PROMPT}\n\nprint(below_zero([1]))\n`;
+    const program = withHead('    return False', sources({ promptCode: [withExample, 'Write the function below_zero.'] }));
+    expect(program).toBe('def below_zero(operations):\n    return False');
+  });
+
+  it('gives a first line that continued the prompt the indentation of the lines after it', () => {
+    const prompt = 'class Solution:\n    def below_zero(self, operations: List[int]) -> bool:\n        ';
+    const program = withHead(
+      'balance = 0\n        for op in operations:\n            balance += op\n        return balance < 0',
+      sources({ promptCode: [prompt] }),
+    );
+    expect(program).toBe(
+      'class Solution:\n    def below_zero(self, operations: List[int]) -> bool:\n        balance = 0\n        for op in operations:\n            balance += op\n        return balance < 0',
+    );
+  });
+
+  it('puts a body stripped of all indentation one level under the head', () => {
+    expect(withHead('x = 1\nreturn x', sources())).toBe('def below_zero(operations):\n    x = 1\n    return x');
+  });
+
+  it('takes a signature spread over lines', () => {
+    const prompt = 'def below_zero(\n    operations: list,\n) -> bool:\n    """Docs."""\n';
+    expect(withHead('    return False', sources({ promptCode: [prompt] }))).toBe(
+      'def below_zero(\n    operations: list,\n) -> bool:\n    """Docs."""\n    return False',
+    );
+  });
+
+  it("joins a JavaScript body to a JavaScript prompt's opened function, and never gives it a def", () => {
+    const prompt = '/* Add them. */\nconst add = (x, y) => {';
+    expect(withHead('  return x + y;\n};', sources({ names: ['add'], promptCode: [prompt] }))).toBe(`${prompt}\n  return x + y;\n};`);
+    expect(withHead('  return x + y;\n};', sources({ names: ['add'], prototype: { name: 'add', parameters: ['x', 'y'] } }))).toBeNull();
+  });
+
+  it('keeps to the declared language', () => {
+    const pythonOnly = (language: string): boolean => language === 'python';
+    const javascriptOnly = (language: string): boolean => language === 'javascript';
+    expect(withHead('  return x + y;', sources({ names: ['add'], promptCode: ['function add(x, y) {'], allows: pythonOnly }))).toMatch(/^def below_zero/);
+    expect(withHead('    return False', sources({ allows: javascriptOnly }))).toBeNull();
+  });
+
+  it('makes no def from parameter names Python cannot take', () => {
+    expect(withHead('    return 1', sources({ prototype: { name: 'f', parameters: ['list of ints'] } }))).toBeNull();
+    expect(withHead('    return 1', sources({ prototype: { name: 'f', parameters: ['lambda'] } }))).toBeNull();
+  });
+});
