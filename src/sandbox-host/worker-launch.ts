@@ -52,10 +52,36 @@ export interface WorkerHandle {
  */
 const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tiering-budget=1800000000'];
 
+/**
+ * The native stack a worker's interpreters recurse on, in KiB. Python keeps
+ * its own frames on the heap, but a call that passes through C (a
+ * `functools.cache`d function, `sum` or `max` over a generator, a class's
+ * `__init__`) recurses on the thread's stack, and Pyodide's frames there are
+ * several times CPython's. At V8's default limit (under 1 MiB) such
+ * recursion stopped a few hundred levels deep, where CPython on its usual
+ * 8 MiB stack goes thousands deep. The worker's V8 limit is `V8_STACK_KIB`,
+ * under an operating-system limit of `OS_STACK_KIB`, up to which the main
+ * thread's stack grows (and from which its other threads' stacks are
+ * sized); pages are only used as deep recursion touches them. Where the
+ * system will not raise its limit (a lower hard limit, or no POSIX shell),
+ * V8's default stays, since a V8 limit beyond the real stack would crash.
+ */
+const V8_STACK_KIB = 64 * 1024;
+const OS_STACK_KIB = 96 * 1024;
+
+/** The command that starts a worker: node with its flags, through a shell that raises the stack limit first. */
+function workerCommand(script: string): { file: string; args: string[] } {
+  const node = [...WORKER_NODE_FLAGS, script];
+  if (process.platform === 'win32') return { file: process.execPath, args: node };
+  const raise = `ulimit -s ${OS_STACK_KIB} 2>/dev/null && exec "$0" --stack-size=${V8_STACK_KIB} "$@"; exec "$0" "$@"`;
+  return { file: '/bin/sh', args: ['-c', raise, process.execPath, ...node] };
+}
+
 /** Starts one sandbox worker process: evalrun's worker program, or `script` (a test's stand-in that speaks the same protocol). */
 export function launchWorker(script: string = workerScript()): WorkerHandle {
   const progress = new ProgressCell();
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, script], { stdio: workerStdio(progress.fd) });
+  const { file, args } = workerCommand(script);
+  const child = spawn(file, args, { stdio: workerStdio(progress.fd) });
   // The worker has its own descriptor for the cell; this one is kept for reading, until the worker is gone.
   child.once('exit', () => setImmediate(() => progress.close()));
   return { child, link: new WorkerLink(child), progress };

@@ -1,0 +1,73 @@
+/**
+ * Recursion that passes through C code recurses on the worker's native
+ * stack: a `functools.cache`d function, `sum` or `max` over a generator, a
+ * class's `__init__`. CPython takes each of these thousands of levels deep;
+ * the sandbox must too, for every sample alike, whatever ran before it in
+ * the worker (a sample that overflowed included).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Scorecard } from '../../src/report/scorecard.js';
+import { runCli } from './run-cli.js';
+
+const DEPTHS = [1000, 3000, 5000];
+
+const PATTERNS: Record<string, string> = {
+  cache: 'from functools import cache\n@cache\ndef f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n',
+  lru_cache_two_arguments:
+    'from functools import lru_cache\ndef f(n):\n    @lru_cache(maxsize=None)\n    def g(i, j):\n        return 0 if i == 0 else 1 + g(i - 1, j)\n    return g(n, 0)\n',
+  sum_of_generator: 'def f(n):\n    return 0 if n == 0 else 1 + sum(f(k) for k in [n - 1])\n',
+  max_of_map: 'def f(n):\n    return 0 if n == 0 else 1 + max(map(f, [n - 1]))\n',
+  constructor:
+    'class Node:\n    def __init__(self, n):\n        self.child = Node(n - 1) if n > 0 else None\n        self.depth = 0 if n == 0 else self.child.depth + 1\ndef f(n):\n    return Node(n).depth\n',
+};
+
+// Recursion with no end: it overflows whatever the stack, and must cost only itself.
+const RUNAWAY = 'def f(n):\n    return 1 + sum(f(k) for k in [n + 1])\n';
+
+describe('recursion through C code', () => {
+  const root = mkdtempSync(join(tmpdir(), 'evalrun-recursion-'));
+  const problems = join(root, 'problems');
+  const solutions = join(root, 'solutions');
+  mkdirSync(problems);
+  mkdirSync(solutions);
+  writeFileSync(
+    join(problems, 'depth.json'),
+    JSON.stringify({
+      identifier: 'depth',
+      description: 'The depth of a recursion n levels deep.',
+      function_prototype: { function_name: 'f', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
+      correctness_test_suite: DEPTHS.map((n) => ({ input: { n }, expected_output: [n] })),
+      prompts: [],
+    }),
+  );
+  const raised = 'import sys\nsys.setrecursionlimit(100000)\n';
+  const lines = Object.entries(PATTERNS).flatMap(([model, body], i) => [
+    { task_id: 'depth', model, completion: raised + body },
+    ...(i === 1 ? [{ task_id: 'depth', model: 'runaway', completion: raised + RUNAWAY }] : []),
+    { task_id: 'depth', model, completion: raised + body },
+  ]);
+  writeFileSync(join(solutions, 'samples.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const out = join(root, 'card.json');
+  const run = runCli(['--problems', problems, '--solutions', solutions, '--out', out, '--concurrency', '1', '--timeout', '20000']).then(
+    () => JSON.parse(readFileSync(out, 'utf8')) as Scorecard,
+  );
+
+  it.each(Object.keys(PATTERNS))('goes as deep as CPython through %s, in every sample', async (model) => {
+    const card = await run;
+    const samples = card.candidates.filter((c) => c.model_id === model);
+    expect(samples).toHaveLength(2);
+    for (const sample of samples) expect(sample.tests.map((t) => t.status)).toEqual(DEPTHS.map(() => 'pass'));
+  });
+
+  it('ends a recursion with no end as a RecursionError of its own tests', async () => {
+    const runaway = (await run).candidates.find((c) => c.model_id === 'runaway');
+    for (const test of runaway?.tests ?? []) {
+      expect(test.status).toBe('error');
+      expect(test.error).toMatch(/^RecursionError/);
+    }
+    expect(runaway?.tests).toHaveLength(DEPTHS.length);
+  });
+});
