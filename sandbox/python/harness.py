@@ -92,6 +92,21 @@ _ModuleType = _types.ModuleType
 _staticmethod = staticmethod
 _classmethod = classmethod
 _isnan = math.isnan
+# Types JSON cannot hold whose values == equates with ones it can (see _equated).
+_DictKeys = type({}.keys())
+_DictItems = type({}.items())
+_Fraction = fractions.Fraction
+_fraction_numerator = fractions.Fraction.numerator.fget
+_fraction_denominator = fractions.Fraction.denominator.fget
+_Decimal = decimal.Decimal
+_decimal_is_finite = decimal.Decimal.is_finite
+_decimal_eq = decimal.Decimal.__eq__
+_decimal_to_integral = decimal.Decimal.to_integral_value
+_decimal_int = decimal.Decimal.__int__
+_decimal_float = decimal.Decimal.__float__
+_complex = complex
+_complex_real = complex.__dict__['real'].__get__
+_complex_imag = complex.__dict__['imag'].__get__
 _isinf = math.isinf
 _get_int_digits = _sys.get_int_max_str_digits
 _set_int_digits = _sys.set_int_max_str_digits
@@ -751,6 +766,11 @@ def _encode_items(items, depth, path):
 
 def _encode_set(value, depth, path):
     items = _list(_set_iter(value) if _issubclass(_type(value), _set) else _frozenset_iter(value))
+    kind = 'frozenset' if _issubclass(_type(value), _frozenset) else 'set'
+    return _encode_set_items(items, kind, depth, path)
+
+
+def _encode_set_items(items, kind, depth, path):
     try:
         items = _sorted(items)
         text = _encode_items(items, depth, path)
@@ -758,7 +778,6 @@ def _encode_set(value, depth, path):
         pairs = [(item, _encode(item, depth + 1, path)) for item in items]
         pairs.sort(key=_sort_key_text)
         text = ','.join([t for _, t in pairs])
-    kind = 'frozenset' if _issubclass(_type(value), _frozenset) else 'set'
     return '{"$evalrun":"' + kind + '","items":[' + text + ']}'
 
 
@@ -840,8 +859,34 @@ def _encode(value, depth, path):
             return _encode_set(value, depth, path)
         if _issubclass(t, _dict):
             return _encode_dict(value, depth, path)
+        # A dict's keys or items are a set to ==, whatever the dict's own methods say.
+        if t is _DictKeys or t is _DictItems:
+            return _encode_set_items(_list(value), 'set', depth, path)
     finally:
         path.pop()
+    if _issubclass(t, (_Fraction, _Decimal, _complex)):
+        return _encode_number(value, t)
+    raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
+
+
+def _encode_number(value, t):
+    # == equates a Fraction or Decimal with an int when it is whole (Fraction(4) == 4), and
+    # the float tolerance reads its other values as the nearest float; a complex
+    # number with no imaginary part is its real part (complex(2, 0) == 2.0).
+    try:
+        if _issubclass(t, _Fraction):
+            numerator, denominator = _fraction_numerator(value), _fraction_denominator(value)
+            if _type(numerator) is _int and _type(denominator) is _int:
+                return _encode_int(numerator) if denominator == 1 else _encode_float(numerator / denominator)
+        elif _issubclass(t, _Decimal):
+            if _decimal_is_finite(value) and _decimal_eq(value, _decimal_to_integral(value)):
+                return _encode_int(_decimal_int(value))
+            # A signalling NaN has no float: float() raises.
+            return _encode_float(_decimal_float(value))
+        elif _complex_imag(value) == 0:
+            return _encode_float(_complex_real(value))
+    except (_ValueError, ArithmeticError):
+        pass
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
 
 

@@ -293,6 +293,40 @@ describe('arguments and return values (wire format)', () => {
     ]);
   });
 
+  it('records what == equates with a JSON value as that value: a dict view as a set, whole numbers as ints, others as floats', async () => {
+    const code = [
+      'import decimal, fractions',
+      'class Loud(dict):',
+      '    def __iter__(self): return iter(["lie"])',
+      '    def keys(self): return ["lie"]',
+      'def f(k):',
+      '    if k == 0: return dict.keys(Loud({2: "b", 1: "a"}))',
+      '    if k == 1: return {1: [2]}.items()',
+      '    if k == 2: return fractions.Fraction(8, 2)',
+      '    if k == 3: return fractions.Fraction(1, 3)',
+      '    if k == 4: return decimal.Decimal("12.50")',
+      '    if k == 5: return decimal.Decimal(10) ** 30',
+      '    if k == 6: return complex(2, 0)',
+      '    if k == 7: return complex(2, 1)',
+      '    if k == 8: return {1: 2}.values()',
+      '    return decimal.Decimal("sNaN")',
+    ].join('\n');
+    const out = await engine.run(pyJob(code, [[0], [1], [2], [3], [4], [5], [6], [7], [8], [9]]));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '{"$evalrun":"set","items":[1,2]}' },
+      { kind: 'returned', json: '{"$evalrun":"set","items":[{"$evalrun":"tuple","items":[1,[2]]}]}' },
+      { kind: 'returned', json: '4' },
+      { kind: 'returned', json: '0.3333333333333333' },
+      { kind: 'returned', json: '12.5' },
+      { kind: 'returned', json: '{"$evalrun":"int","value":"1000000000000000000000000000000"}' },
+      { kind: 'returned', json: '{"$evalrun":"float","value":"2.0"}' },
+      // == tells these from every JSON value: complex(2, 1) == 2 is False, and a dict's values equal nothing but themselves.
+      { kind: 'unserializable', message: 'returned a value of type complex, which has no JSON form' },
+      { kind: 'unserializable', message: 'returned a value of type dict_values, which has no JSON form' },
+      { kind: 'unserializable', message: 'returned a value of type Decimal, which has no JSON form' },
+    ]);
+  });
+
   it('reports exceptions as `TypeName: message`, RecursionError included', async () => {
     const code = py`
       def f(k):
