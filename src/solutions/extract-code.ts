@@ -72,11 +72,17 @@ export function extractCode(raw: string, names: readonly string[] = [], foreign:
   const answer = chooseBlock(own.some(holdsAnswer) ? own : blocks, names);
   if (answer !== undefined) {
     const earlier = own.slice(0, Math.max(0, own.indexOf(answer))).filter((b) => b.language === null || !NOT_CODE.has(b.language));
-    return { code: tidy([...neededFrom(earlier, answer.lines, names), ...answer.lines]), fenced: true, fenceLanguage: answer.language };
+    return { code: tidy(futureImportsFirst([...neededFrom(earlier, answer.lines, names), ...answer.lines])), fenced: true, fenceLanguage: answer.language };
   }
   const kept = trimBlankEnds(stripSurroundingProse(lines));
   const code = dedent(kept).join('\n');
   return { code, fenced: false, fenceLanguage: null, body: returnsOutsideFunction(code) ? kept.join('\n') : null };
+}
+
+/** Python's `from __future__` imports must open the file: lines put before the answer go after them. */
+function futureImportsFirst(lines: readonly string[]): string[] {
+  const future = lines.filter((l) => /^from\s+__future__\s+import\s+[^(]*$/.test(l));
+  return future.length === 0 ? [...lines] : [...future, ...lines.filter((l) => !future.includes(l))];
 }
 
 function holdsAnswer(block: FencedBlock): boolean {

@@ -407,6 +407,10 @@ describe('unfenced Python with prose around it', () => {
         sure: 'Sure, here is the solution.\ndef inc(n):\n    return n + 1\n',
         step: 'Step 1: define the function\ndef inc(n):\n    return n + 1\n',
         complexity: 'def inc(n):\n    return n + 1\n\n**Time complexity:** O(1)\nWe add one; nothing else is needed.\nThis is O(1).\n',
+        // A sentence that opens with a keyword but has no colon is no statement.
+        keyword_prose: 'def inc(n):\n    return n + 1\n\nfor example, inc(2) is 3.\nwhile this is O(1), it is enough.\n',
+        // A header that lost its colon is the code's own error.
+        broken_header: 'def inc(n):\n    return n + 1\n\nfor i in range(3)\n    print(inc(i))\n',
         // A line of code that went wrong is the answer's own error, however it reads.
         broken_code: 'def inc(n):\n    return n + 1\n\nresult = inc(x for x in range(3)\n',
         broken_body: 'def inc(n):\n    return n + 1 as well\n',
@@ -419,7 +423,15 @@ describe('unfenced Python with prose around it', () => {
       await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--no-progress']);
       const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
       const status = Object.fromEntries(card.candidates.map((c) => [c.model_id, c.status]));
-      expect(status).toEqual({ sure: 'passed', step: 'passed', complexity: 'passed', broken_code: 'load-error', broken_body: 'load-error' });
+      expect(status).toEqual({
+        sure: 'passed',
+        step: 'passed',
+        complexity: 'passed',
+        keyword_prose: 'passed',
+        broken_code: 'load-error',
+        broken_body: 'load-error',
+        broken_header: 'load-error',
+      });
       // The code recorded is the code that ran.
       expect(card.candidates.find((c) => c.model_id === 'complexity')!.code).toBe('def inc(n):\n    return n + 1\n');
     },

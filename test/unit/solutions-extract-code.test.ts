@@ -196,6 +196,15 @@ describe('extractCode with fenced blocks', () => {
   });
 });
 
+describe('extractCode with helpers from earlier blocks', () => {
+  it('keeps a from __future__ import first, before what earlier blocks give', () => {
+    const raw = `${fence}python\nfrom typing import List\n${fence}\n\n${fence}python\nfrom __future__ import annotations\ndef f(xs: List[int]) -> int:\n    return len(xs)\n${fence}`;
+    expect(extractCode(raw, ['f']).code).toBe(
+      'from __future__ import annotations\nfrom typing import List\n\ndef f(xs: List[int]) -> int:\n    return len(xs)',
+    );
+  });
+});
+
 describe('extractCode without fences', () => {
   it('drops a leading prose line followed by a blank line (corpus: gpt-4, basic problem_1)', () => {
     const raw = 'Here is the function definition:\n\ndef add(a: int, b: int) -> int:\n    return a + b';
