@@ -56,7 +56,7 @@ export function testRecord(
     index: test.index,
     suite,
     source: test.source,
-    input: test.rawInput,
+    input: test.input,
     expected: test.expected,
     status: outcome.status,
     actual: outcome.actual,

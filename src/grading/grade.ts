@@ -324,7 +324,7 @@ function withMeasure(result: CandidateResult, measured: MeasureOutcome, figures:
 function toTestResult(test: PreparedTest, suite: string, verdict: Verdict | null, failure: Unrunnable | null): TestResult {
   // Every record is built whole, fields in one order: one object shape for
   // the thousands of them a run makes, which V8 builds and encodes fastest.
-  const { index, source, rawInput: input, expected } = test;
+  const { index, source, input, expected } = test;
   if (verdict === null) {
     return { index, suite, source, input, expected, status: 'error', actual: null, error: failure?.message ?? 'not run', duration_ms: null };
   }

@@ -102,9 +102,14 @@ function prepareTest(test: TestCase, index: number, source: string, context: Dec
   // (17 slots from the first push), and `args` is kept for every test.
   const input = test.input;
   const args = new Array<Value>(context.parameters.length);
+  const named: Record<string, Value> = {};
   let a = 0;
   for (const { name, type } of context.parameters) {
-    args[a++] = decodeAt(input[name], type, context, source, '.input', name);
+    const arg = decodeAt(input[name], type, context, source, '.input', name);
+    args[a++] = arg;
+    // A parameter named __proto__ is a key like any other, not the object's prototype.
+    if (name === '__proto__') Object.defineProperty(named, name, { value: arg, enumerable: true, writable: true, configurable: true });
+    else named[name] = arg;
   }
   const output = test.expected_output;
   const returnTypes = context.returnTypes;
@@ -130,7 +135,7 @@ function prepareTest(test: TestCase, index: number, source: string, context: Dec
     source,
     args,
     expected: expectedValue(decoded, returnTypes.length),
-    rawInput: input,
+    input: named,
   };
 }
 

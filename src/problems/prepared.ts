@@ -14,8 +14,8 @@ export interface PreparedTest {
    * in `return_values` order for several, null for none.
    */
   expected: Value;
-  /** The test's `input` object exactly as written, for reports. */
-  rawInput: Record<string, unknown>;
+  /** The decoded arguments by parameter name, in parameter order: what records and reports show as the test's input. */
+  input: Readonly<Record<string, Value>>;
 }
 
 /** A named list of tests: the correctness suite, or one prompt's samples. */

@@ -48,7 +48,8 @@ describe('evalrun --problems (self-check) on a clean folder', () => {
     expect(add).toMatchObject({ model_id: 'optimal_solution', passed: 3, total: 3, score: 1, status: 'passed' });
     expect(add.entry_point).toBe('declaration:add');
     expect(add.tests[2]).toMatchObject({ index: 2, status: 'pass', expected: 42, actual: 42, error: null });
-    expect(add.tests[2]!.input).toEqual({ a: '40', b: '2' });
+    // The file writes these ints as strings: the record shows what the candidate got.
+    expect(add.tests[2]!.input).toEqual({ a: 40, b: 2 });
     expect(find(card, 'add', 'generic')).toMatchObject({ passed: 1, total: 1 });
     expect(find(card, 'divmod_pair')).toMatchObject({ passed: 2, total: 2, entry_point: 'declaration:divmod' });
     expect(find(card, 'divmod_pair').tests[0]!.actual).toEqual([3, 1]);

@@ -84,8 +84,8 @@ describe('loadProblems: spec-form files', () => {
       kind: 'correctness',
       promptId: null,
       tests: [
-        { index: 0, source: '$.correctness_test_suite[0]', args: [1, 2], expected: 3, rawInput: { a: 1, b: 2 } },
-        { index: 1, source: '$.correctness_test_suite[1]', args: [-1, 5], expected: 4, rawInput: { b: 5, a: -1 } },
+        { index: 0, source: '$.correctness_test_suite[0]', args: [1, 2], expected: 3, input: { a: 1, b: 2 } },
+        { index: 1, source: '$.correctness_test_suite[1]', args: [-1, 5], expected: 4, input: { a: -1, b: 5 } },
       ],
     });
     expect(add?.samples.map((s) => [s.kind, s.promptId, s.tests.length])).toEqual([
@@ -118,7 +118,7 @@ describe('loadProblems: corpus-form files', () => {
       [[[3, 2, 1, 5, 6, 4], 2], 5],
       [[[3, 2, 3, 1, 2, 4, 5, 5, 6], 4], 4],
     ]);
-    expect(kth?.correctness.tests[0]?.rawInput).toEqual({ nums: '[3,2,1,5,6,4]', k: '2' });
+    expect(kth?.correctness.tests[0]?.input).toEqual({ nums: [3, 2, 1, 5, 6, 4], k: 2 });
     expect(kth?.samples[0]).toMatchObject({ promptId: '12', tests: [{ args: [[3, 2, 1, 5, 6, 4], 2], expected: 5 }] });
     const raw = kth?.problem as unknown as Record<string, unknown>;
     expect(raw['parent_function_prototype']).toEqual({ function_name: 'kth', parameters: [], return_values: [] });

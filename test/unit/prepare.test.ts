@@ -76,7 +76,9 @@ describe('prepareProblem', () => {
       returns: ['int'],
       tests: [{ input: { b: 'x', a: 1 }, expected_output: [1] }],
     });
-    expect(p.correctness.tests).toEqual([{ index: 0, source: '$.correctness_test_suite[0]', args: [1, 'x'], expected: 1, rawInput: { b: 'x', a: 1 } }]);
+    expect(p.correctness.tests).toEqual([{ index: 0, source: '$.correctness_test_suite[0]', args: [1, 'x'], expected: 1, input: { a: 1, b: 'x' } }]);
+    // Records show the input in parameter order, whatever order the file wrote it in.
+    expect(Object.keys(p.correctness.tests[0]!.input)).toEqual(['a', 'b']);
   });
 
   it('decodes string-encoded values by their declared types', () => {
@@ -89,7 +91,8 @@ describe('prepareProblem', () => {
       tests: [{ input: { nums: '[1, 2, 3]', k: '7' }, expected_output: ['True'] }],
     });
     expect(p.correctness.tests[0]).toMatchObject({ args: [[1, 2, 3], 7], expected: true });
-    expect(p.correctness.tests[0]?.rawInput).toEqual({ nums: '[1, 2, 3]', k: '7' });
+    // The input records show is what the candidate gets, not the file's text.
+    expect(p.correctness.tests[0]?.input).toEqual({ nums: [1, 2, 3], k: 7 });
   });
 
   it('gives the value for one return value, an array for several, null for none', () => {
