@@ -71,6 +71,10 @@ _repr_int = int.__repr__
 _repr_float = float.__repr__
 _float = float
 _map = map
+_min = min
+_max = max
+_list_repr = list.__repr__
+_str_replace = str.replace
 _join = ''.join
 _compile = compile
 _exec = exec
@@ -753,11 +757,21 @@ def _encode_int(value):
     return '{"$evalrun":"int","value":"' + _repr_int(value) + '"}'
 
 
-def _all_small_ints(items):
-    for item in items:
-        if _type(item) is not _int or not -_SAFE_INT <= item <= _SAFE_INT:
-            return False
-    return True
+def _encode_flat_list(value):
+    # The large values candidates return are mostly lists of ints or of
+    # strings. Their text is made by C loops (a list's repr, which for exact
+    # ints is each int's digits; json's quoting), not one Python call per item,
+    # which took seconds for a million items. None for any other list.
+    kinds = _set(_map(_type, value))
+    if _len(kinds) != 1:
+        return None
+    if _int in kinds:
+        if -_SAFE_INT <= _min(value) and _max(value) <= _SAFE_INT:
+            return _str_replace(_list_repr(value), ', ', ',')
+        return None
+    if _str in kinds:
+        return '[' + ','.join(_map(_quote, value)) + ']'
+    return None
 
 
 def _encode_items(items, depth, path):
@@ -829,8 +843,10 @@ def _encode(value, depth, path):
         return 'null'
     if depth > MAX_DEPTH:
         raise _Unencodable('returned a value that is too deeply nested to encode')
-    if t is _list and _all_small_ints(value):
-        return '[' + ','.join(_map(_repr_int, value)) + ']'
+    if t is _list:
+        flat = _encode_flat_list(value)
+        if flat is not None:
+            return flat
     # A value's kind is its type's: isinstance would believe a __class__
     # property, and int() or float() of a subclass would call its own
     # __int__ or __float__. The base types' own slots read the real value.

@@ -293,6 +293,29 @@ describe('arguments and return values (wire format)', () => {
     ]);
   });
 
+  it('writes lists of ints or strings as any other list: bools, big ints and subclasses keep their kind', async () => {
+    const code = [
+      'class Num(int):',
+      '    def __repr__(self): return "lie"',
+      'def f(k):',
+      '    if k == 0: return [3, -1, 0, 9007199254740991, -9007199254740991]',
+      '    if k == 1: return [1, True]',
+      '    if k == 2: return [1, 2 ** 60]',
+      '    if k == 3: return [Num(5), 6]',
+      '    if k == 4: return ["a\\"b", "\\u00e9", "\\ud800", ""]',
+      '    return [[1, 2], [], ["x"]]',
+    ].join('\n');
+    const out = await engine.run(pyJob(code, [[0], [1], [2], [3], [4], [5]]));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '[3,-1,0,9007199254740991,-9007199254740991]' },
+      { kind: 'returned', json: '[1,true]' },
+      { kind: 'returned', json: '[1,{"$evalrun":"int","value":"1152921504606846976"}]' },
+      { kind: 'returned', json: '[5,6]' },
+      { kind: 'returned', json: '["a\\"b","\\u00e9","\\ud800",""]' },
+      { kind: 'returned', json: '[[1,2],[],["x"]]' },
+    ]);
+  });
+
   it('records what == equates with a JSON value as that value: a dict view as a set, whole numbers as ints, others as floats', async () => {
     const code = [
       'import decimal, fractions',
