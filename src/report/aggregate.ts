@@ -13,7 +13,8 @@
  *
  * pass@k: candidates are grouped by (problem, prompt, model); each group has
  * n samples of which c pass; a model's values are passAtKTableOf over its
- * groups (so each prompt of a problem counts as its own task).
+ * groups (so each prompt of a problem counts as its own task), leaving out
+ * the groups with no tests (a problem without any: nothing to grade).
  *
  * Rows are sorted by id (code-unit order; a null prompt first), so output is
  * deterministic whatever order the candidates finished in.
@@ -219,8 +220,11 @@ export class Aggregator {
       for (let g = first; g !== NO_GROUP; g = this.next[g]!) {
         const m = this.model[g]!;
         if (models.count(m, p, this.n[g]!, this.tests[g]!, this.passed[g]!, this.c[g]!)) from[m] = this.first[g]!;
-        tasks[m]!.push(g);
-        since[m]!.push(from[m]!);
+        // A task with no tests cannot be graded, so it counts neither for nor against a model's pass@k.
+        if (this.tests[g]! > 0) {
+          tasks[m]!.push(g);
+          since[m]!.push(from[m]!);
+        }
         prompts.count(this.prompt[g]!, p, this.n[g]!, this.tests[g]!, this.passed[g]!, this.c[g]!);
       }
       const tagged = tagsByProblem.get(this.problemIds[p]!);

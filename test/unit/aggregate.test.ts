@@ -81,7 +81,8 @@ describe('aggregateResults', () => {
     expect(gpt4?.values['pass@1']).toBeCloseTo((1 / 3 + 1 + 0) / 3, 15);
     expect(gpt4?.values['pass@3']).toBeCloseTo((1 + 1 + 0) / 3, 15);
     const claude = agg.pass_at_k.find((r) => r.model_id === 'claude');
-    expect(claude).toEqual({ model_id: 'claude', tasks: 2, min_samples: 1, max_samples: 1, values: { 'pass@1': 0.5, 'pass@3': null } });
+    // Its sample of `add` has no tests to run: that task is no task, neither solved nor failed.
+    expect(claude).toEqual({ model_id: 'claude', tasks: 1, min_samples: 1, max_samples: 1, values: { 'pass@1': 1, 'pass@3': null } });
     expect(agg.pass_at_k.map((r) => r.model_id)).toEqual(['claude', 'gpt-4', 'optimal']);
   });
 
@@ -176,7 +177,8 @@ describe('aggregateResults against a plain reference', () => {
           const ofProblem = mine.filter((c) => c.problem_id === problem);
           for (const prompt of new Set(ofProblem.map((c) => c.prompt_id))) {
             const task = ofProblem.filter((c) => c.prompt_id === prompt);
-            groups.push({ n: task.length, c: task.filter(candidatePasses).length });
+            // A task with no tests is no task.
+            if (task.some((c) => c.total > 0)) groups.push({ n: task.length, c: task.filter(candidatePasses).length });
           }
         }
         return {
