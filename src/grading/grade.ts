@@ -12,7 +12,7 @@ import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protoc
 import type { SandboxLimits, TestMeasure } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
-import { detectLanguage } from '../solutions/language.js';
+import { detectLanguage, otherLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
@@ -51,6 +51,8 @@ type Runnable =
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
 async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
+  const other = otherLanguage(spec.declaredLanguage, spec.fenceLanguage);
+  if (other !== null) return { ok: false, language: other, status: 'unsupported', message: `unsupported language: ${other}` };
   const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
   const language = languageOfDialect(dialect);
   if (!options.languages.includes(language.name)) {

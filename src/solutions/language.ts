@@ -99,3 +99,28 @@ export function detectLanguage(code: string, hints: LanguageHints): SolutionLang
   const dialect = others.find((d) => d.signals?.some((p) => p.test(text)) === true) ?? own;
   return dialect.name;
 }
+
+/**
+ * Programming languages evalrun has no engine for, by the names a fence's
+ * info string or a `language` field gives them. An answer declared in one is
+ * `unsupported` under that name, rather than scored against the languages
+ * evalrun runs (C++ read as JavaScript fails to load, with an error about
+ * JavaScript).
+ */
+const OTHER_LANGUAGES = new Set(
+  (
+    'c cpp c++ cc cxx h hpp objective-c objc java kotlin kt scala groovy go golang rust rs csharp cs c# fsharp f# vb vbnet ' +
+    'swift ruby rb php perl pl lua dart elixir erlang clojure haskell hs ocaml julia r matlab zig nim fortran cobol pascal sql'
+  ).split(' '),
+);
+
+/** The language `declared` or, failing that, `fenceLanguage` names when evalrun cannot run it; null otherwise. */
+export function otherLanguage(declared: string | null, fenceLanguage: string | null): string | null {
+  for (const name of [declared, fenceLanguage]) {
+    if (name === null) continue;
+    if (normalizeLanguageName(name) !== null) return null;
+    const lower = name.trim().toLowerCase();
+    if (OTHER_LANGUAGES.has(lower)) return lower;
+  }
+  return null;
+}

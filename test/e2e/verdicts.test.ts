@@ -438,3 +438,41 @@ describe('unfenced Python with prose around it', () => {
     RUN_MS,
   );
 });
+
+describe('an answer fenced in a language evalrun does not run', () => {
+  it(
+    'is unsupported under that name, not a JavaScript load error',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-other-'));
+      mkdirSync(join(root, 'problems'));
+      mkdirSync(join(root, 'solutions'));
+      writeFileSync(
+        join(root, 'problems', 'inc.json'),
+        JSON.stringify({
+          identifier: 'inc',
+          description: 'inc',
+          prompts: [],
+          function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
+          correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
+        }),
+      );
+      const fence = '```';
+      const answers = [
+        { model: 'cpp', completion: `Here:\n${fence}cpp\n#include <cstdio>\nint inc(int n) { return n + 1; }\n${fence}` },
+        { model: 'java', completion: `${fence}java\nclass S { static int inc(int n) { return n + 1; } }\n${fence}` },
+        { model: 'python', completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}` },
+      ];
+      writeFileSync(join(root, 'solutions', 'samples.jsonl'), answers.map((a) => JSON.stringify({ task_id: 'inc', ...a })).join('\n') + '\n');
+      const out = join(root, 'card.json');
+      await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--no-progress']);
+      const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+      const byModel = Object.fromEntries(card.candidates.map((c) => [c.model_id, { status: c.status, language: c.language, error: c.error }]));
+      expect(byModel).toEqual({
+        cpp: { status: 'unsupported', language: 'cpp', error: 'unsupported language: cpp' },
+        java: { status: 'unsupported', language: 'java', error: 'unsupported language: java' },
+        python: { status: 'passed', language: 'python', error: null },
+      });
+    },
+    RUN_MS,
+  );
+});
