@@ -46,6 +46,16 @@ describe('a function body alone', () => {
     expect(bodyOf('    class Solution:\n        def below_zero(self, operations):\n            return False\n')).toBeNull();
     expect(bodyOf('```python\n    return False\n```')).toBeNull();
   });
+
+  it("is also text whose first line continued the prompt's last one, with indented lines under it", () => {
+    const body = 'balance = 0\n    for op in operations:\n        balance += op\n    return balance < 0';
+    expect(bodyOf(body)).toBe(body);
+  });
+
+  it('is never a program that opens at the margin, whatever its strings hold', () => {
+    expect(bodyOf('def below_zero(operations):\n    """\nreturn True when it does\n    """\n    return False')).toBeNull();
+    expect(bodyOf('return False')).toBeNull();
+  });
 });
 
 describe('the head a body runs under', () => {
