@@ -69,10 +69,18 @@ const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tier
 const V8_STACK_KIB = 64 * 1024;
 const OS_STACK_KIB = 96 * 1024;
 
+let shell: boolean | undefined;
+
+/** Whether there is a POSIX shell to raise the stack limit with (a minimal container may have none). */
+function hasShell(): boolean {
+  shell ??= existsSync('/bin/sh');
+  return shell;
+}
+
 /** The command that starts a worker: node with its flags, through a shell that raises the stack limit first. */
 function workerCommand(script: string): { file: string; args: string[] } {
   const node = [...WORKER_NODE_FLAGS, script];
-  if (process.platform === 'win32') return { file: process.execPath, args: node };
+  if (process.platform === 'win32' || !hasShell()) return { file: process.execPath, args: node };
   const raise = `ulimit -s ${OS_STACK_KIB} 2>/dev/null && exec "$0" --stack-size=${V8_STACK_KIB} "$@"; exec "$0" "$@"`;
   return { file: '/bin/sh', args: ['-c', raise, process.execPath, ...node] };
 }
