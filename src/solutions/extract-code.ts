@@ -33,7 +33,7 @@
  * (so an indented answer is valid Python).
  */
 
-import { returnsOutsideFunction } from './function-body.js';
+import { isFunctionBody } from './function-body.js';
 
 export type ExtractedCode =
   | {
@@ -77,21 +77,6 @@ export function extractCode(raw: string, names: readonly string[] = [], foreign:
   const kept = trimBlankEnds(stripSurroundingProse(lines));
   const code = dedent(kept).join('\n');
   return { code, fenced: false, fenceLanguage: null, body: isFunctionBody(kept, code) ? kept.join('\n') : null };
-}
-
-/**
- * Whether unfenced text is a function's body alone: it returns outside any
- * function, and as written it could not run anyway, since it opens
- * indented, or with a line that continued the prompt's last one (no block
- * opener) and has indented lines under it. A program that opens at the
- * margin is never taken for a body, whatever its strings hold.
- */
-function isFunctionBody(kept: readonly string[], code: string): boolean {
-  const [first, second] = kept.filter((l) => !isBlank(l));
-  if (first === undefined) return false;
-  const opensIndented = /^[ \t]/.test(first);
-  const continuesPrompt = !opensIndented && !/:\s*(?:#.*)?$/.test(first) && second !== undefined && /^[ \t]/.test(second);
-  return (opensIndented || continuesPrompt) && returnsOutsideFunction(code);
 }
 
 /** Python's `from __future__` imports must open the file: lines put before the answer go after them. */

@@ -25,35 +25,114 @@ export interface HeadSources {
 }
 
 /**
- * Whether code (with its common indentation removed) returns or yields
- * outside any function: a body, not a program. A line that starts a
- * definition, or ends with `{` or `=>` (a JavaScript function, method or
- * block), opens a scope for the lines indented under it.
+ * Whether unfenced answer text is a function's body alone. It must read as
+ * one (`readsAsBody`) and be unable to run as written: it opens indented, or
+ * with a statement that continued the prompt's last line (no definition, no
+ * block header, no bracket left open) with indented lines under it. A
+ * program that opens at the margin with a definition is never a body,
+ * whatever its strings hold.
  */
-export function returnsOutsideFunction(code: string): boolean {
-  const opened: number[] = [];
+export function isFunctionBody(lines: readonly string[], code: string): boolean {
+  const [first, second] = lines.filter((l) => l.trim() !== '');
+  if (first === undefined) return false;
+  const opensIndented = /^[ \t]/.test(first);
+  const continuesPrompt =
+    !opensIndented &&
+    second !== undefined &&
+    /^[ \t]/.test(second) &&
+    !/^(?:@|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|class|function)\b|(?:import|from|const|let|var)\s)/.test(first) &&
+    !/[:([{,\\]\s*(?:#.*)?$/.test(first);
+  return (opensIndented || continuesPrompt) && readsAsBody(code);
+}
+
+/**
+ * Whether code (its common indentation removed) returns or yields outside
+ * any function it defines and outside every brace, or closes a brace it
+ * never opened (a JavaScript body closing the function its prompt opened).
+ * Strings and comments are skipped; a line inside an open bracket continues
+ * the one before (a signature over several lines), and a Python `def` or
+ * `class` holds the lines indented under it.
+ */
+export function readsAsBody(code: string): boolean {
+  const scan = new CodeScan();
+  const defs: number[] = [];
   for (const line of code.split('\n')) {
+    const logicalStart = scan.atStatementStart();
     const text = line.trimStart();
-    if (text === '' || text.startsWith('#') || text.startsWith('//')) continue;
-    const indent = line.length - text.length;
-    while (opened.length > 0 && (opened.at(-1) as number) >= indent) opened.pop();
-    if (/^(?:async\s+)?(?:def|class|function)\b/.test(text) || /(?:\{|=>)\s*$/.test(text)) opened.push(indent);
-    else if (opened.length === 0 && /^(?:return|yield)\b/.test(text)) return true;
+    if (logicalStart && text !== '' && !text.startsWith('#') && !text.startsWith('//')) {
+      const indent = line.length - text.length;
+      while (defs.length > 0 && (defs.at(-1) as number) >= indent) defs.pop();
+      if (/^(?:async\s+)?(?:def|class)\b/.test(text)) defs.push(indent);
+      else if (defs.length === 0 && scan.braces === 0 && /^(?:return|yield)\b/.test(text)) return true;
+    }
+    scan.line(line);
+    if (scan.braces < 0) return true;
   }
   return false;
 }
 
+/** Where a scan of Python or JavaScript source stands: inside a string or comment, and how deep in brackets and braces. */
+class CodeScan {
+  private quote: string | null = null;
+  private blockComment = false;
+  private brackets = 0;
+  braces = 0;
+
+  atStatementStart(): boolean {
+    return this.quote === null && !this.blockComment && this.brackets <= 0;
+  }
+
+  line(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i] as string;
+      if (this.blockComment) {
+        if (ch === '*' && text[i + 1] === '/') {
+          this.blockComment = false;
+          i++;
+        }
+      } else if (this.quote !== null) {
+        if (ch === '\\') i++;
+        else if (text.startsWith(this.quote, i)) {
+          i += this.quote.length - 1;
+          this.quote = null;
+        }
+      } else if (ch === '#' || (ch === '/' && text[i + 1] === '/')) {
+        break;
+      } else if (ch === '/' && text[i + 1] === '*') {
+        this.blockComment = true;
+        i++;
+      } else if (ch === '"' || ch === "'" || ch === '`') {
+        this.quote = text.startsWith(ch.repeat(3), i) && ch !== '`' ? ch.repeat(3) : ch;
+        i += this.quote.length - 1;
+      } else if (ch === '(' || ch === '[') this.brackets++;
+      else if (ch === ')' || ch === ']') this.brackets--;
+      else if (ch === '{') this.braces++;
+      else if (ch === '}') this.braces--;
+    }
+    // A one-quote string ends with its line (an unterminated one is the code's own error).
+    if (this.quote === "'" || this.quote === '"') this.quote = null;
+  }
+}
+
 /**
  * The body as it goes under a head whose definition is indented by `base`:
- * as the model wrote it when its first line is indented. A first line with
- * none continued the prompt's last line, which held its indentation: it
- * takes that of the lines after it. A body with no indentation at all was
- * stripped of it, and goes one level under the head.
+ * as the model wrote it when its first line is indented deeper than the
+ * head; moved under the head when it is not (the prompt's last line held
+ * the rest of the indentation). A first line with none continued the
+ * prompt's last line: it takes the indentation of the lines after it. A body
+ * with no indentation at all was stripped of it, and goes one level under
+ * the head.
  */
 function indentedBody(body: string, base: number): string {
   const lines = body.split('\n');
   const first = lines.findIndex((l) => l.trim() !== '');
-  if (first === -1 || /^[ \t]/.test(lines[first] as string)) return body;
+  if (first === -1) return body;
+  const opening = indentOf(lines[first] as string);
+  if (opening > 0 && opening <= base) {
+    const shift = ' '.repeat(base + 4 - opening);
+    return lines.map((l) => (l.trim() === '' ? l : `${shift}${l}`)).join('\n');
+  }
+  if (opening > 0) return body;
   const rest = lines.slice(first + 1).filter((l) => l.trim() !== '');
   const under = rest.length === 0 ? 0 : Math.min(...rest.map(indentOf));
   if (under > 0) return lines.map((l, i) => (i === first ? `${' '.repeat(under)}${l}` : l)).join('\n');
@@ -88,8 +167,14 @@ function headAtEnd(code: string, names: readonly string[]): { code: string; lang
     const indent = indentOf(line);
     const end = signatureEnd(lines, i);
     if (end === null) return null;
-    const under = lines.slice(end + 1).every((l) => l.trim() === '' || indentOf(l) > indent);
-    return under ? { code: lines.join('\n'), language, indent } : null;
+    // What follows the signature is indented under it, but for text inside a string (a docstring at the margin).
+    const scan = new CodeScan();
+    for (let j = i; j < lines.length; j++) {
+      const next = lines[j] as string;
+      if (j > end && scan.atStatementStart() && next.trim() !== '' && indentOf(next) <= indent) return null;
+      scan.line(next);
+    }
+    return { code: lines.join('\n'), language, indent };
   }
   return null;
 }
@@ -100,7 +185,7 @@ function definitionLanguage(line: string, names: readonly string[]): HeadLanguag
     if (new RegExp(`^\\s*(?:async\\s+)?def\\s+${n}\\s*\\(`).test(line)) return 'python';
     if (
       new RegExp(
-        `^\\s*(?:export\\s+)?(?:async\\s+)?function\\s*\\*?\\s*${n}\\s*[(<]|^\\s*(?:export\\s+)?(?:const|let|var)\\s+${n}\\s*(?::[^=]*)?=|^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\(`,
+        `^\\s*(?:export\\s+)?(?:async\\s+)?function\\s*\\*?\\s*${n}\\s*[(<]|^\\s*(?:export\\s+)?(?:const|let|var)\\s+${n}\\s*(?::[^=]*)?=|^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)[^{]*\\{\\s*$`,
       ).test(line)
     )
       return 'javascript';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractCode } from '../../src/solutions/extract-code.js';
-import { returnsOutsideFunction, withHead, type HeadSources } from '../../src/solutions/function-body.js';
+import { readsAsBody, withHead, type HeadSources } from '../../src/solutions/function-body.js';
 
 const HUMANEVAL_PROMPT =
   'from typing import List\n\n\ndef below_zero(operations: List[int]) -> bool:\n    """ True when the balance falls below zero.\n    >>> below_zero([1, -2])\n    True\n    """\n';
@@ -23,20 +23,31 @@ function bodyOf(raw: string, names: readonly string[] = ['below_zero']): string 
 
 describe('a function body alone', () => {
   it('is text that returns or yields outside any function', () => {
-    expect(returnsOutsideFunction('return a + b')).toBe(true);
-    expect(returnsOutsideFunction('total = 0\nfor x in xs:\n    if x < 0:\n        return True\nyield total')).toBe(true);
-    expect(returnsOutsideFunction('d = {\n    "a": 1,\n}\nreturn d')).toBe(true);
-    expect(returnsOutsideFunction('return x + y;\n};')).toBe(true);
+    expect(readsAsBody('return a + b')).toBe(true);
+    expect(readsAsBody('total = 0\nfor x in xs:\n    if x < 0:\n        return True\nyield total')).toBe(true);
+    expect(readsAsBody('d = {\n    "a": 1,\n}\nreturn d')).toBe(true);
+    expect(readsAsBody('return x + y;\n};')).toBe(true);
+    // A return whose line opens a brace, and a JavaScript body whose returns are all in blocks but that closes its function.
+    expect(readsAsBody('return [x, y].reduce((a, b) => {\n  return a + b;\n}, 0);\n}')).toBe(true);
+    expect(readsAsBody('return {\n    "s": x + y,\n}["s"]')).toBe(true);
+    expect(readsAsBody('if (a > b) {\n  return a;\n} else {\n  return b;\n}\n}')).toBe(true);
   });
 
   it('is never code that could run as written', () => {
-    expect(returnsOutsideFunction('def f(a):\n    return a')).toBe(false);
-    expect(returnsOutsideFunction('class Solution:\n    def f(self, a):\n        return a')).toBe(false);
-    expect(returnsOutsideFunction('async def f(a):\n    return a')).toBe(false);
-    expect(returnsOutsideFunction('class S {\n  f(a) {\n    return a;\n  }\n}')).toBe(false);
-    expect(returnsOutsideFunction('const f = (a) => {\n  return a;\n};')).toBe(false);
-    expect(returnsOutsideFunction('function f(a) {\n  return a;\n}')).toBe(false);
-    expect(returnsOutsideFunction('print("return")\n# return here')).toBe(false);
+    expect(readsAsBody('def f(a):\n    return a')).toBe(false);
+    expect(readsAsBody('class Solution:\n    def f(self, a):\n        return a')).toBe(false);
+    expect(readsAsBody('async def f(a):\n    return a')).toBe(false);
+    expect(readsAsBody('class S {\n  f(a) {\n    return a;\n  }\n}')).toBe(false);
+    expect(readsAsBody('const f = (a) => {\n  return a;\n};')).toBe(false);
+    expect(readsAsBody('function f(a) {\n  return a;\n}')).toBe(false);
+    expect(readsAsBody('print("return")\n# return here')).toBe(false);
+    // A signature over several lines, as black writes a long one.
+    expect(readsAsBody('def add(\n    x: int,\n    y: int,\n) -> int:\n    return x + y')).toBe(false);
+    // A string whose lines sit at the margin inside a function.
+    expect(readsAsBody('def f():\n    s = """\nreturn this\n"""\n    return s')).toBe(false);
+    // A JavaScript function whose first line ends in a comment, and one written without indentation.
+    expect(readsAsBody('const add = (x, y) => { // sum\n  return x + y;\n};')).toBe(false);
+    expect(readsAsBody('export function add(x, y) { /* sum */\nreturn x + y;\n}')).toBe(false);
   });
 
   it('is found by extractCode only in unfenced text, with its indentation kept', () => {
@@ -108,5 +119,22 @@ describe('the head a body runs under', () => {
   it('makes no def from parameter names Python cannot take', () => {
     expect(withHead('    return 1', sources({ prototype: { name: 'f', parameters: ['list of ints'] } }))).toBeNull();
     expect(withHead('    return 1', sources({ prototype: { name: 'f', parameters: ['lambda'] } }))).toBeNull();
+  });
+});
+
+describe('the head a prompt ends with, found past its docstring', () => {
+  it('does not take an example in the docstring for a definition, nor stop at docstring lines at the margin', () => {
+    const prompt = 'import math\n\ndef fib4(n: int):\n    """The sequence.\n    fib4(n) -> fib4(n-1) + fib4(n-2)\ndigitSum("") => 0\n    """\n';
+    const program = withHead('    return math.floor(n)', sources({ names: ['fib4'], promptCode: [prompt], prototype: { name: 'fib4', parameters: ['n'] } }));
+    expect(program).toBe(`${prompt.trimEnd()}\n    return math.floor(n)`);
+  });
+});
+
+describe('a body indented no deeper than its head', () => {
+  it("moves under the head, as the prompt's last line would have put it", () => {
+    const prompt = 'class Solution:\n    def below_zero(self, operations: List[int]) -> bool:\n        ';
+    expect(withHead('    return False\n', sources({ promptCode: [prompt] }))).toBe(
+      'class Solution:\n    def below_zero(self, operations: List[int]) -> bool:\n        return False\n',
+    );
   });
 });
