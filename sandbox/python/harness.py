@@ -72,6 +72,7 @@ _repr_float = float.__repr__
 _float = float
 _map = map
 _min = min
+_repeat = itertools.repeat
 _max = max
 _list_repr = list.__repr__
 _str_replace = str.replace
@@ -762,16 +763,20 @@ def _encode_flat_list(value):
     # strings. Their text is made by C loops (a list's repr, which for exact
     # ints is each int's digits; json's quoting), not one Python call per item,
     # which took seconds for a million items. None for any other list.
-    kinds = _set(_map(_type, value))
-    if _len(kinds) != 1:
+    # Types are told apart by identity: a set of them would trust a metaclass's
+    # __eq__, and a type posing as int could then write its own repr.
+    if _len(value) == 0:
         return None
-    if _int in kinds:
+    first = _type(value[0])
+    if first is not _int and first is not _str:
+        return None
+    if not _all(_map(_is, _map(_type, value), _repeat(first))):
+        return None
+    if first is _int:
         if -_SAFE_INT <= _min(value) and _max(value) <= _SAFE_INT:
             return _str_replace(_list_repr(value), ', ', ',')
         return None
-    if _str in kinds:
-        return '[' + ','.join(_map(_quote, value)) + ']'
-    return None
+    return '[' + ','.join(_map(_quote, value)) + ']'
 
 
 def _encode_items(items, depth, path):
