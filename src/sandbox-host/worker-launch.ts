@@ -58,16 +58,18 @@ const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tier
  * `functools.cache`d function, `sum` or `max` over a generator, a class's
  * `__init__`) recurses on the thread's stack, and Pyodide's frames there are
  * several times CPython's. At V8's default limit (under 1 MiB) such
- * recursion stopped a few hundred levels deep, where CPython on its usual
- * 8 MiB stack goes thousands deep. The worker's V8 limit is `V8_STACK_KIB`,
+ * recursion stopped a few hundred levels deep, where CPython goes thousands
+ * deep (3.13 stops it at a few thousand, 3.11 at tens of thousands). The
+ * limit is also what a runaway recursion fills before it ends, in time and
+ * in the worker's resident memory, so it is no larger than that asks. The worker's V8 limit is `V8_STACK_KIB`,
  * under an operating-system limit of `OS_STACK_KIB`, up to which the main
  * thread's stack grows (and from which its other threads' stacks are
  * sized); pages are only used as deep recursion touches them. Where the
  * system will not raise its limit (a lower hard limit, or no POSIX shell),
  * V8's default stays, since a V8 limit beyond the real stack would crash.
  */
-const V8_STACK_KIB = 64 * 1024;
-const OS_STACK_KIB = 96 * 1024;
+const V8_STACK_KIB = 32 * 1024;
+const OS_STACK_KIB = 48 * 1024;
 
 let shell: boolean | undefined;
 
