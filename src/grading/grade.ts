@@ -149,9 +149,9 @@ const MAX_PROSE_LINES = 8;
  * unfenced code: at the top level, not a statement's start, two words side
  * by side or a Markdown emphasis or list marker first (`**Complexity:**
  * O(n)`, `We iterate; for each k...`, `This is O(n).`). A line that opens
- * with a compound statement's keyword but has no colon, and no block under
- * it, cannot be that statement (`for example, it returns False.`). Null
- * otherwise: the error is then the code's own.
+ * with a compound statement's keyword but has no colon and no block under
+ * it, and ends as a sentence does, cannot be that statement (`for example,
+ * it returns False.`). Null otherwise: the error is then the code's own.
  */
 function proseLineRejected(code: string, message: string): number | null {
   const at = /^SyntaxError: .*\(line (\d+)\)$/.exec(message);
@@ -161,7 +161,7 @@ function proseLineRejected(code: string, message: string): number | null {
   const text = lines[line - 1];
   // Code that went wrong assigns, or leaves a bracket open; a sentence does neither.
   if (text === undefined || /^\s/.test(text) || text.includes('=') || !bracketsBalance(text)) return null;
-  if (PYTHON_STATEMENT.test(text) && !(COMPOUND_HEADER.test(text) && !text.includes(':') && !opensBlock(lines, line))) return null;
+  if (PYTHON_STATEMENT.test(text) && !(COMPOUND_HEADER.test(text) && !text.includes(':') && SENTENCE_END.test(text) && !opensBlock(lines, line))) return null;
   return /^(?:\*\*|__|[-*+>] |\d+[.)] )|[A-Za-z]{2,}[,:;]?\s+[A-Za-z(]/.test(text) ? line : null;
 }
 
@@ -183,6 +183,7 @@ function bracketsBalance(text: string): boolean {
 }
 
 /** Words a Python statement starts with: a line that starts with one is code, however wrong. */
+const SENTENCE_END = /[.!?]["')]?\s*$/;
 const COMPOUND_HEADER = /^(?:async\s+)?(?:class|def|elif|else|except|finally|for|if|match|case|try|while|with)\b/;
 const PYTHON_STATEMENT =
   /^(?:async|await|assert|break|class|continue|def|del|elif|else|except|finally|for|from|global|if|import|lambda|match|case|nonlocal|pass|raise|return|try|while|with|yield|print)\b/;
