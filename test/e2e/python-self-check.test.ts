@@ -147,7 +147,8 @@ describe.skipIf(!haveCorpus)(`corpus sample self-check (${haveCorpus ? CORPUS : 
       expect(failing.map((c) => `${c.problem_id}/${c.prompt_id}`)).toEqual(['problem_4/brief_prompt']);
       const sample = find(card, 'problem_4', 'brief_prompt');
       expect(verdicts(sample)).toEqual(['fail', 'pass']);
-      expect(sample.tests[0]!.input).toEqual({ a: "'Hello', ", b: "'World!'" });
+      // The record shows what the function got: b, a quoted str as the whole value, unquoted.
+      expect(sample.tests[0]!.input).toEqual({ a: "'Hello', ", b: 'World!' });
       expect(find(card, 'problem_4')).toMatchObject({ status: 'passed', passed: 2, total: 2 });
       expect(card.candidates.filter((c) => c.prompt_id === null).every((c) => c.status === 'passed')).toBe(true);
       expect(code).toBe(1);
