@@ -303,9 +303,18 @@ describe('arguments and return values (wire format)', () => {
       '    if k == 2: return [1, 2 ** 60]',
       '    if k == 3: return [Num(5), 6]',
       '    if k == 4: return ["a\\"b", "\\u00e9", "\\ud800", ""]',
+      '    if k == 6: return [1, Posing()]',
       '    return [[1, 2], [], ["x"]]',
     ].join('\n');
-    const out = await engine.run(pyJob(code, [[0], [1], [2], [3], [4], [5]]));
+    // A type whose metaclass says it equals int, and whose repr says 2: it has no JSON form, whatever it claims.
+    const posing = [
+      'class M(type):',
+      '    def __eq__(cls, other): return True',
+      '    def __hash__(cls): return hash(int)',
+      'class Posing(metaclass=M):',
+      '    def __repr__(self): return "2"',
+    ];
+    const out = await engine.run(pyJob([...posing, code].join('\n'), [[0], [1], [2], [3], [4], [5], [6]]));
     expect(testsOf(out).map(verdict)).toEqual([
       { kind: 'returned', json: '[3,-1,0,9007199254740991,-9007199254740991]' },
       { kind: 'returned', json: '[1,true]' },
@@ -313,6 +322,7 @@ describe('arguments and return values (wire format)', () => {
       { kind: 'returned', json: '[5,6]' },
       { kind: 'returned', json: '["a\\"b","\\u00e9","\\ud800",""]' },
       { kind: 'returned', json: '[[1,2],[],["x"]]' },
+      { kind: 'unserializable', message: 'returned a value of type Posing, which has no JSON form' },
     ]);
   });
 
