@@ -387,22 +387,27 @@ describe('an optimal_solution pasted with its Markdown fence', () => {
   );
 });
 
+/** A `problems` folder under `root` with one problem: inc(n) = n + 1, one test. */
+function writeIncProblem(root: string): void {
+  mkdirSync(join(root, 'problems'));
+  writeFileSync(
+    join(root, 'problems', 'inc.json'),
+    JSON.stringify({
+      identifier: 'inc',
+      description: 'inc',
+      prompts: [],
+      function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
+      correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
+    }),
+  );
+}
+
 describe('unfenced Python with prose around it', () => {
   it(
     "drops the top-level lines Python rejects that read as prose, and keeps a syntax error that is the code's own",
     async () => {
       const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-prose-'));
-      mkdirSync(join(root, 'problems'));
-      writeFileSync(
-        join(root, 'problems', 'inc.json'),
-        JSON.stringify({
-          identifier: 'inc',
-          description: 'inc',
-          prompts: [],
-          function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
-          correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
-        }),
-      );
+      writeIncProblem(root);
       const answers: Record<string, string> = {
         sure: 'Sure, here is the solution.\ndef inc(n):\n    return n + 1\n',
         step: 'Step 1: define the function\ndef inc(n):\n    return n + 1\n',
@@ -444,18 +449,8 @@ describe('an answer fenced in a language evalrun does not run', () => {
     'is unsupported under that name, not a JavaScript load error',
     async () => {
       const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-other-'));
-      mkdirSync(join(root, 'problems'));
+      writeIncProblem(root);
       mkdirSync(join(root, 'solutions'));
-      writeFileSync(
-        join(root, 'problems', 'inc.json'),
-        JSON.stringify({
-          identifier: 'inc',
-          description: 'inc',
-          prompts: [],
-          function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
-          correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
-        }),
-      );
       const fence = '```';
       const answers = [
         { model: 'cpp', completion: `Here:\n${fence}cpp\n#include <cstdio>\nint inc(int n) { return n + 1; }\n${fence}` },
