@@ -6,8 +6,8 @@
  * the one a prompt's code ends with, joined as human-eval joins them, else
  * (in Python) a `def` made from the prototype.
  *
- * Only text that returns outside every function it could be in is taken for
- * a body, so no answer that could run as written is ever changed.
+ * Only text that could not run as written is taken for a body
+ * (`isFunctionBody`), so no answer that could is ever changed.
  */
 
 /** The language a head is written in; the body must be able to follow it. */
