@@ -10,9 +10,8 @@
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode } from '../solutions/extract-code.js';
-import { foreignTo, normalizeLanguageName } from '../solutions/language.js';
+import { foreignTo } from '../solutions/language.js';
 import { withHead, type HeadSources } from '../solutions/function-body.js';
-import { languageOfDialect } from '../engines/find-language.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
 import type { SolutionBytes } from '../solutions/solution-bytes.js';
 
@@ -167,11 +166,10 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   // Without extraction the text runs exactly as submitted, as the reference framework ran it.
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
-  const extracted = candidate.extract
-    ? extractCode(raw, names, foreignTo(submission.declaredLanguage))
-    : ({ code: raw, fenced: true, fenceLanguage: null } as const);
+  const foreign = foreignTo(submission.declaredLanguage);
+  const extracted = candidate.extract ? extractCode(raw, names, foreign) : ({ code: raw, fenced: true, fenceLanguage: null } as const);
   const body = extracted.fenced ? null : extracted.body;
-  const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, submission.declaredLanguage))) ?? extracted.code;
+  const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, foreign))) ?? extracted.code;
   return {
     problem,
     modelId: candidate.modelId,
@@ -196,16 +194,21 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
  * answered (every prompt's, in file order, when the submission names none),
  * else the prototype as that prompt showed it.
  */
-function headSources(problem: PreparedProblem, promptId: string | null, names: readonly string[], generic: boolean, declared: string | null): HeadSources {
+function headSources(
+  problem: PreparedProblem,
+  promptId: string | null,
+  names: readonly string[],
+  generic: boolean,
+  foreign: (language: string) => boolean,
+): HeadSources {
   const prompts = problem.problem.prompts.filter((p) => promptId === null || p.prompt_id === promptId);
-  const declaredLanguage = normalizeLanguageName(declared);
   return {
     names,
     promptCode: prompts.map((p) => extractCode(p.prompt, names).code),
     prototype: generic
       ? { name: GENERIC_FUNCTION_NAME, parameters: problem.parameterNames.map((_, i) => genericParameterName(i)) }
       : { name: problem.functionName, parameters: problem.parameterNames },
-    allows: (language) => declaredLanguage === null || languageOfDialect(declaredLanguage).name === language,
+    allows: (language) => !foreign(language),
   };
 }
 

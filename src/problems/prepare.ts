@@ -3,6 +3,7 @@
  * every test input and expected output decoded by its declared type.
  */
 import { decodeValue } from '../values/decode.js';
+import { setOwn } from '../values/python-literal.js';
 import type { TypeNode, Value } from '../values/type-node.js';
 import { parseType } from '../values/type-grammar.js';
 import { formatJsonPath, renderPathSegment, type PathSegment } from './json-path.js';
@@ -107,9 +108,7 @@ function prepareTest(test: TestCase, index: number, source: string, context: Dec
   for (const { name, type } of context.parameters) {
     const arg = decodeAt(input[name], type, context, source, '.input', name);
     args[a++] = arg;
-    // A parameter named __proto__ is a key like any other, not the object's prototype.
-    if (name === '__proto__') Object.defineProperty(named, name, { value: arg, enumerable: true, writable: true, configurable: true });
-    else named[name] = arg;
+    setOwn(named, name, arg);
   }
   const output = test.expected_output;
   const returnTypes = context.returnTypes;

@@ -60,13 +60,13 @@ export function readsAsBody(code: string): boolean {
     const logicalStart = scan.atStatementStart();
     const text = line.trimStart();
     if (logicalStart && text !== '' && !text.startsWith('#') && !text.startsWith('//')) {
-      const indent = line.length - text.length;
+      const indent = indentOf(line);
       while (defs.length > 0 && (defs.at(-1) as number) >= indent) defs.pop();
       if (/^(?:async\s+)?(?:def|class)\b/.test(text)) defs.push(indent);
       else if (defs.length === 0 && scan.braces === 0 && /^(?:return|yield)\b/.test(text)) return true;
     }
     scan.line(line);
-    if (scan.braces < 0) return true;
+    if (scan.closedUnopened) return true;
   }
   return false;
 }
@@ -77,6 +77,8 @@ class CodeScan {
   private blockComment = false;
   private brackets = 0;
   braces = 0;
+  /** A `}` came with no `{` open before it. */
+  closedUnopened = false;
 
   atStatementStart(): boolean {
     return this.quote === null && !this.blockComment && this.brackets <= 0;
@@ -107,7 +109,7 @@ class CodeScan {
       } else if (ch === '(' || ch === '[') this.brackets++;
       else if (ch === ')' || ch === ']') this.brackets--;
       else if (ch === '{') this.braces++;
-      else if (ch === '}') this.braces--;
+      else if (ch === '}') this.closedUnopened ||= --this.braces < 0;
     }
     // A one-quote string ends with its line (an unterminated one is the code's own error).
     if (this.quote === "'" || this.quote === '"') this.quote = null;
@@ -142,7 +144,7 @@ function indentedBody(body: string, base: number): string {
 
 /** The program a body runs as, or null when no head fits it (it then runs as written, and fails to load). */
 export function withHead(body: string, sources: HeadSources): string | null {
-  const closesItsFunction = unmatchedClosingBraces(body) > 0;
+  const closesItsFunction = closesUnopenedBrace(body);
   for (const code of sources.promptCode) {
     const head = headAtEnd(code, sources.names);
     if (head === null || !sources.allows(head.language) || (head.language === 'python' && closesItsFunction)) continue;
@@ -193,16 +195,13 @@ function definitionLanguage(line: string, names: readonly string[]): HeadLanguag
   return null;
 }
 
-/** The line where a definition's signature ends (its brackets closed, then `:` or `{`), or null when it never does. */
+/** The line where a definition's signature ends (its brackets closed, then `:`, `{` or `=>`), or null when it never does. */
 function signatureEnd(lines: readonly string[], from: number): number | null {
-  let depth = 0;
+  const scan = new CodeScan();
   for (let i = from; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/#.*$/, '');
-    for (const ch of line) {
-      if (ch === '(' || ch === '[') depth++;
-      else if (ch === ')' || ch === ']') depth--;
-    }
-    if (depth <= 0 && /(?::|\{|=>)\s*$/.test(line)) return i;
+    const line = lines[i] as string;
+    scan.line(line);
+    if (scan.atStatementStart() && /(?::|\{|=>)\s*(?:(?:#|\/\/).*)?$/.test(line)) return i;
   }
   return null;
 }
@@ -211,18 +210,11 @@ function indentOf(line: string): number {
   return line.length - line.trimStart().length;
 }
 
-/** `}` beyond the `{` before them: a JavaScript body closing the function its prompt opened. */
-function unmatchedClosingBraces(text: string): number {
-  let depth = 0;
-  let unmatched = 0;
-  for (const ch of text) {
-    if (ch === '{') depth++;
-    else if (ch === '}') {
-      if (depth > 0) depth--;
-      else unmatched++;
-    }
-  }
-  return unmatched;
+/** Whether text closes a brace it never opened: a JavaScript body closing the function its prompt opened. */
+function closesUnopenedBrace(text: string): boolean {
+  const scan = new CodeScan();
+  for (const line of text.split('\n')) scan.line(line);
+  return scan.closedUnopened;
 }
 
 const PYTHON_KEYWORDS = new Set(
