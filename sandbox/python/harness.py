@@ -72,8 +72,8 @@ _repr_float = float.__repr__
 _float = float
 _map = map
 _min = min
-_repeat = itertools.repeat
 _max = max
+_repeat = itertools.repeat
 _list_repr = list.__repr__
 _str_replace = str.replace
 _join = ''.join
@@ -97,7 +97,7 @@ _ModuleType = _types.ModuleType
 _staticmethod = staticmethod
 _classmethod = classmethod
 _isnan = math.isnan
-# Types JSON cannot hold whose values == equates with ones it can (see _equated).
+# Types JSON cannot hold whose values == equates with ones it can (see _encode and _encode_number).
 _DictKeys = type({}.keys())
 _DictItems = type({}.items())
 _Fraction = fractions.Fraction

@@ -161,14 +161,20 @@ function proseLineRejected(code: string, message: string): number | null {
   const text = lines[line - 1];
   // Code that went wrong assigns, or leaves a bracket open; a sentence does neither.
   if (text === undefined || /^\s/.test(text) || text.includes('=') || !bracketsBalance(text)) return null;
-  if (PYTHON_STATEMENT.test(text) && !(COMPOUND_HEADER.test(text) && !text.includes(':') && SENTENCE_END.test(text) && !opensBlock(lines, line))) return null;
+  if (PYTHON_STATEMENT.test(text) && !keywordSentence(lines, line)) return null;
   return /^(?:\*\*|__|[-*+>] |\d+[.)] )|[A-Za-z]{2,}[,:;]?\s+[A-Za-z(]/.test(text) ? line : null;
 }
 
-/** Whether the first non-blank line after line `at` (1-based) is indented: a block under it, so a header that lost its colon. */
-function opensBlock(lines: readonly string[], at: number): boolean {
+/**
+ * Whether line `at` (1-based), which opens with a compound statement's
+ * keyword, is a sentence: no colon, it ends as a sentence does, and no
+ * indented line follows it (which would make it a header that lost its colon).
+ */
+function keywordSentence(lines: readonly string[], at: number): boolean {
+  const text = lines[at - 1] as string;
+  if (!COMPOUND_HEADER.test(text) || text.includes(':') || !SENTENCE_END.test(text)) return false;
   const next = lines.slice(at).find((l) => l.trim() !== '');
-  return next !== undefined && /^\s/.test(next);
+  return next === undefined || !/^\s/.test(next);
 }
 
 function bracketsBalance(text: string): boolean {
@@ -182,9 +188,11 @@ function bracketsBalance(text: string): boolean {
   return open.length === 0;
 }
 
-/** Words a Python statement starts with: a line that starts with one is code, however wrong. */
-const SENTENCE_END = /[.!?]["')]?\s*$/;
+/** The keywords that open a compound statement, whose header ends with a colon. */
 const COMPOUND_HEADER = /^(?:async\s+)?(?:class|def|elif|else|except|finally|for|if|match|case|try|while|with)\b/;
+/** The end of a sentence: a full stop, exclamation or question mark, perhaps inside a closing quote or bracket. */
+const SENTENCE_END = /[.!?]["')]?\s*$/;
+/** Words a Python statement starts with: a line that starts with one is code, however wrong. */
 const PYTHON_STATEMENT =
   /^(?:async|await|assert|break|class|continue|def|del|elif|else|except|finally|for|from|global|if|import|lambda|match|case|nonlocal|pass|raise|return|try|while|with|yield|print)\b/;
 

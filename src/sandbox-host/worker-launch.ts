@@ -61,12 +61,14 @@ const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tier
  * recursion stopped a few hundred levels deep, where CPython goes thousands
  * deep (3.13 stops it at a few thousand, 3.11 at tens of thousands). The
  * limit is also what a runaway recursion fills before it ends, in time and
- * in the worker's resident memory, so it is no larger than that asks. The worker's V8 limit is `V8_STACK_KIB`,
- * under an operating-system limit of `OS_STACK_KIB`, up to which the main
- * thread's stack grows (and from which its other threads' stacks are
- * sized); pages are only used as deep recursion touches them. Where the
- * system will not raise its limit (a lower hard limit, or no POSIX shell),
- * V8's default stays, since a V8 limit beyond the real stack would crash.
+ * in the worker's resident memory, so it is no larger than that asks.
+ *
+ * The worker's V8 limit is `V8_STACK_KIB`, under an operating-system limit
+ * of `OS_STACK_KIB`, up to which the main thread's stack grows (and from
+ * which its other threads' stacks are sized); pages are only used as deep
+ * recursion touches them. Where the system will not raise its limit (a lower
+ * hard limit, or no POSIX shell), V8's default stays, since a V8 limit
+ * beyond the real stack would crash.
  */
 const V8_STACK_KIB = 32 * 1024;
 const OS_STACK_KIB = 48 * 1024;

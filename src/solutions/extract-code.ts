@@ -19,9 +19,9 @@
  * cannot be code (see `isProseLine`), plus a dangling leading comment close
  * (a completion model continuing a comment from its prompt). Nothing in the
  * middle is touched. When that would leave nothing, the text is kept, so the
- * engine's error shows what the model said. Text that returns outside any
- * function is a function's body alone (function-body.ts): it is also given
- * with its own indentation, for grading to put under the function's head.
+ * engine's error shows what the model said. Text that is a function's body
+ * alone (`isFunctionBody` in function-body.ts) is also given with its own
+ * indentation, for grading to put under the function's head.
  *
  * Earlier blocks: what the answer uses from them and does not define itself
  * (an import, a helper) goes before it (`neededFrom`). A block whose fence
