@@ -167,7 +167,7 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
   const foreign = foreignTo(submission.declaredLanguage);
-  const extracted = candidate.extract ? extractCode(raw, names, foreign) : ({ code: raw, fenced: true, fenceLanguage: null } as const);
+  const extracted = candidate.extract ? extractCode(raw, names, submission.declaredLanguage) : ({ code: raw, fenced: true, fenceLanguage: null } as const);
   const body = extracted.fenced ? null : extracted.body;
   const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, foreign))) ?? extracted.code;
   return {

@@ -34,6 +34,7 @@
  */
 
 import { isFunctionBody } from './function-body.js';
+import { evidentLanguage, foreignTo } from './language.js';
 
 export type ExtractedCode =
   | {
@@ -61,14 +62,18 @@ const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 /**
  * `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too).
- * `foreign`: whether a fence's language (its info string's first word, lower-cased) is one the
- * submission is not written in (a `.py` file's ```javascript block); such a block is never the
- * answer while another block could be.
+ * `declared`: the language the submission declares (a file's extension, a `language` field), or null.
+ * A block whose fence names another language (a `.py` file's ```javascript block) is never the
+ * answer while another block could be. With nothing declared, the answer's language is that of the
+ * first block that defines the function: a later block plainly in another language is a
+ * translation ("The same in JavaScript:"), passed over like a foreign one.
  */
-export function extractCode(raw: string, names: readonly string[] = [], foreign: (fenceLanguage: string) => boolean = () => false): ExtractedCode {
+export function extractCode(raw: string, names: readonly string[] = [], declared: string | null = null): ExtractedCode {
   const lines = afterThinking(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')).split('\n');
   const blocks = findFencedBlocks(lines);
-  const own = blocks.filter((b) => b.language === null || !foreign(b.language));
+  const foreign = foreignTo(declared);
+  const declaredOwn = blocks.filter((b) => b.language === null || !foreign(b.language));
+  const own = declared === null ? inAnswerLanguage(declaredOwn, names) : declaredOwn;
   const answer = chooseBlock(own.some(holdsAnswer) ? own : blocks, names);
   if (answer !== undefined) {
     const earlier = own.slice(0, Math.max(0, own.indexOf(answer))).filter((b) => b.language === null || !NOT_CODE.has(b.language));
@@ -77,6 +82,22 @@ export function extractCode(raw: string, names: readonly string[] = [], foreign:
   const kept = trimBlankEnds(stripSurroundingProse(lines));
   const code = dedent(kept).join('\n');
   return { code, fenced: false, fenceLanguage: null, body: isFunctionBody(kept, code) ? kept.join('\n') : null };
+}
+
+/**
+ * The blocks in the language of the first one that defines one of `names`
+ * (all of them when none does, or its language is not plain): a block
+ * plainly in another language is left out.
+ */
+function inAnswerLanguage(blocks: readonly FencedBlock[], names: readonly string[]): readonly FencedBlock[] {
+  const patterns = names.map(definitionOf);
+  const first = blocks.find((b) => b.lines.some((line) => patterns.some((p) => p.test(line))));
+  const language = first === undefined ? null : evidentLanguage(first.lines.join('\n'), first.language);
+  if (language === null) return blocks;
+  return blocks.filter((b) => {
+    const own = evidentLanguage(b.lines.join('\n'), b.language);
+    return own === null || own === language;
+  });
 }
 
 /** Python's `from __future__` imports must open the file: lines put before the answer go after them. */

@@ -16,7 +16,7 @@
  */
 import type { Signal } from '../engines/descriptor.js';
 import { allLanguages, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
-import type { DialectName } from '../engines/languages.js';
+import type { DialectName, Language } from '../engines/languages.js';
 
 /** A language or dialect as a solution is written in it (`typescript` runs as JavaScript). */
 export type SolutionLanguage = DialectName;
@@ -75,6 +75,28 @@ export function foreignTo(declared: string | null): (fenceLanguage: string) => b
     const named = normalizeLanguageName(fenceLanguage);
     return named !== null && languageOfDialect(named).name !== language;
   };
+}
+
+/**
+ * The language a block of an answer is plainly written in: the one its
+ * fence names, when evalrun runs it; with no fence name, the one language
+ * whose signals score highest, alone; otherwise null (an unknown name such
+ * as `c` or `output`, or code that shows no language more than another).
+ */
+export function evidentLanguage(code: string, fenceLanguage: string | null): Language | null {
+  if (fenceLanguage !== null) {
+    const named = normalizeLanguageName(fenceLanguage);
+    return named === null ? null : languageOfDialect(named).name;
+  }
+  let best: Language | null = null;
+  let bestScore = 0;
+  let tied = false;
+  for (const language of allLanguages()) {
+    const s = score(code, language.signals);
+    if (s > bestScore) [best, bestScore, tied] = [language.name, s, false];
+    else if (s === bestScore) tied = true;
+  }
+  return tied ? null : best;
 }
 
 function score(code: string, signals: readonly Signal[]): number {

@@ -87,11 +87,33 @@ describe('extractCode with fenced blocks', () => {
 
   it('never takes a block in another language than the file declares for the answer', () => {
     const answer = `${fence}python\ndef f(x):\n    return x + 1\n${fence}\nAnd in JavaScript:\n${fence}javascript\nfunction f(x) { return x + 1; }\n${fence}`;
-    const foreign = (language: string): boolean => language === 'javascript';
-    expect(extractCode(answer, ['f'], foreign)).toEqual({ code: 'def f(x):\n    return x + 1', fenced: true, fenceLanguage: 'python' });
-    expect(extractCode(answer, ['f']).fenceLanguage).toBe('javascript');
+    const js = `${fence}javascript\nfunction f(x) { return x + 2; }\n${fence}`;
+    expect(extractCode(`${js}\nIn Python:\n${fence}python\ndef f(x):\n    return x + 1\n${fence}`, ['f'], 'py')).toEqual({
+      code: 'def f(x):\n    return x + 1',
+      fenced: true,
+      fenceLanguage: 'python',
+    });
+    expect(extractCode(answer, ['f'], 'javascript').fenceLanguage).toBe('javascript');
     // With nothing else to take, a foreign block is still read, so that the error shows what was said.
-    expect(extractCode(`${fence}javascript\nfunction f(x) { return x; }\n${fence}`, ['f'], foreign).code).toBe('function f(x) { return x; }');
+    expect(extractCode(js, ['f'], 'python').code).toBe('function f(x) { return x + 2; }');
+  });
+
+  it('with nothing declared, passes over a later translation of the answer into another language', () => {
+    const python = `${fence}python\ndef f(x):\n    return x + 1\n${fence}`;
+    const revised = `${fence}python\ndef f(x):\n    return x + 2\n${fence}`;
+    for (const translation of [
+      `${fence}javascript\nfunction f(x) {\n  return x - 1;\n}\n${fence}`,
+      `${fence}\nfunction f(x) {\n  return x - 1;\n}\n${fence}`,
+      `${fence}js\nconst f = (x) => x - 1;\n${fence}`,
+    ]) {
+      expect(extractCode(`Here:\n${python}\nThe same in JavaScript:\n${translation}`, ['f']).code).toBe('def f(x):\n    return x + 1');
+      // A revision in the answer's language still wins over the first try.
+      expect(extractCode(`${python}\nBetter:\n${revised}\nIn JavaScript:\n${translation}`, ['f']).code).toBe('def f(x):\n    return x + 2');
+    }
+    const jsFirst = `${fence}js\nfunction f(x) {\n  return x + 1;\n}\n${fence}`;
+    expect(extractCode(`${jsFirst}\nIn Python:\n${python}`, ['f']).code).toBe('function f(x) {\n  return x + 1;\n}');
+    // A block that shows no language plainly (a call) is not a translation; a block of a language evalrun does not run is no evidence.
+    expect(extractCode(`${python}\n${fence}\nf(3)\n${fence}\n${fence}c\nint f(int x) { return x; }\n${fence}`, ['f']).code).toBe('def f(x):\n    return x + 1');
   });
 
   it('puts the imports and helpers the answer uses from earlier blocks before it, and nothing else', () => {
