@@ -74,6 +74,7 @@
   const RegExpTest = RegExp.prototype.test;
   const StringSlice = String.prototype.slice;
   const StringIndexOf = String.prototype.indexOf;
+  const StringToUpperCase = String.prototype.toUpperCase;
 
   // ---- determinism: seeded Math.random and a frozen clock -----------------
 
@@ -473,19 +474,32 @@
     if (typeof exported === 'function') return [exported, undefined, 'module.exports'];
     const fallbackDefault = ownFunction(exported, 'default');
     if (fallbackDefault) return [fallbackDefault, undefined, 'default export'];
+    // A name asked for in Python's style, as JavaScript spells it: `sum_sq` defined as `sumSq`.
+    const camel = camelCase(name);
+    if (camel !== name) {
+      const aliased = lookupBinding(camel);
+      if (typeof aliased === 'function' && !isClass(aliased)) return [aliased, undefined, 'declaration:' + camel];
+      const aliasedExport = ownFunction(exported, camel);
+      if (aliasedExport) return [aliasedExport, exported, 'module.exports.' + camel];
+    }
+    const names = camel === name ? [name] : [name, camel];
 
-    for (let i = 0; i < topLevelNames.length; i++) {
-      const owner = lookupBinding(topLevelNames[i]);
-      const method = typeof owner === 'function' ? ownFunction(owner, name) : undefined;
-      if (method) return [method, owner, 'static method ' + topLevelNames[i] + '.' + name];
+    for (let n = 0; n < names.length; n++) {
+      for (let i = 0; i < topLevelNames.length; i++) {
+        const owner = lookupBinding(topLevelNames[i]);
+        const method = typeof owner === 'function' ? ownFunction(owner, names[n]) : undefined;
+        if (method) return [method, owner, 'static method ' + topLevelNames[i] + '.' + names[n]];
+      }
     }
     // A method of a class, as in `class Solution { twoSum(nums, target) {} }`.
-    for (let i = 0; i < topLevelNames.length; i++) {
-      const owner = lookupBinding(topLevelNames[i]);
-      // A class whose constructor takes arguments cannot be made without them: its method is not the entry point.
-      if (typeof owner !== 'function' || !isClass(owner) || name === 'constructor' || owner.length > 0) continue;
-      const method = ownFunction(ownValue(owner, 'prototype'), name);
-      if (method) return [onNewInstance(owner, method), undefined, 'method ' + topLevelNames[i] + '.' + name];
+    for (let n = 0; n < names.length; n++) {
+      for (let i = 0; i < topLevelNames.length; i++) {
+        const owner = lookupBinding(topLevelNames[i]);
+        // A class whose constructor takes arguments cannot be made without them: its method is not the entry point.
+        if (typeof owner !== 'function' || !isClass(owner) || names[n] === 'constructor' || owner.length > 0) continue;
+        const method = ownFunction(ownValue(owner, 'prototype'), names[n]);
+        if (method) return [onNewInstance(owner, method), undefined, 'method ' + topLevelNames[i] + '.' + names[n]];
+      }
     }
     for (let i = topLevelNames.length - 1; i >= 0; i--) {
       const candidate = lookupBinding(topLevelNames[i]);
@@ -494,6 +508,22 @@
       }
     }
     return undefined;
+  }
+
+  /** `sum_sq` as camelCase, `sumSq`; leading and trailing underscores stay out of it. */
+  function camelCase(name) {
+    let out = '';
+    let upper = false;
+    for (let i = 0; i < name.length; i++) {
+      const c = name[i];
+      if (c === '_' && out !== '') {
+        upper = true;
+        continue;
+      }
+      out += upper ? ReflectApply(StringToUpperCase, c, []) : c;
+      upper = false;
+    }
+    return out;
   }
 
   const FunctionToString = Function.prototype.toString;
@@ -551,7 +581,7 @@
           'E' +
           'no function named ' +
           JSONStringify(name) +
-          ' is defined (looked for a declaration, module.exports, a default export, a static method, a method of a class and the last top-level function)'
+          ' is defined (looked for a declaration, module.exports, a default export, its camelCase name, a static method, a method of a class and the last top-level function)'
         );
       }
       const fn = resolved[0];

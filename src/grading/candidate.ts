@@ -167,8 +167,10 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
   const foreign = foreignTo(submission.declaredLanguage);
-  const extracted = candidate.extract ? extractCode(raw, names, submission.declaredLanguage) : ({ code: raw, fenced: true, fenceLanguage: null } as const);
-  const body = extracted.fenced ? null : extracted.body;
+  const extracted = candidate.extract
+    ? extractCode(raw, names, submission.declaredLanguage)
+    : ({ code: raw, fenced: true, fenceLanguage: null, body: null } as const);
+  const body = extracted.body;
   const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, foreign))) ?? extracted.code;
   return {
     problem,
@@ -226,15 +228,17 @@ function definesAtTopLevel(code: string, name: string): boolean {
 
 /**
  * Whether the prompt showed the model `function(a, b, ...)` for
- * `function_name`. The function called is then that generic one when the
+ * `function_name` (with no prompt named, whether every prompt did). The function called is then that generic one when the
  * code defines it at top level (in Python; `function` cannot name one in
  * JavaScript); otherwise the harness's fallback rules find the function (a
  * helper defined after it would be the last one), and the scorecard says
  * which rule did.
  */
 function genericized(problem: PreparedProblem, promptId: string | null): boolean {
-  const prompt = promptId === null ? undefined : problem.problem.prompts.find((p) => p.prompt_id === promptId);
-  return prompt?.genericize === true;
+  const prompts = problem.problem.prompts;
+  // A submission that names no prompt answered one of them: generic when every one of them is.
+  if (promptId === null) return prompts.length > 0 && prompts.every((p) => p.genericize === true);
+  return prompts.find((p) => p.prompt_id === promptId)?.genericize === true;
 }
 
 /** The optimal_solution against the correctness suite and every prompt's samples, in one sandbox run. */

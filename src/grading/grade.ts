@@ -51,6 +51,8 @@ type Runnable =
   | { ok: false; language: string; status: CandidateStatus; message: string };
 
 async function toRunnable(code: string, spec: CandidateCode, options: GradeOptions): Promise<Runnable> {
+  // An empty answer is in no language: a language's own error for it ("no function named …") would blame that language.
+  if (code.trim() === '') return { ok: false, language: 'unknown', status: 'load-error', message: emptyMessage(spec.raw) };
   const other = otherLanguage(spec.declaredLanguage, spec.fenceLanguage);
   if (other !== null) return { ok: false, language: other, status: 'unsupported', message: `unsupported language: ${other}` };
   const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
@@ -62,6 +64,13 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
   if (!prepared.ok) return { ok: false, language: dialect, status: 'load-error', message: prepared.error };
   // Reported as written: TypeScript runs as JavaScript after its types are stripped.
   return { ok: true, language, sourceLanguage: dialect, code: prepared.code, topLevelNames: prepared.topLevelNames };
+}
+
+/** Why a submission's code is empty: a reasoning model cut off before its thinking closed holds no answer (extract-code.ts). */
+function emptyMessage(raw: string): string {
+  return /<think(?:ing)?>/i.test(raw) && !/<\/think(?:ing)?>/i.test(raw)
+    ? 'the submission holds no code: its thinking never closed'
+    : 'the submission holds no code';
 }
 
 /**
@@ -154,16 +163,26 @@ const MAX_PROSE_LINES = 8;
  * it returns False.`). Null otherwise: the error is then the code's own.
  */
 function proseLineRejected(code: string, message: string): number | null {
-  const at = /^SyntaxError: .*\(line (\d+)\)$/.exec(message);
+  const at = /^SyntaxError: (.*)\(line (\d+)\)$/.exec(message);
   if (at === null) return null;
-  const line = Number(at[1]);
+  const line = Number(at[2]);
   const lines = code.split('\n');
   const text = lines[line - 1];
-  // Code that went wrong assigns, or leaves a bracket open; a sentence does neither.
-  if (text === undefined || /^\s/.test(text) || text.includes('=') || !bracketsBalance(text)) return null;
+  if (text === undefined || /^\s/.test(text)) return null;
+  // A line that opens with a character no Python token starts with (`以下是…：`, `✅ Done!`).
+  if ((at[1] as string).startsWith('invalid character') && /^[^\x00-\x7F]/.test(text) && !/^\p{L}[\p{L}\p{N}_]*\s*[=(.[]/u.test(text)) return line;
+  // Code that went wrong leaves a bracket open, or assigns; a sentence does neither, unless it opens as one.
+  if (!bracketsBalance(text) || (text.includes('=') && !OPENS_AS_SENTENCE.test(text))) return null;
   if (PYTHON_STATEMENT.test(text) && !keywordSentence(lines, line)) return null;
   return /^(?:\*\*|__|[-*+>] |\d+[.)] )|[A-Za-z]{2,}[,:;]?\s+[A-Za-z(]/.test(text) ? line : null;
 }
+
+/**
+ * The start of a sentence that no Python statement has: two words side by side,
+ * the first no keyword (`We need f(n) = …`), or a capitalised label (`Note: n = 0 gives 0.`).
+ */
+const OPENS_AS_SENTENCE =
+  /^(?:[A-Z][a-z]+:\s+\S|(?!(?:and|as|assert|async|await|del|exec|from|global|import|in|is|lambda|nonlocal|not|or|print|raise|return|type|yield)\b)[A-Za-z]{2,}\s+[A-Za-z]{2,}\b(?!\s*[=(.[]))/;
 
 /**
  * Whether line `at` (1-based), which opens with a compound statement's

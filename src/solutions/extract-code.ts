@@ -43,6 +43,8 @@ export type ExtractedCode =
       fenced: true;
       /** First word of the fence's info string, lower-cased (`python`, `js`), or null. */
       fenceLanguage: string | null;
+      /** When the block is a function's body alone (function-body.ts), that body with its own indentation; else null. */
+      body: string | null;
     }
   | {
       code: string;
@@ -69,15 +71,19 @@ const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
  * translation ("The same in JavaScript:"), passed over like a foreign one.
  */
 export function extractCode(raw: string, names: readonly string[] = [], declared: string | null = null): ExtractedCode {
-  const lines = afterThinking(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')).split('\n');
+  const lines = afterThinking(withoutTemplateTokens(raw.replace(/\r\n?/g, '\n').replace(/^\uFEFF/gm, ''))).split('\n');
   const blocks = findFencedBlocks(lines);
   const foreign = foreignTo(declared);
   const declaredOwn = blocks.filter((b) => b.language === null || !foreign(b.language));
   const own = declared === null ? inAnswerLanguage(declaredOwn, names) : declaredOwn;
   const answer = chooseBlock(own.some(holdsAnswer) ? own : blocks, names);
   if (answer !== undefined) {
-    const earlier = own.slice(0, Math.max(0, own.indexOf(answer))).filter((b) => b.language === null || !NOT_CODE.has(b.language));
-    return { code: tidy(futureImportsFirst([...neededFrom(earlier, answer.lines, names), ...answer.lines])), fenced: true, fenceLanguage: answer.language };
+    const kept = trimBlankEnds(answer.lines);
+    const alone = dedent(kept).join('\n');
+    if (isFunctionBody(kept, alone)) return { code: alone, fenced: true, fenceLanguage: answer.language, body: kept.join('\n') };
+    const others = own.filter((b) => b !== answer && holdsAnswer(b));
+    const code = tidy(futureImportsFirst([...neededFrom(others, answer.lines, names), ...answer.lines]));
+    return { code, fenced: true, fenceLanguage: answer.language, body: null };
   }
   const kept = trimBlankEnds(stripSurroundingProse(lines));
   const code = dedent(kept).join('\n');
@@ -90,8 +96,7 @@ export function extractCode(raw: string, names: readonly string[] = [], declared
  * plainly in another language is left out.
  */
 function inAnswerLanguage(blocks: readonly FencedBlock[], names: readonly string[]): readonly FencedBlock[] {
-  const patterns = names.map(definitionOf);
-  const first = blocks.find((b) => b.lines.some((line) => patterns.some((p) => p.test(line))));
+  const first = blocks.find((b) => holdsAnswer(b) && definesAsked(b, names));
   const language = first === undefined ? null : evidentLanguage(first.lines.join('\n'), first.language);
   if (language === null) return blocks;
   return blocks.filter((b) => {
@@ -100,6 +105,20 @@ function inAnswerLanguage(blocks: readonly FencedBlock[], names: readonly string
   });
 }
 
+/**
+ * Chat-template and end-of-text tokens a serving stack left around the
+ * answer (`<|im_start|>assistant`, `<|im_end|>`, `</s>`, `<|eot_id|>`,
+ * `<end_of_turn>`): never code, and one glued to a closing fence would
+ * leave its block open to the end.
+ */
+function withoutTemplateTokens(text: string): string {
+  return text.replace(LEADING_TOKENS, '').replace(TRAILING_TOKENS, '');
+}
+
+const TEMPLATE_TOKEN = String.raw`(?:<\|[A-Za-z_][\w.-]*\|>|</s>|<eos>|<(?:start|end)_of_turn>)`;
+const LEADING_TOKENS = new RegExp(String.raw`^(?:\s*${TEMPLATE_TOKEN}[ \t]*(?:assistant|model)?)+[ \t]*\n?`);
+const TRAILING_TOKENS = new RegExp(String.raw`(?:\s*${TEMPLATE_TOKEN})+\s*$`);
+
 /** Python's `from __future__` imports must open the file: lines put before the answer go after them. */
 function futureImportsFirst(lines: readonly string[]): string[] {
   const future = lines.filter((l) => /^from\s+__future__\s+import\s+[^(]*$/.test(l));
@@ -107,7 +126,13 @@ function futureImportsFirst(lines: readonly string[]): string[] {
 }
 
 function holdsAnswer(block: FencedBlock): boolean {
-  return (block.language === null || !NOT_CODE.has(block.language)) && block.lines.some((l) => !isBlank(l));
+  return (block.language === null ? !isDiff(block.lines) : !NOT_CODE.has(block.language)) && block.lines.some((l) => !isBlank(l));
+}
+
+/** A change shown as a diff with no info string: every line kept (` `), removed (`-`), added (`+`) or a hunk's head, with lines both removed and added. */
+function isDiff(lines: readonly string[]): boolean {
+  const shown = lines.filter((l) => !isBlank(l));
+  return shown.every((l) => /^(?:[-+ ]|@@)/.test(l)) && shown.some((l) => l.startsWith('+')) && shown.some((l) => l.startsWith('-'));
 }
 
 /**
@@ -150,30 +175,109 @@ const NOT_CODE = new Set([
 function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): FencedBlock | undefined {
   const filled = blocks.filter((b) => b.lines.some((l) => l.trim() !== ''));
   const code = blocks.filter(holdsAnswer);
-  const patterns = names.map(definitionOf);
-  const defines = (b: FencedBlock): boolean => b.lines.some((line) => patterns.some((p) => p.test(line)));
+  const defining = code.filter((b) => definesAsked(b, names));
+  const written = defining.filter((b) => !onlyStubs(b, names));
   const last = code.at(-1);
   // A last block that defines a function of another name and does not call the one asked for is the
-  // answer under a new name (the harness then calls the last function it defines); one that only
+  // answer under a new name (the harness then calls the last function it defines), unless a block
+  // wrote the function asked for (then the last is a helper or a check beside it); one that only
   // calls it, or tests it, is not.
-  if (last !== undefined && !defines(last) && definesSomething(last) && !names.some((name) => callOf(name).test(last.lines.join('\n')))) return last;
-  return code.filter(defines).at(-1) ?? last ?? filled.at(-1) ?? blocks.at(-1);
+  if (
+    last !== undefined &&
+    written.length === 0 &&
+    !defining.includes(last) &&
+    definesSomething(last) &&
+    !names.some((name) => callOf(name).test(last.lines.join('\n')))
+  ) {
+    return last;
+  }
+  return written.at(-1) ?? defining.at(-1) ?? last ?? filled.at(-1) ?? blocks.at(-1);
 }
 
 /**
- * What the answer uses from earlier blocks of its language: a chat answer
+ * Whether a block defines one of `names`: a definition, or an import of it
+ * that the block does not go on to call (`from math import gcd` answers;
+ * `from solution import gcd` above tests of it, or a `require` of it, does not).
+ */
+function definesAsked(block: FencedBlock, names: readonly string[]): boolean {
+  return names.some((name) => {
+    const definition = definitionOf(name);
+    const imported = importOf(name);
+    if (block.lines.some((line) => definition.test(line) && !REQUIRE.test(line))) return true;
+    const rest = block.lines.filter((line) => !imported.test(line));
+    return rest.length < block.lines.length && !callOf(name).test(rest.join('\n'));
+  });
+}
+
+/**
+ * Whether every Python definition of `names` in the block is a stub: a body
+ * of nothing but a docstring, comments, `pass`, `...` or `raise
+ * NotImplementedError` (the signature a model restates, a skeleton to fill).
+ * A block with no such definition is not one.
+ */
+function onlyStubs(block: FencedBlock, names: readonly string[]): boolean {
+  const head = new RegExp(String.raw`^([ \t]*)(?:async[ \t]+)?def[ \t]+(?:${names.map(escapeName).join('|')})[ \t]*\(`);
+  let stubs = 0;
+  for (let i = 0; i < block.lines.length; i++) {
+    const line = block.lines[i] as string;
+    const found = head.exec(line);
+    if (found === null) continue;
+    const indent = (found[1] as string).length;
+    // The signature may go on over lines (black's style) up to its colon.
+    let end = i;
+    while (end + 1 < block.lines.length && !SIGNATURE_END.test(block.lines[end] as string)) end++;
+    // A body on the signature's last line (`def f(n): pass`), then the lines indented under it.
+    const inline = /\)[^()]*:[ \t]*([^\s#].*)$/.exec(block.lines[end] as string);
+    const body = inline === null ? [] : [inline[1] as string];
+    let j = end + 1;
+    for (; j < block.lines.length; j++) {
+      const next = block.lines[j] as string;
+      if (isBlank(next)) continue;
+      if ((/^[ \t]*/.exec(next)?.[0].length ?? 0) <= indent) break;
+      body.push(next.trim());
+    }
+    if (!isStubBody(body)) return false;
+    stubs++;
+    i = j - 1;
+  }
+  return stubs > 0;
+}
+
+/** The line that ends a Python signature: its closing parenthesis, an optional return annotation and the colon. */
+const SIGNATURE_END = /\)[^()]*:[ \t]*(?:[^\s#].*)?(?:#.*)?$/;
+
+/** Whether a body's lines (trimmed) do nothing: a docstring, comments, `pass`, `...`, `raise NotImplementedError`. */
+function isStubBody(lines: readonly string[]): boolean {
+  return lines
+    .join('\n')
+    .replace(/[rRuU]?("""|''')[\s\S]*?\1/g, '')
+    .replace(/#.*$/gm, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .every((l) => STUB_STATEMENT.test(l));
+}
+
+const STUB_STATEMENT = /^(?:pass|\.\.\.|raise\s+NotImplementedError\b.*)$/;
+
+function escapeName(name: string): string {
+  return name.replace(/[$]/g, '\\$&');
+}
+
+/**
+ * What the answer uses from the other blocks of its language: a chat answer
  * often gives the imports or a helper in a block of their own ("First the
- * imports:") before the block with the function. Only top-level imports and
+ * imports:", "where the helper is:") before or after the block with the function. Only top-level imports and
  * definitions are taken (never a call, a print or a test), each only when
  * the answer (or something taken for it) names what it binds and does not
  * bind that name itself, and never one of the function asked for; the last
  * definition of a name wins, as it would had the blocks run in order.
  */
-function neededFrom(earlier: readonly FencedBlock[], answer: readonly string[], names: readonly string[]): string[] {
-  if (earlier.length === 0) return [];
+function neededFrom(others: readonly FencedBlock[], answer: readonly string[], names: readonly string[]): string[] {
+  if (others.length === 0) return [];
   // The function asked for is the answer's to define (as a method, say), never an earlier draft's.
   const own = new Set([...names, ...topLevelStatements(answer).flatMap((s) => s.binds)]);
-  const offered = earlier.flatMap((b) => topLevelStatements(b.lines)).filter((s) => s.binds.length > 0);
+  const offered = others.flatMap((b) => topLevelStatements(b.lines)).filter((s) => s.binds.length > 0);
   const lastOf = new Map<string, TopLevelStatement>();
   for (const s of offered) for (const name of s.binds) lastOf.set(name, s);
   const taken = new Set<TopLevelStatement>();
@@ -266,13 +370,24 @@ function callOf(name: string): RegExp {
 
 /**
  * A line that defines `name` in Python, JavaScript or TypeScript: `def name(`,
- * `function name(`, `const name =`, `name = lambda`, a method `name(...) {`.
+ * `function name(`, `const name =`, `name = lambda`, a method `name(...) {`
+ * (an import of it is `importOf`'s).
  * A line that only calls it (`print(name(3))`, `name(3);`) does not.
  */
 function definitionOf(name: string): RegExp {
   const n = name.replace(/[$]/g, '\\$&');
   return new RegExp(
-    `(?:\\bdef\\s+${n}\\s*\\()|(?:\\bfunction\\s*\\*?\\s*${n}\\s*[(<])|(?:\\b(?:const|let|var)\\s+${n}\\b)|(?:^\\s*${n}\\s*=(?!=))|(?:^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{)|(?:^\\s*from\\s+[\\w.]+\\s+import\\s+.*\\b${n}\\b)|(?:^\\s*import\\s+.*\\bas\\s+${n}\\b)`,
+    `(?:\\bdef\\s+${n}\\s*\\()|(?:\\bfunction\\s*\\*?\\s*${n}\\s*[(<])|(?:\\b(?:const|let|var)\\s+${n}\\b)|(?:^\\s*${n}\\s*=(?!=))|(?:^\\s*(?:static\\s+|async\\s+|public\\s+)*${n}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{)`,
+  );
+}
+
+const REQUIRE = /=\s*require\s*\(/;
+
+/** A line that binds `name` by importing it: `from m import name`, `import m as name`, `const name = require(…)`, `import name from …`. */
+function importOf(name: string): RegExp {
+  const n = escapeName(name);
+  return new RegExp(
+    String.raw`(?:^\s*from\s+[\w.]+\s+import\s+.*\b${n}\b(?!\s+as\b))|(?:^\s*import\s+.*\bas\s+${n}\b)|(?:\b(?:const|let|var)\s+${n}\s*=\s*require\s*\()|(?:^\s*import\s+(?:${n}\b|\{[^}]*\b${n}\b))`,
   );
 }
 
@@ -298,7 +413,11 @@ function findFencedBlocks(lines: readonly string[]): FencedBlock[] {
       i++;
     }
     i++; // past the closing fence (or the end)
-    blocks.push({ language: fenceLanguage(open.info), lines: body });
+    const language = fenceLanguage(open.info);
+    // An answer wrapped whole in a Markdown fence: its own fences hold the code.
+    const inner = language === 'markdown' || language === 'md' ? findFencedBlocks(body) : [];
+    if (inner.length > 0) blocks.push(...inner);
+    else blocks.push({ language, lines: body });
   }
   return blocks;
 }

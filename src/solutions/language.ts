@@ -72,22 +72,27 @@ export function foreignTo(declared: string | null): (fenceLanguage: string) => b
   if (own === null) return () => false;
   const language = languageOfDialect(own).name;
   return (fenceLanguage) => {
-    const named = normalizeLanguageName(fenceLanguage);
-    return named !== null && languageOfDialect(named).name !== language;
+    const named = languageNamed(fenceLanguage);
+    return named !== null && named !== language;
   };
+}
+
+/** The language a fence's info word names: one evalrun runs (by its language's name, `javascript` for `ts`), one it knows it does not (`ruby`), or null (`text`, `c#`-like words it does not know). */
+function languageNamed(fenceLanguage: string): string | null {
+  const named = normalizeLanguageName(fenceLanguage);
+  if (named !== null) return languageOfDialect(named).name;
+  const lower = fenceLanguage.trim().toLowerCase();
+  return OTHER_LANGUAGES.has(lower) ? lower : null;
 }
 
 /**
  * The language a block of an answer is plainly written in: the one its
- * fence names, when evalrun runs it; with no fence name, the one language
- * whose signals score highest, alone; otherwise null (an unknown name such
- * as `c` or `output`, or code that shows no language more than another).
+ * fence names (`languageNamed`); with no fence name, the one language evalrun
+ * runs whose signals score highest, alone; otherwise null (a word such as
+ * `output`, or code that shows no language more than another).
  */
-export function evidentLanguage(code: string, fenceLanguage: string | null): Language | null {
-  if (fenceLanguage !== null) {
-    const named = normalizeLanguageName(fenceLanguage);
-    return named === null ? null : languageOfDialect(named).name;
-  }
+export function evidentLanguage(code: string, fenceLanguage: string | null): string | null {
+  if (fenceLanguage !== null) return languageNamed(fenceLanguage);
   let best: Language | null = null;
   let bestScore = 0;
   let tied = false;

@@ -105,6 +105,7 @@ function folder(): { problems: string; solutions: string; out: string } {
       ],
       [{ prompt_id: 'leet', prompt: 'class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        ', genericize: false }],
     ),
+    square: problem('square', 'square', [['n', 'int']], 'int', [[[3], 9]], [{ prompt_id: 'only', prompt: 'Write function(a).', genericize: true }]),
   };
   for (const [name, body] of Object.entries(files)) writeFileSync(join(problems, `${name}.json`), JSON.stringify(body));
   const twoSum =
@@ -117,6 +118,8 @@ function folder(): { problems: string; solutions: string; out: string } {
     { task_id: 'count', prompt_id: 'plain', completion: '    def helper(limit, step):\n        return list(range(0, limit, step))\n' },
     { task_id: 'add', prompt_id: 'js', completion: '  return x + y;\n};\n' },
     { task_id: 'pair', prompt_id: 'leet', completion: twoSum },
+    { task_id: 'count', prompt_id: 'plain', completion: 'Complete it with:\n```python\n    return list(range(0, limit, step))\n```\n' },
+    { task_id: 'square', completion: '    return a * a\n' },
   ];
   writeFileSync(join(solutions, 'samples.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   return { problems, solutions, out: join(root, 'card.json') };
@@ -148,6 +151,16 @@ describe('completions that are a function body alone', () => {
     expect(generic.code).toBe('def function(a, b):\n    return list(range(0, a, b))');
     expect(generic.entry_point).toBe('name:function');
     expect((await find('count', 'plain', 0)).status).toBe('passed');
+    // A submission that names no prompt, when every prompt of its problem was genericized.
+    const square = await find('square', null);
+    expect(square.code).toBe('def function(a):\n    return a * a');
+    expect(square.status).toBe('passed');
+  });
+
+  it('runs a body that a chat model fenced', async () => {
+    const fenced = await find('count', 'plain', 2);
+    expect(fenced.code).toBe('def count_up(limit, step):\n    return list(range(0, limit, step))');
+    expect(fenced.status).toBe('passed');
   });
 
   it('leaves text that could run as written alone', async () => {

@@ -419,6 +419,11 @@ describe('unfenced Python with prose around it', () => {
         // A line of code that went wrong is the answer's own error, however it reads.
         broken_code: 'def inc(n):\n    return n + 1\n\nresult = inc(x for x in range(3)\n',
         broken_body: 'def inc(n):\n    return n + 1 as well\n',
+        // Sentences with an equals sign, or in another script.
+        equation: 'We need f(n) = n + 1.\ndef inc(n):\n    return n + 1\n\nNote: n = 0 gives 1.\n',
+        chinese: '以下是解决方案：\ndef inc(n):\n    return n + 1\n✅ Done!\n',
+        // An assignment that went wrong stays the code's own error.
+        broken_assignment: 'def inc(n):\n    return n + 1\n\ntotal = inc(2) inc(3)\n',
       };
       for (const [model, code] of Object.entries(answers)) {
         mkdirSync(join(root, 'solutions', model), { recursive: true });
@@ -436,6 +441,9 @@ describe('unfenced Python with prose around it', () => {
         broken_code: 'load-error',
         broken_body: 'load-error',
         broken_header: 'load-error',
+        equation: 'passed',
+        chinese: 'passed',
+        broken_assignment: 'load-error',
       });
       // The code recorded is the code that ran.
       expect(card.candidates.find((c) => c.model_id === 'complexity')!.code).toBe('def inc(n):\n    return n + 1\n');
@@ -446,7 +454,7 @@ describe('unfenced Python with prose around it', () => {
 
 describe('an answer fenced in a language evalrun does not run', () => {
   it(
-    'is unsupported under that name, not a JavaScript load error',
+    'is unsupported under that name, not a JavaScript load error; an empty one is in no language; a translation is passed over',
     async () => {
       const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-other-'));
       writeIncProblem(root);
@@ -456,6 +464,12 @@ describe('an answer fenced in a language evalrun does not run', () => {
         { model: 'cpp', completion: `Here:\n${fence}cpp\n#include <cstdio>\nint inc(int n) { return n + 1; }\n${fence}` },
         { model: 'java', completion: `${fence}java\nclass S { static int inc(int n) { return n + 1; } }\n${fence}` },
         { model: 'python', completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}` },
+        {
+          model: 'translated',
+          completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}\nIn JavaScript:\n${fence}\nfunction inc(n) {\n  return n - 1;\n}\n${fence}`,
+        },
+        { model: 'empty', completion: ' \n' },
+        { model: 'cut', completion: '<think>\nFirst, square each number and' },
       ];
       writeFileSync(join(root, 'solutions', 'samples.jsonl'), answers.map((a) => JSON.stringify({ task_id: 'inc', ...a })).join('\n') + '\n');
       const out = join(root, 'card.json');
@@ -466,6 +480,9 @@ describe('an answer fenced in a language evalrun does not run', () => {
         cpp: { status: 'unsupported', language: 'cpp', error: 'unsupported language: cpp' },
         java: { status: 'unsupported', language: 'java', error: 'unsupported language: java' },
         python: { status: 'passed', language: 'python', error: null },
+        translated: { status: 'passed', language: 'python', error: null },
+        empty: { status: 'load-error', language: 'unknown', error: 'the submission holds no code' },
+        cut: { status: 'load-error', language: 'unknown', error: 'the submission holds no code: its thinking never closed' },
       });
     },
     RUN_MS,

@@ -14,10 +14,10 @@ const engine = new JsEngine();
 afterAll(() => engine.dispose());
 
 /** Runs `code` as a worker would: prepared first, which finds the names it defines at top level. */
-async function ran(code: string, tests: unknown[][]): Promise<{ entryPoint: string | undefined; tests: TestOutcome[] }> {
+async function ran(code: string, tests: unknown[][], functionName = 'f'): Promise<{ entryPoint: string | undefined; tests: TestOutcome[] }> {
   const prepared = await prepareCode(code, 'javascript');
   if (!prepared.ok) throw new Error(`did not prepare: ${prepared.error}`);
-  const outcome: CandidateOutcome = await engine.run({ ...jsJob(prepared.code, tests), topLevelNames: prepared.topLevelNames ?? [] });
+  const outcome: CandidateOutcome = await engine.run({ ...jsJob(prepared.code, tests), functionName, topLevelNames: prepared.topLevelNames ?? [] });
   if (outcome.kind !== 'ran') throw new Error(`did not run: ${outcome.message}`);
   return { entryPoint: outcome.entryPoint, tests: outcome.tests };
 }
@@ -46,6 +46,18 @@ describe('the entry point of a JavaScript candidate', () => {
     const declared = await ran('class A { f(x) { return "method"; } }\nfunction f(x) { return "declared"; }', [[0]]);
     expect(declared.entryPoint).toBe('declaration:f');
     expect(values(declared.tests)).toEqual(['declared']);
+  });
+
+  it('is the camelCase spelling of a name asked for in snake_case, before the last function', async () => {
+    const declared = await ran('function sumSq(n) { return n * n; }\nfunction main() { console.log(sumSq(3)); }\nmain();', [[3]], 'sum_sq');
+    expect(declared.entryPoint).toBe('declaration:sumSq');
+    expect(values(declared.tests)).toEqual([9]);
+    const method = await ran('class Solution { sumSq(n) { return n + 1; } }\nfunction helper() {}', [[3]], 'sum_sq');
+    expect(method.entryPoint).toBe('method Solution.sumSq');
+    expect(values(method.tests)).toEqual([4]);
+    // The name as asked wins over its camelCase spelling; a leading underscore stays.
+    expect((await ran('function sum_sq(n) { return 1; }\nfunction sumSq(n) { return 2; }', [[0]], 'sum_sq')).entryPoint).toBe('declaration:sum_sq');
+    expect((await ran('function _sumSq(n) { return 1; }\nfunction other() {}', [[0]], '_sum_sq')).entryPoint).toBe('declaration:_sumSq');
   });
 
   it('fails the test whose instance cannot be made, as the constructor threw', async () => {

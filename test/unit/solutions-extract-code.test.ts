@@ -6,13 +6,13 @@ const fence = '```';
 describe('extractCode with fenced blocks', () => {
   it('takes the code out of a fence with a language and surrounding prose', () => {
     const raw = `Here is my solution:\n\n${fence}python\ndef add(a, b):\n    return a + b\n${fence}\n\nIt adds the numbers.`;
-    expect(extractCode(raw)).toEqual({ code: 'def add(a, b):\n    return a + b', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(raw)).toEqual({ code: 'def add(a, b):\n    return a + b', fenced: true, fenceLanguage: 'python', body: null });
   });
 
   it('lower-cases the fence language and reads only its first word', () => {
     // As in the corpus: gpt-4 wrote ```Python.
     const raw = `${fence}Python title="x.py"\ndef multiply(a: int, b: int) -> int:\n    return a * b\n${fence}\nUse the 'multiplication' operator (\`*\`).`;
-    expect(extractCode(raw)).toEqual({ code: 'def multiply(a: int, b: int) -> int:\n    return a * b', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(raw)).toEqual({ code: 'def multiply(a: int, b: int) -> int:\n    return a * b', fenced: true, fenceLanguage: 'python', body: null });
   });
 
   it('takes the LAST of several blocks', () => {
@@ -27,7 +27,7 @@ describe('extractCode with fenced blocks', () => {
       fence,
       'Done.',
     ].join('\n');
-    expect(extractCode(raw)).toEqual({ code: 'function f(a: number): number { return a + 1 }', fenced: true, fenceLanguage: 'ts' });
+    expect(extractCode(raw)).toEqual({ code: 'function f(a: number): number { return a + 1 }', fenced: true, fenceLanguage: 'ts', body: null });
   });
 
   it('takes the last block that defines the function, not a later block that only calls it or shows a command or output', () => {
@@ -92,6 +92,7 @@ describe('extractCode with fenced blocks', () => {
       code: 'def f(x):\n    return x + 1',
       fenced: true,
       fenceLanguage: 'python',
+      body: null,
     });
     expect(extractCode(answer, ['f'], 'javascript').fenceLanguage).toBe('javascript');
     // With nothing else to take, a foreign block is still read, so that the error shows what was said.
@@ -114,6 +115,88 @@ describe('extractCode with fenced blocks', () => {
     expect(extractCode(`${jsFirst}\nIn Python:\n${python}`, ['f']).code).toBe('function f(x) {\n  return x + 1;\n}');
     // A block that shows no language plainly (a call) is not a translation; a block of a language evalrun does not run is no evidence.
     expect(extractCode(`${python}\n${fence}\nf(3)\n${fence}\n${fence}c\nint f(int x) { return x; }\n${fence}`, ['f']).code).toBe('def f(x):\n    return x + 1');
+  });
+
+  describe('the answer, among what models write around it', () => {
+    const solution = `${fence}python\ndef sum_sq(n):\n    return sum(i * i for i in range(1, n + 1))\n${fence}`;
+    const code = 'def sum_sq(n):\n    return sum(i * i for i in range(1, n + 1))';
+
+    it('is not a later test or usage block that imports the function to call it', () => {
+      for (const tests of [
+        `${fence}python\nfrom solution import sum_sq\n\ndef test_sum_sq():\n    assert sum_sq(3) == 14\n${fence}`,
+        `${fence}\nimport unittest\nfrom src.sum_sq import sum_sq\n\nclass T(unittest.TestCase):\n    def test(self):\n        self.assertEqual(sum_sq(3), 14)\n${fence}`,
+        `${fence}python\nfrom sum_sq import sum_sq as under_test\nprint(under_test(3))\n${fence}`,
+      ]) {
+        expect(extractCode(`${solution}\nTests:\n${tests}`, ['sum_sq']).code).toBe(code);
+      }
+      const js = `${fence}js\nfunction sum_sq(n) {\n  return n;\n}\n${fence}`;
+      const jest = `${fence}js\nconst sum_sq = require('./sum_sq');\ntest('3', () => expect(sum_sq(3)).toBe(14));\n${fence}`;
+      expect(extractCode(`${js}\n${jest}`, ['sum_sq']).code).toBe('function sum_sq(n) {\n  return n;\n}');
+    });
+
+    it('is not a later helper or check that defines another function, and takes that helper along', () => {
+      const wrong = `${fence}python\ndef sum_sq(n):\n    return sum(i * i for i in range(n))\n${fence}`;
+      const check = `Cross-check with the closed form:\n${fence}python\ndef closed_form(n):\n    return n * (n + 1) * (2 * n + 1) // 6\n${fence}`;
+      expect(extractCode(`${wrong}\n${check}`, ['sum_sq']).code).toBe('def sum_sq(n):\n    return sum(i * i for i in range(n))');
+      const usesHelper = `${fence}python\ndef sum_sq(n):\n    return sum(sq(i) for i in range(1, n + 1))\n${fence}`;
+      const helper = `where the helper is:\n${fence}python\ndef sq(x):\n    return x * x\n${fence}`;
+      expect(extractCode(`${usesHelper}\n${helper}`, ['sum_sq']).code).toBe(
+        'def sq(x):\n    return x * x\n\ndef sum_sq(n):\n    return sum(sq(i) for i in range(1, n + 1))',
+      );
+    });
+
+    it('is not a later stub: the signature restated, a skeleton to fill', () => {
+      for (const stub of [
+        'def sum_sq(n: int) -> int:\n    pass',
+        'def sum_sq(n):\n    ...',
+        'def sum_sq(n): ...',
+        'def sum_sq(n):\n    """Sum of squares."""',
+        'def sum_sq(n):\n    # your code here\n    pass',
+        'def sum_sq(\n    n: int,\n) -> int:\n    raise NotImplementedError("todo")',
+      ]) {
+        expect(extractCode(`${solution}\nThe signature you asked for:\n${fence}python\n${stub}\n${fence}`, ['sum_sq']).code).toBe(code);
+        // A stub alone is still the answer: there is nothing else.
+        expect(extractCode(`${fence}python\n${stub}\n${fence}`, ['sum_sq']).code).toBe(stub);
+      }
+      // A one-line body that does something is no stub.
+      expect(extractCode(`${solution}\n${fence}python\ndef sum_sq(n): return 0\n${fence}`, ['sum_sq']).code).toBe('def sum_sq(n): return 0');
+    });
+
+    it('is not a translation into a language evalrun does not run, declared or not', () => {
+      const ruby = `${fence}ruby\ndef sum_sq(n)\n  (1..n).sum { |i| i * i }\nend\n${fence}`;
+      const php = `${fence}php\nfunction sum_sq($n) { return 0; }\n${fence}`;
+      for (const translation of [ruby, php]) {
+        for (const declared of [null, 'python']) expect(extractCode(`${solution}\nIn Ruby:\n${translation}`, ['sum_sq'], declared).code).toBe(code);
+      }
+    });
+
+    it('is the code inside chat-template tokens, before a diff shown after it, and after a BOM inside the fence', () => {
+      for (const raw of [
+        `${solution}<|im_end|>`,
+        `${solution}\n</s>`,
+        `${fence}python\n${code}\n${fence}<|eot_id|>`,
+        `<|im_start|>assistant\n${solution}<end_of_turn>`,
+        `${code}\n<|endoftext|>`,
+        `<start_of_turn>model\n${code}`,
+        `${fence}python\n\uFEFF${code}\n${fence}`,
+        `${solution}\nThe change:\n${fence}\n def sum_sq(n):\n-    return sum(i * i for i in range(n))\n+    return sum(i * i for i in range(1, n + 1))\n${fence}`,
+      ]) {
+        expect(extractCode(raw, ['sum_sq']).code).toBe(code);
+      }
+      // A token inside the code is the code's.
+      expect(extractCode(`${fence}python\nEND = '<|endoftext|>'\n${fence}`).code).toBe("END = '<|endoftext|>'");
+    });
+
+    it('is a function body alone when a fenced block holds just that', () => {
+      const body = '    total = 0\n    for i in range(1, n + 1):\n        total += i * i\n    return total';
+      expect(extractCode(`Complete it with:\n${fence}python\n${body}\n${fence}`, ['sum_sq'])).toEqual({
+        code: 'total = 0\nfor i in range(1, n + 1):\n    total += i * i\nreturn total',
+        fenced: true,
+        fenceLanguage: 'python',
+        body,
+      });
+      expect(extractCode(solution, ['sum_sq']).body).toBeNull();
+    });
   });
 
   it('puts the imports and helpers the answer uses from earlier blocks before it, and nothing else', () => {
@@ -164,45 +247,52 @@ describe('extractCode with fenced blocks', () => {
 
   it('skips an empty last block for the last one with code', () => {
     const raw = `${fence}js\nconst x = 1;\n${fence}\n${fence}\n\n${fence}`;
-    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: 'js' });
+    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: 'js', body: null });
   });
 
   it('returns empty code when the only block is empty', () => {
-    expect(extractCode(`${fence}python\n${fence}`)).toEqual({ code: '', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(`${fence}python\n${fence}`)).toEqual({ code: '', fenced: true, fenceLanguage: 'python', body: null });
   });
 
   it('reads a fence without a language', () => {
-    expect(extractCode(`${fence}\nx = 1\n${fence}`)).toEqual({ code: 'x = 1', fenced: true, fenceLanguage: null });
+    expect(extractCode(`${fence}\nx = 1\n${fence}`)).toEqual({ code: 'x = 1', fenced: true, fenceLanguage: null, body: null });
   });
 
   it('reads tilde fences, and does not close a fence with the other marker', () => {
     const raw = `~~~py\ns = """\n${fence}\n"""\n~~~`;
-    expect(extractCode(raw)).toEqual({ code: `s = """\n${fence}\n"""`, fenced: true, fenceLanguage: 'py' });
+    expect(extractCode(raw)).toEqual({ code: `s = """\n${fence}\n"""`, fenced: true, fenceLanguage: 'py', body: null });
   });
 
   it('needs a closing fence at least as long as the opening one', () => {
-    const raw = `${fence}\`markdown\nExample:\n${fence}js\nf()\n${fence}\n${fence}\``;
-    expect(extractCode(raw).code).toBe(`Example:\n${fence}js\nf()\n${fence}`);
+    const raw = `${fence}\`python\ndoc = '''\n${fence}js\nf()\n${fence}\n'''\n${fence}\``;
+    expect(extractCode(raw).code).toBe(`doc = '''\n${fence}js\nf()\n${fence}\n'''`);
+  });
+
+  it('reads the fences inside an answer wrapped whole in a Markdown fence', () => {
+    const raw = `${fence}\`markdown\nHere:\n${fence}python\ndef f(x):\n    return x\n${fence}\n${fence}\``;
+    expect(extractCode(raw, ['f']).code).toBe('def f(x):\n    return x');
+    // A Markdown block with no fence inside is a block like any other.
+    expect(extractCode(`${fence}md\nnotes\n${fence}`).code).toBe('notes');
   });
 
   it('runs an unterminated final fence to the end of the text', () => {
     const raw = `Sure.\n${fence}javascript\nfunction add(a, b) {\n  return a + b;\n}\n`;
-    expect(extractCode(raw)).toEqual({ code: 'function add(a, b) {\n  return a + b;\n}', fenced: true, fenceLanguage: 'javascript' });
+    expect(extractCode(raw)).toEqual({ code: 'function add(a, b) {\n  return a + b;\n}', fenced: true, fenceLanguage: 'javascript', body: null });
   });
 
   it('handles CRLF line endings', () => {
     const raw = `Code:\r\n${fence}python\r\ndef f():\r\n    return 1\r\n${fence}\r\n`;
-    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: 'python', body: null });
   });
 
   it('removes the indentation of an indented fence (inside a list item)', () => {
     const raw = `1. Define it:\n\n   ${fence}python\n   def f(x):\n       return x\n   ${fence}\n`;
-    expect(extractCode(raw)).toEqual({ code: 'def f(x):\n    return x', fenced: true, fenceLanguage: 'python' });
+    expect(extractCode(raw)).toEqual({ code: 'def f(x):\n    return x', fenced: true, fenceLanguage: 'python', body: null });
   });
 
   it('takes code before a bare closing fence as the block the prompt opened', () => {
     const raw = `def f():\n    return 1\n${fence}\n\nThis returns one.`;
-    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: null });
+    expect(extractCode(raw)).toEqual({ code: 'def f():\n    return 1', fenced: true, fenceLanguage: null, body: null });
     // A later block is still the last one.
     const withLater = `x = 1\n${fence}\nBetter:\n${fence}python\nx = 2\n${fence}`;
     expect(extractCode(withLater).code).toBe('x = 2');
@@ -210,7 +300,7 @@ describe('extractCode with fenced blocks', () => {
 
   it('still opens a bare fence after prose only', () => {
     const raw = `Here is the code:\n\n${fence}\nconst x = 1;\n${fence}`;
-    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: null });
+    expect(extractCode(raw)).toEqual({ code: 'const x = 1;', fenced: true, fenceLanguage: null, body: null });
   });
 
   it('does not take inline triple backticks on one line for a fence', () => {
