@@ -39,18 +39,19 @@ export interface WorkerHandle {
  * Node's flags for a worker process.
  *
  * - `--no-node-snapshot`: isolated-vm needs it on Node 20 and later.
- * - `--wasm-tiering-budget`: how much WebAssembly code a function runs as
- *   V8's baseline code (Liftoff) before it is compiled again with the
- *   optimizing compiler (TurboFan). At V8's default, grading small Python
- *   candidates sends hundreds of Pyodide's functions to TurboFan, whose
- *   compile time is CPU the candidates never win back (a small Python
- *   candidate's own time is mostly the restore, a copy outside
- *   WebAssembly). A thousand times the default keeps that compile for the
- *   functions that run for a long time, such as the interpreter's loop in
- *   a candidate that computes for seconds. docs/PERFORMANCE.md has the
- *   measurements.
+ * - `--liftoff-only`: WebAssembly (Pyodide) runs as V8's baseline code
+ *   (Liftoff) and is never compiled again by the optimizing compiler
+ *   (TurboFan). That compile came once a function had run long enough, and
+ *   its code is shared by every isolate of the process: a candidate's
+ *   verdict then hung on what ran before it in the worker. TurboFan's frames
+ *   of the interpreter's loop are larger, so recursion through C code went a
+ *   third less deep after it (a memoized recursion that passed in the first
+ *   sample failed in the next ones), and a long computation ran faster. One
+ *   tier makes both the same for every candidate; it is also the tier small
+ *   candidates always ran in, with no compile to pay for.
+ *   docs/PERFORMANCE.md has the measurements.
  */
-const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tiering-budget=1800000000'];
+const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--liftoff-only'];
 
 /**
  * The native stack a worker's interpreters recurse on, in KiB. Python keeps

@@ -71,3 +71,33 @@ describe('recursion through C code', () => {
     expect(runaway?.tests).toHaveLength(DEPTHS.length);
   });
 });
+
+describe('recursion through C code, deep and long', () => {
+  // Deep enough, and run long enough, that an optimizing compile of the
+  // interpreter (whose frames are larger) would have come in the middle of
+  // the first sample and left every later one shallower.
+  const depths = [4000, 8000, 12000, 16000];
+  it('reaches the same depth in every sample a worker runs', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'evalrun-recursion-deep-'));
+    mkdirSync(join(root, 'problems'));
+    mkdirSync(join(root, 'solutions'));
+    writeFileSync(
+      join(root, 'problems', 'steps.json'),
+      JSON.stringify({
+        identifier: 'steps',
+        description: 'Steps of a memoized recursion.',
+        function_prototype: { function_name: 'steps', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
+        correctness_test_suite: depths.map((n) => ({ input: { n }, expected_output: [n] })),
+        prompts: [],
+      }),
+    );
+    const code =
+      'import sys\nfrom functools import cache\nsys.setrecursionlimit(10**6)\ndef steps(n):\n    @cache\n    def dp(i):\n        return 0 if i == 0 else dp(i - 1) + 1\n    return dp(n)\n';
+    const lines = Array.from({ length: 6 }, () => JSON.stringify({ task_id: 'steps', completion: code }));
+    writeFileSync(join(root, 'solutions', 'samples.jsonl'), lines.join('\n') + '\n');
+    const out = join(root, 'card.json');
+    await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--concurrency', '1', '--timeout', '20000']);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    expect(card.candidates.map((c) => c.tests.map((t) => t.status).join(' '))).toEqual(lines.map(() => depths.map(() => 'pass').join(' ')));
+  });
+});
