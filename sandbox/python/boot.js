@@ -621,7 +621,10 @@
       createPyodideModule,
       jsglobals: {},
       env: { PYTHONHASHSEED: '0', PYTHONDONTWRITEBYTECODE: '1' },
-      // Candidates' output is dropped in Python; this only sees Pyodide's own.
+      // Candidates' output is dropped in Python; this only sees Pyodide's own,
+      // and what a candidate writes to descriptor 1 or 2 itself. Descriptor 0
+      // is at its end, as /dev/null would be (harness.py, _Stream).
+      stdin: () => null,
       stdout: () => {},
       stderr: (line) => {
         if (stderr.length < 50) ReflectApply(ArrayPush, stderr, [StringCtor(line)]);

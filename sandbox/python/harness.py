@@ -39,6 +39,7 @@ import types as _types
 import typing as _typing
 import _tracemalloc
 from json.encoder import encode_basestring_ascii as _quote
+from importlib.machinery import ModuleSpec as _ModuleSpec
 
 # Modules that candidates commonly import: loaded now, so that importing
 # them later is a cache hit instead of a read from the standard library.
@@ -133,6 +134,10 @@ class _Stream:
     # What code that writes to or reads from the standard streams asks of
     # them besides reading and writing (sys.stdout.encoding, .buffer,
     # fileno() to tell a terminal) answers as a pipe with nothing on it would.
+    # The descriptors are the interpreter's own 0, 1 and 2 (boot.js): reading
+    # 0 meets the end of input and what 1 and 2 are given goes nowhere, so a
+    # fast-input template (os.read(0, ...), a FastIO class over fileno())
+    # loads as it would with its input at /dev/null.
     encoding = 'utf-8'
     errors = 'strict'
     newlines = None
@@ -153,7 +158,7 @@ class _Stream:
         return False
 
     def fileno(self):
-        raise OSError('evalrun: the standard streams have no file descriptor')
+        return self.fd
 
     def reconfigure(self, *args, **kwargs):
         pass
@@ -181,10 +186,12 @@ class _ByteSink(_Stream):
 
 
 class Sink(_ByteSink):
-    def __init__(self, name):
+    def __init__(self, name, fd):
         self.name = name
+        self.fd = fd
         self.mode = 'w'
         self.buffer = _ByteSink()
+        self.buffer.fd = fd
 
 
 class _ByteInput(_Stream):
@@ -217,8 +224,10 @@ class EmptyInput(_ByteInput):
 
     def __init__(self):
         self.name = '<stdin>'
+        self.fd = 0
         self.mode = 'r'
         self.buffer = _ByteInput()
+        self.buffer.fd = 0
 """
 
 
@@ -424,6 +433,99 @@ def signal(signalnum, handler):
 '''
 
 
+# Clearing a trace or profile function that was never set is allowed: doctest
+# and others restore the one they found (None) when they finish, and the
+# audit event sys.settrace does not say which function it is given.
+_UNTRACED_SOURCE = '''
+def settrace(function, /):
+    if function is not None:
+        real_settrace(function)
+
+
+def setprofile(function, /):
+    if function is not None:
+        real_setprofile(function)
+'''
+
+
+def _untraced():
+    space = {'__builtins__': {}, '__name__': 'sys', 'real_settrace': _sys.settrace, 'real_setprofile': _sys.setprofile}
+    _exec(_compile(_UNTRACED_SOURCE, '<evalrun-trace>', 'exec'), space)
+    return space['settrace'], space['setprofile']
+
+
+# Pyodide has no resource module. Programs that raise their stack limit
+# before recursing (resource.setrlimit(RLIMIT_STACK, ...)) get one that
+# keeps the limits it is told and reports none set: evalrun sets the real
+# ones. Its values are Linux's.
+_RESOURCE_SOURCE = '''
+error = OSError
+RLIM_INFINITY = -1
+(RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_STACK, RLIMIT_CORE, RLIMIT_RSS, RLIMIT_NPROC, RLIMIT_NOFILE,
+ RLIMIT_MEMLOCK, RLIMIT_AS, _, RLIMIT_SIGPENDING, RLIMIT_MSGQUEUE, RLIMIT_NICE, RLIMIT_RTPRIO, RLIMIT_RTTIME) = range(16)
+RLIMIT_OFILE = RLIMIT_NOFILE
+del _
+RUSAGE_SELF, RUSAGE_CHILDREN, RUSAGE_THREAD = 0, -1, 1
+_limits = {}
+
+
+def _known(resource):
+    if not isinstance(resource, int) or isinstance(resource, bool):
+        raise TypeError('an integer is required')
+    if not 0 <= resource < 16 or resource == 10:
+        raise ValueError('invalid resource specified')
+
+
+def getrlimit(resource, /):
+    _known(resource)
+    return _limits.get(resource, (RLIM_INFINITY, RLIM_INFINITY))
+
+
+def setrlimit(resource, limits, /):
+    _known(resource)
+    soft, hard = limits
+    soft, hard = int(soft), int(hard)
+    if hard != RLIM_INFINITY and (soft == RLIM_INFINITY or soft > hard):
+        raise ValueError('current limit exceeds maximum limit')
+    _limits[resource] = (soft, hard)
+
+
+def prlimit(pid, resource, limits=None, /):
+    previous = getrlimit(resource)
+    if limits is not None:
+        setrlimit(resource, limits)
+    return previous
+
+
+class struct_rusage(tuple):
+    _fields = ('ru_utime', 'ru_stime', 'ru_maxrss', 'ru_ixrss', 'ru_idrss', 'ru_isrss', 'ru_minflt', 'ru_majflt',
+               'ru_nswap', 'ru_inblock', 'ru_oublock', 'ru_msgsnd', 'ru_msgrcv', 'ru_nsignals', 'ru_nvcsw', 'ru_nivcsw')
+
+    def __getattr__(self, name):
+        try:
+            return self[self._fields.index(name)]
+        except ValueError:
+            raise AttributeError(name) from None
+
+
+def getrusage(who, /):
+    if who not in (RUSAGE_SELF, RUSAGE_CHILDREN, RUSAGE_THREAD):
+        raise ValueError('invalid who parameter')
+    return struct_rusage((0.0, 0.0) + (0,) * 14)
+
+
+def getpagesize():
+    return 4096
+'''
+
+
+def _resource_module():
+    module = _types.ModuleType('resource')
+    module.__spec__ = _ModuleSpec('resource', None, origin='evalrun')
+    _exec(_compile(_RESOURCE_SOURCE, '<evalrun-resource>', 'exec'), module.__dict__)
+    return module
+
+
 def _refusing_signal():
     space = {'__builtins__': {'PermissionError': PermissionError, 'ValueError': ValueError,
                               '__build_class__': _builtins_module.__build_class__}, '__name__': 'evalrun'}
@@ -438,10 +540,12 @@ def lockdown():
     _signal_py.signal = refused
     _signal_c.signal = refused
     sink, empty_input = _sink_classes()
-    _sys.stdout = sink('<stdout>')
-    _sys.stderr = sink('<stderr>')
+    _sys.stdout = sink('<stdout>', 1)
+    _sys.stderr = sink('<stderr>', 2)
     _sys.stdin = empty_input()
     time.sleep = _make_sleep(time.sleep)
+    _sys.settrace, _sys.setprofile = _untraced()
+    _sys.modules.setdefault('resource', _resource_module())
     _install_event_loop()
     for name in _list(_sys.modules):
         if name.partition('.')[0] in _SEALED_MODULES:

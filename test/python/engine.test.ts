@@ -136,15 +136,69 @@ describe('entry point (the reference framework rules)', () => {
           sys.stdout.reconfigure(line_buffering=True)
           with sys.stdout as out:
               out.write("x")
-          try:
-              sys.stdout.fileno()
-              fd = "a file descriptor"
-          except OSError:
-              fd = "none"
+          fds = [sys.stdin.fileno(), sys.stdout.fileno(), sys.stderr.buffer.fileno()]
           return [input() == b"", sys.stdin.readline(), sys.stdin.read(), sys.stdin.readlines(), [line for line in sys.stdin],
-                  sys.stdin.buffer.read() == b"", sys.stdout.encoding, sys.stdout.isatty(), sys.stdout.closed, fd]
+                  sys.stdin.buffer.read() == b"", sys.stdout.encoding, sys.stdout.isatty(), sys.stdout.closed, fds]
     `;
-    expect(returned(await engine.run(pyJob(code, [[]])))).toEqual([[true, '', '', [], [], true, 'utf-8', false, false, 'none']]);
+    expect(returned(await engine.run(pyJob(code, [[]])))).toEqual([[true, '', '', [], [], true, 'utf-8', false, false, [0, 1, 2]]]);
+  });
+
+  it('loads the fast-input templates of competitive programming: descriptor 0 is at its end, 1 and 2 go nowhere', async () => {
+    const code = py`
+      import io, os, sys
+      input = io.BytesIO(os.read(0, os.fstat(0).st_size)).readline
+      rest = os.read(sys.stdin.fileno(), 8192)
+      written = os.write(sys.stdout.fileno(), b"printed at the descriptor") + os.write(2, b"and its error")
+      def f():
+          return [input() == b"", rest == b"", written]
+    `;
+    expect(returned(await engine.run(pyJob(code, [[]])))).toEqual([[true, true, 38]]);
+  });
+
+  it('lets doctest run at the top level: clearing a trace or profile function that was never set is no harm', async () => {
+    const code = py`
+      import doctest, sys
+      def f(n):
+          """
+          >>> f(2)
+          3
+          """
+          return n + 1
+      doctest.testmod()
+      sys.settrace(None)
+      sys.setprofile(None)
+      def g():
+          sys.settrace(lambda *a: None)
+      def check(n):
+          try:
+              g()
+              refused = False
+          except PermissionError:
+              refused = True
+          return [f(n), refused, sys.gettrace()]
+    `;
+    expect(returned(await engine.run({ ...pyJob(code, [[2]]), functionName: 'check' }))).toEqual([[3, true, null]]);
+  });
+
+  it('has a resource module that keeps the limits a program sets and reports none', async () => {
+    const code = py`
+      import resource, sys
+      resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+      resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 31))
+      sys.setrecursionlimit(10 ** 6)
+      def f():
+          try:
+              resource.setrlimit(resource.RLIMIT_CPU, (10, 5))
+              bad = None
+          except ValueError as e:
+              bad = str(e)
+          usage = resource.getrusage(resource.RUSAGE_SELF)
+          return [list(resource.getrlimit(resource.RLIMIT_STACK)), list(resource.getrlimit(resource.RLIMIT_AS)),
+                  list(resource.getrlimit(resource.RLIMIT_NOFILE)), usage.ru_maxrss, usage.ru_utime, bad, resource.getpagesize()]
+    `;
+    expect(returned(await engine.run(pyJob(code, [[]])))).toEqual([
+      [[-1, -1], [2 ** 30, 2 ** 31], [-1, -1], 0, { $evalrun: 'float', value: '0.0' }, 'current limit exceeds maximum limit', 4096],
+    ]);
   });
 
   it('does not run `if __name__ == "__main__":` blocks', async () => {
