@@ -112,12 +112,25 @@ function inAnswerLanguage(blocks: readonly FencedBlock[], names: readonly string
  * leave its block open to the end.
  */
 function withoutTemplateTokens(text: string): string {
-  return text.replace(LEADING_TOKENS, '').replace(TRAILING_TOKENS, '');
+  const head = LEADING_TOKENS.exec(text);
+  const start = head === null ? 0 : head[0].length;
+  // Found from the end by hand: a pattern for "tokens, then blanks, at the end" would be tried from
+  // every position of a text (quadratic in a long run of blanks).
+  let end = text.length;
+  for (;;) {
+    let last = end;
+    while (last > start && /\s/.test(text[last - 1] as string)) last--;
+    const open = text.lastIndexOf('<', last - 1);
+    if (open < start || !WHOLE_TOKEN.test(text.slice(open, last))) break;
+    end = open;
+  }
+  if (start === 0 && end === text.length) return text;
+  return text.slice(start, end);
 }
 
 const TEMPLATE_TOKEN = String.raw`(?:<\|[A-Za-z_][\w.-]*\|>|</s>|<eos>|<(?:start|end)_of_turn>)`;
 const LEADING_TOKENS = new RegExp(String.raw`^(?:\s*${TEMPLATE_TOKEN}[ \t]*(?:assistant|model)?)+[ \t]*\n?`);
-const TRAILING_TOKENS = new RegExp(String.raw`(?:\s*${TEMPLATE_TOKEN})+\s*$`);
+const WHOLE_TOKEN = new RegExp(`^${TEMPLATE_TOKEN}$`);
 
 /** Python's `from __future__` imports must open the file: lines put before the answer go after them. */
 function futureImportsFirst(lines: readonly string[]): string[] {

@@ -185,6 +185,9 @@ describe('extractCode with fenced blocks', () => {
       }
       // A token inside the code is the code's.
       expect(extractCode(`${fence}python\nEND = '<|endoftext|>'\n${fence}`).code).toBe("END = '<|endoftext|>'");
+      // Long runs of blanks are looked through once, not from every position (a hostile answer).
+      expect(extractCode(`${solution}${' '.repeat(400_000)}\n`, ['sum_sq']).code).toBe(code);
+      expect(extractCode(`${' '.repeat(400_000)}<|im_end|>${' '.repeat(400_000)}<|im_end|>`).code).toBe('');
     });
 
     it('is a function body alone when a fenced block holds just that', () => {
