@@ -46,8 +46,14 @@ Configuration, read from the environment on every call:
 
 Keyword arguments (verl passes `custom_reward_function.reward_kwargs` this
 way): `options` (evalrun grading options such as `timeout_ms`, `memory_mb`,
-`float_tolerance`, `strict_types`, `stop_on_first_failure`) and `language`
-("python" or "javascript"; `extra_info["language"]` per sample also works).
+`float_tolerance`, `strict_types`, `stop_on_first_failure`), `language`
+("python" or "javascript"; `extra_info["language"]` per sample also works)
+and `prompt_id` (the problem's prompt the policy answered;
+`extra_info["prompt_id"]` per sample also works). Name the prompt when the
+policy saw a `genericize: true` prompt, or writes a function's body alone:
+the server then grades the answer as the CLI grades a submission to that
+prompt (the generic `function` is the one called; a body is joined to the
+prompt's code).
 """
 
 import email.utils
@@ -248,7 +254,7 @@ class EvalrunClient:
             except ValueError:
                 raise EvalrunUnavailable("evalrun at %s sent a reply that is not JSON: %r" % (self.url, raw[:200])) from None
 
-    def grade(self, ground_truth, codes, options=None, languages=None):
+    def grade(self, ground_truth, codes, options=None, languages=None, prompt_ids=None):
         """Grades candidates of one problem in one request; returns the server's result objects in order."""
         field, value = problem_field(ground_truth)
         candidates = []
@@ -259,6 +265,9 @@ class EvalrunClient:
             language = languages[i] if languages is not None else None
             if language:
                 candidate["language"] = language
+            prompt_id = prompt_ids[i] if prompt_ids is not None else None
+            if prompt_id:
+                candidate["prompt_id"] = prompt_id
             candidates.append(candidate)
         if not candidates:
             return []
@@ -273,20 +282,22 @@ class EvalrunClient:
             _check_result(self.url, i, result, value if field == "problem_id" else value.get("identifier"))
         return results
 
-    def scores(self, ground_truth, codes, options=None, languages=None):
+    def scores(self, ground_truth, codes, options=None, languages=None, prompt_ids=None):
         """The reward of each candidate of one problem, sending at most `max_batch` per request."""
         out = []
         for start in range(0, len(codes), self.max_batch):
             chunk = codes[start:start + self.max_batch]
             langs = languages[start:start + self.max_batch] if languages is not None else None
-            out.extend(float(r["score"]) for r in self.grade(ground_truth, chunk, options, langs))
+            prompts = prompt_ids[start:start + self.max_batch] if prompt_ids is not None else None
+            out.extend(float(r["score"]) for r in self.grade(ground_truth, chunk, options, langs, prompts))
         return out
 
-    def scores_batch(self, solution_strs, ground_truths, options=None, languages=None):
+    def scores_batch(self, solution_strs, ground_truths, options=None, languages=None, prompt_ids=None):
         """Rewards of many candidates of many problems: one request per problem (and per max_batch), in parallel."""
         n = len(solution_strs)
-        if len(ground_truths) != n or (languages is not None and len(languages) != n):
-            raise ValueError("solution_strs, ground_truths (and languages) must have the same length")
+        if (len(ground_truths) != n or (languages is not None and len(languages) != n)
+                or (prompt_ids is not None and len(prompt_ids) != n)):
+            raise ValueError("solution_strs, ground_truths (and languages, prompt_ids) must have the same length")
         groups = {}  # problem key -> (problem id or object, indices of its candidates)
         for i in range(n):
             field, value = problem_field(ground_truths[i])
@@ -302,7 +313,8 @@ class EvalrunClient:
             truth, indices = job
             codes = [solution_strs[i] for i in indices]
             langs = [languages[i] for i in indices] if languages is not None else None
-            results = self.grade(truth, codes, options, langs)
+            prompts = [prompt_ids[i] for i in indices] if prompt_ids is not None else None
+            results = self.grade(truth, codes, options, langs, prompts)
             for i, result in zip(indices, results):
                 scores[i] = float(result["score"])
 
@@ -343,30 +355,43 @@ def _check_result(url, index, result, problem_label):
                                  % (url, index, score))
 
 
-def _language_of(extra_info, language):
-    if language:
-        return language
+def _per_sample(extra_info, name, given):
+    """A keyword argument when given, else the sample's own `extra_info[name]`, else None."""
+    if given:
+        return given
     if hasattr(extra_info, "get"):
-        value = extra_info.get("language")
+        value = extra_info.get(name)
         if isinstance(value, str) and value:
             return value
     return None
 
 
-def compute_score(data_source, solution_str, ground_truth, extra_info=None, options=None, language=None):
+def _language_of(extra_info, language):
+    return _per_sample(extra_info, "language", language)
+
+
+def _prompt_of(extra_info, prompt_id):
+    return _per_sample(extra_info, "prompt_id", prompt_id)
+
+
+def compute_score(data_source, solution_str, ground_truth, extra_info=None, options=None, language=None,
+                  prompt_id=None):
     """The reward of one model answer: the fraction of the problem's tests it passes (0.0 to 1.0).
 
     `data_source` is not used (verl passes it); `ground_truth` is a problem id
-    or a problem object; `extra_info` may carry "language". Raises
+    or a problem object; `extra_info` may carry "language" and "prompt_id". Raises
     EvalrunUnavailable or EvalrunRequestError instead of returning a score
     when the server cannot grade.
     """
     client = EvalrunClient()
     lang = _language_of(extra_info, language)
-    return client.scores(ground_truth, [solution_str], options, [lang] if lang else None)[0]
+    prompt = _prompt_of(extra_info, prompt_id)
+    return client.scores(ground_truth, [solution_str], options, [lang] if lang else None,
+                         [prompt] if prompt else None)[0]
 
 
-def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, options=None, language=None):
+def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, options=None, language=None,
+                        prompt_id=None):
     """The rewards of many answers, in order: answers to the same problem share a request.
 
     Takes the keyword arguments verl's batch reward manager passes
@@ -380,8 +405,10 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     if len(infos) != len(solution_strs):
         raise ValueError("extra_infos must have one entry per solution")
     languages = [_language_of(info, language) for info in infos]
+    prompts = [_prompt_of(info, prompt_id) for info in infos]
     return EvalrunClient().scores_batch(solution_strs, ground_truths, options,
-                                        languages if any(languages) else None)
+                                        languages if any(languages) else None,
+                                        prompts if any(prompts) else None)
 
 
 def _main(argv):
@@ -391,6 +418,7 @@ def _main(argv):
     parser.add_argument("problem", help="a problem id, or @FILE for a problem JSON file")
     parser.add_argument("answer", help="a file holding the model's answer, or - for stdin")
     parser.add_argument("--language", choices=["python", "javascript"])
+    parser.add_argument("--prompt-id", help="the problem's prompt the answer was written for")
     args = parser.parse_args(argv)
     truth = args.problem
     if truth.startswith("@"):
@@ -402,7 +430,7 @@ def _main(argv):
         with open(args.answer, encoding="utf-8") as f:
             answer = f.read()
     try:
-        print(compute_score("cli", answer, truth, language=args.language))
+        print(compute_score("cli", answer, truth, language=args.language, prompt_id=args.prompt_id))
     except EvalrunError as e:
         print("evalrun_reward: %s" % e, file=sys.stderr)
         return 2

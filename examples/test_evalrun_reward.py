@@ -150,6 +150,24 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(body["candidates"][0]["language"], "python")
             self.assertEqual(body["options"], {"extract_code": True, "timeout_ms": 500, "stop_on_first_failure": True})
 
+    def test_prompt_id_from_a_keyword_or_extra_info(self):
+        with FakeEvalrun([GRADE]) as fake:
+            self.use(fake)
+            er.compute_score("src", "1", "p", prompt_id="detailed")
+            er.compute_score("src", "1", "p", extra_info={"prompt_id": "brief"})
+            er.compute_score("src", "1", "p")
+            sent = [r["body"]["candidates"][0] for r in fake.requests]
+            self.assertEqual([c.get("prompt_id") for c in sent], ["detailed", "brief", None])
+            self.assertNotIn("prompt_id", sent[2])
+
+    def test_batch_sends_each_samples_prompt_id(self):
+        with FakeEvalrun([GRADE]) as fake:
+            self.use(fake)
+            infos = [{"prompt_id": "a"}, None, {"prompt_id": "b"}]
+            er.compute_score_batch(["d"] * 3, ["0.1", "0.2", "0.3"], ["p"] * 3, infos)
+            candidates = fake.requests[0]["body"]["candidates"]
+            self.assertEqual([c.get("prompt_id") for c in candidates], ["a", None, "b"])
+
     def test_token_header(self):
         with FakeEvalrun([GRADE]) as fake:
             self.use(fake, EVALRUN_TOKEN="s3cret")

@@ -31,7 +31,7 @@ const USAGE = `Usage: evalrun serve --problems DIR [--host 127.0.0.1] [--port 80
 Grades candidates sent over HTTP against the problems in DIR (or sent with
 the request), on sandbox workers kept warm between requests:
 
-  POST /v1/grade     {"problem_id": ID | "problem": {...}, "candidates": [{"id", "code", "language"}], "options": {...}}
+  POST /v1/grade     {"problem_id": ID | "problem": {...}, "candidates": [{"id", "code", "language", "prompt_id"}], "options": {...}}
   GET  /v1/problems  the problems loaded
   GET  /healthz      200 once the workers are warm
   GET  /metrics      Prometheus metrics

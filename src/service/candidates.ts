@@ -15,14 +15,16 @@ export interface CheckedCandidate {
   id: string | null;
   code: string;
   language: string | null;
+  promptId: string | null;
 }
 
-export function checkedCandidates(candidates: readonly CandidateInput[]): CheckedCandidate[] {
+/** The call's candidates checked, each `prompt_id` against the prompts of `problem`. */
+export function checkedCandidates(candidates: readonly CandidateInput[], problem: HeldProblem): CheckedCandidate[] {
   if (!Array.isArray(candidates) || candidates.length === 0) throw new GradeRefused('no-candidates', 'no candidates: give at least one');
   return candidates.map((c: unknown, i): CheckedCandidate => {
     const at = `candidates[${i}]`;
     if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new GradeRefused('invalid-candidate', `${at}: expected an object with "code"`);
-    const { id, code, language } = c as Record<string, unknown>;
+    const { id, code, language, prompt_id: promptId } = c as Record<string, unknown>;
     if (typeof code !== 'string') throw new GradeRefused('invalid-candidate', `${at}.code: expected a string`);
     if (id !== undefined && id !== null && typeof id !== 'string') throw new GradeRefused('invalid-candidate', `${at}.id: expected a string`);
     if (language !== undefined && language !== null) {
@@ -31,8 +33,25 @@ export function checkedCandidates(candidates: readonly CandidateInput[]): Checke
         throw new GradeRefused('unsupported-language', `${at}.language: unsupported language ${JSON.stringify(language)} (evalrun runs ${supportedNames()})`);
       }
     }
-    return { id: typeof id === 'string' ? id : null, code, language: typeof language === 'string' ? language : null };
+    if (promptId !== undefined && promptId !== null) {
+      if (typeof promptId !== 'string') throw new GradeRefused('invalid-candidate', `${at}.prompt_id: expected a string or null`);
+      if (!problem.promptIds.includes(promptId)) throw new GradeRefused('unknown-prompt', `${at}.prompt_id: ${unknownPrompt(problem, promptId)}`);
+    }
+    return {
+      id: typeof id === 'string' ? id : null,
+      code,
+      language: typeof language === 'string' ? language : null,
+      promptId: typeof promptId === 'string' ? promptId : null,
+    };
   });
+}
+
+function unknownPrompt(problem: HeldProblem, promptId: string): string {
+  const known = problem.promptIds.map((p) => JSON.stringify(p));
+  const of = `problem ${JSON.stringify(problem.id)}`;
+  return known.length === 0
+    ? `${of} has no prompts, so no prompt ${JSON.stringify(promptId)} (leave prompt_id out)`
+    : `${of} has no prompt ${JSON.stringify(promptId)} (its prompts: ${known.join(', ')})`;
 }
 
 function supportedNames(): string {
@@ -46,7 +65,7 @@ export function candidateOf(problem: HeldProblem, input: CheckedCandidate, index
     problemId: problem.id,
     file: problem.key,
     modelId: MODEL_ID,
-    promptId: null,
+    promptId: input.promptId,
     sampleId: null,
     source,
     tests: problem.tests,
@@ -60,6 +79,7 @@ export function gradedOf(index: number, input: CheckedCandidate, record: Candida
     index,
     id: input.id,
     problem_id: record.problem_id,
+    prompt_id: record.prompt_id,
     language: record.language,
     status: record.status,
     error: record.error,

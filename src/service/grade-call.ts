@@ -5,11 +5,19 @@ import type { CandidateEfficiency } from '../report/efficiency.js';
 import type { CandidateResult } from '../report/scorecard.js';
 import type { GradingOptions } from './grader-options.js';
 
-/** One candidate: its code, and optionally an id (given back with its result) and the language it is in (detected otherwise). */
+/** One candidate: its code, and optionally an id (given back with its result), the language it is in (detected otherwise) and the prompt it answers. */
 export interface CandidateInput {
   id?: string | null;
   code: string;
   language?: string | null;
+  /**
+   * The `prompt_id` of the problem's prompt the code answers, as a
+   * submission's prompt id: a genericized prompt's `function` is then the
+   * function called, and a completion that is a function's body alone is
+   * joined to that prompt's code. Unnamed, the code is taken as an answer
+   * to any of the prompts, as a submission that names none.
+   */
+  prompt_id?: string | null;
 }
 
 /** Options of one call. */
@@ -27,7 +35,19 @@ export interface GradeCallOptions extends GradingOptions {
  */
 export type GradedCandidate = Pick<
   CandidateResult,
-  'problem_id' | 'language' | 'status' | 'error' | 'entry_point' | 'passed' | 'total' | 'score' | 'duration_ms' | 'measure' | 'measure_error' | 'tests'
+  | 'problem_id'
+  | 'prompt_id'
+  | 'language'
+  | 'status'
+  | 'error'
+  | 'entry_point'
+  | 'passed'
+  | 'total'
+  | 'score'
+  | 'duration_ms'
+  | 'measure'
+  | 'measure_error'
+  | 'tests'
 > & {
   /** Its position in the call's candidates. */
   index: number;
@@ -41,7 +61,14 @@ export type CallEfficiency = Omit<CandidateEfficiency, 'index' | 'problem_id' | 
 
 /** Why a call was refused before anything ran: what the service answers with a 4xx. */
 export type RefusalReason =
-  'unknown-problem' | 'invalid-problem' | 'no-candidates' | 'too-many-candidates' | 'invalid-candidate' | 'unsupported-language' | 'invalid-options';
+  | 'unknown-problem'
+  | 'invalid-problem'
+  | 'no-candidates'
+  | 'too-many-candidates'
+  | 'invalid-candidate'
+  | 'unsupported-language'
+  | 'unknown-prompt'
+  | 'invalid-options';
 
 /** A call that cannot be graded as asked; `message` is one line. */
 export class GradeRefused extends Error {

@@ -212,7 +212,7 @@ export class Grader {
   start(problem: string | ProblemDocument | ProblemText, candidates: readonly CandidateInput[], options: GradeCallOptions = {}): GradeCall {
     if (this.closing !== null) throw new GraderClosed();
     const held = this.resolveProblem(problem);
-    const inputs = checkedCandidates(candidates);
+    const inputs = checkedCandidates(candidates, held);
     const grading = checkedGrading(options, this.settings.defaults, (name, why) => new GradeRefused('invalid-options', `options.${name} ${why}`));
     if (inputs.length > this.settings.maxQueue) {
       throw new GradeRefused('too-many-candidates', `too many candidates in one call: ${inputs.length} (at most ${this.settings.maxQueue})`);

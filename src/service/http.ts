@@ -46,6 +46,7 @@ const GradeBody = Type.Object(
           id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
           code: Type.String(),
           language: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+          prompt_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
         },
         { additionalProperties: false },
       ),
@@ -220,7 +221,7 @@ function refuse(reply: FastifyReply, e: unknown, metrics: ServiceMetrics): Fasti
         ? 404
         : e.reason === 'too-many-candidates'
           ? 413
-          : e.reason === 'invalid-problem' || e.reason === 'unsupported-language'
+          : e.reason === 'invalid-problem' || e.reason === 'unsupported-language' || e.reason === 'unknown-prompt'
             ? 422
             : 400;
     return reply.code(status).send(e.reason === 'invalid-problem' ? { error: oneLine(e.message), errors: e.errors } : { error: oneLine(e.message) });

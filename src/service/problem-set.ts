@@ -40,6 +40,8 @@ export interface HeldProblem {
   tests: number;
   /** The language its optimal_solution is written in, if it has one. */
   solutionLanguage: string | null;
+  /** The ids of its prompts, which a candidate may name as the one it answers. */
+  promptIds: string[];
 }
 
 /** A problem that could not be used, with every reason. */
@@ -155,5 +157,6 @@ function hold(loaded: PreparedProblem | InvalidProblemFile, text: string, key: s
     tags: loaded.problem.tags ?? [],
     tests: loaded.correctness.tests.length,
     solutionLanguage: typeof solution === 'string' ? languageOfDialect(detectLanguage(solution, { declared: null, fenceLanguage: null })).name : null,
+    promptIds: loaded.problem.prompts.map((p) => p.prompt_id),
   };
 }

@@ -67,6 +67,9 @@ describe('createGrader', () => {
     expect(await reasons('add', [])).toMatch(/^no-candidates/);
     expect(await reasons('add', [{ code: GOOD, language: 'cobol' }])).toMatch(/^unsupported-language: candidates\[0\]\.language/);
     expect(await reasons('add', [{ code: 7 }])).toBe('invalid-candidate: candidates[0].code: expected a string');
+    expect(await reasons('add', [{ code: GOOD, prompt_id: 'brief' }])).toBe(
+      'unknown-prompt: candidates[0].prompt_id: problem "add" has no prompts, so no prompt "brief" (leave prompt_id out)',
+    );
     expect(await reasons('add', [{ code: GOOD }], { timeoutMs: 0 })).toMatch(/^invalid-options: options\.timeoutMs must be a positive whole number/);
   });
 

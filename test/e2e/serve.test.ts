@@ -199,6 +199,85 @@ describe('evalrun serve', () => {
     expect(reply.body.results[1]!.tests[0]!.status).toBe('fail');
   });
 
+  it("grades an answer to a named prompt as the CLI grades a submission's prompt id", async () => {
+    // One prompt shows the model `function(a, b)`, the other ends with the head a body-only completion goes under.
+    const problem = {
+      identifier: 'add_up',
+      description: 'Add two integers.',
+      function_prototype: {
+        function_name: 'add_up',
+        parameters: [
+          { name: 'x', type: 'int' },
+          { name: 'y', type: 'int' },
+        ],
+        return_values: [{ type: 'int' }],
+      },
+      prompts: [
+        { prompt_id: 'generic', prompt: 'Write function(a, b), which adds two integers.', genericize: true, sample_inputs_outputs: [] },
+        { prompt_id: 'head', prompt: 'def add_up(x, y):\n    """Add x and y."""\n', genericize: false, sample_inputs_outputs: [] },
+      ],
+      correctness_test_suite: [
+        { input: { x: 1, y: 2 }, expected_output: [3] },
+        { input: { x: 5, y: -5 }, expected_output: [0] },
+      ],
+    };
+    // The generic function calls a helper defined after it: without the prompt, the last function defined would be called.
+    const generic = py`
+      def function(a, b):
+          return _to_int(a) + _to_int(b)
+
+      def _to_int(v):
+          return int(v)
+    `;
+    const sent = [
+      { id: 'generic', code: generic, prompt_id: 'generic' },
+      { id: 'body', code: '    return x + y\n', prompt_id: 'head' },
+      { id: 'none', code: generic },
+    ];
+    const reply = await post(`${server.url}/v1/grade`, { problem, candidates: sent });
+    expect(reply.status, reply.body.error).toBe(200);
+    const results = reply.body.results as unknown as Array<CandidateResult & { id: string }>;
+    expect(results.map((r) => [r.id, r.prompt_id, r.status, r.entry_point])).toEqual([
+      ['generic', 'generic', 'passed', 'name:function'],
+      ['body', 'head', 'passed', 'name:add_up'],
+      ['none', null, 'failed', 'last-defined:_to_int'],
+    ]);
+
+    // The CLI, given the same answers as submissions to those prompts.
+    const problems = join(tmp, 'prompt-problems');
+    const solutions = join(tmp, 'prompt-solutions');
+    mkdirSync(problems, { recursive: true });
+    mkdirSync(solutions, { recursive: true });
+    writeFileSync(join(problems, 'add_up.json'), JSON.stringify(problem));
+    const lines = sent.map((c) =>
+      JSON.stringify({
+        problem_id: 'add_up',
+        model_id: 'm',
+        sample_id: c.id,
+        completion: c.code,
+        ...(c.prompt_id === undefined ? {} : { prompt_id: c.prompt_id }),
+      }),
+    );
+    writeFileSync(join(solutions, 'm.jsonl'), `${lines.join('\n')}\n`);
+    const out = join(tmp, 'card-prompts.json');
+    const cli = await runCli(['--problems', problems, '--solutions', solutions, '--out', out, '--concurrency', '1', '--no-progress']);
+    expect(cli.code, cli.stderr).toBe(0);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    for (const record of card.candidates) {
+      const served = results.find((r) => r.id === record.sample_id)!;
+      expect(served.prompt_id, record.sample_id!).toBe(record.prompt_id);
+      expect(verdict(served), record.sample_id!).toEqual(verdict(record));
+    }
+
+    // A prompt the problem does not have is refused, naming the ones it has.
+    const unknown = await post(`${server.url}/v1/grade`, { problem, candidates: [{ code: generic }, { code: generic, prompt_id: 'nope' }] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toBe('candidates[1].prompt_id: problem "add_up" has no prompt "nope" (its prompts: "generic", "head")');
+    const none = await post(`${server.url}/v1/grade`, { problem_id: 'add', candidates: [{ code: generic, prompt_id: 'generic' }] });
+    expect(none.status).toBe(422);
+    expect(none.body.error).toMatch(/^candidates\[0\]\.prompt_id: problem "add" has no prompts/);
+  });
+
   it('streams one line per finished candidate with Accept: application/x-ndjson', async () => {
     const response = await fetch(`${server.url}/v1/grade`, {
       method: 'POST',

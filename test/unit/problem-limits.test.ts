@@ -18,6 +18,7 @@ const problem = (id: string, solutionLanguage: string | null = 'python'): HeldPr
   tags: [],
   tests: 2,
   solutionLanguage,
+  promptIds: [],
 });
 
 function result(status: 'passed' | 'failed', durations: number[]): CandidateResult {
