@@ -1,7 +1,8 @@
 /**
- * The grading service's HTTP API (docs/SERVE.md), on fastify, with its
- * requests described by TypeBox schemas and checked by fastify before a
- * handler runs. Every refusal is a 4xx whose body is `{"error": "<one
+ * The grading service's HTTP API (docs/SERVE.md), on fastify. A grading
+ * request is checked against its schema (grade-request.ts) by the handler,
+ * not by fastify, so that each refusal says where and what was expected in
+ * evalrun's words. Every refusal is a 4xx whose body is `{"error": "<one
  * line>"}`, answered before any candidate reaches a worker.
  *
  *   POST /v1/grade     grade candidates against a problem (by id, or inline)
@@ -11,11 +12,11 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { Type, type Static, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { parseJsonText } from '../problems/load.js';
 import { recordJson } from '../values/wire.js';
 import { GradeCancelled, GradeRefused, GraderClosed, QueueFull, type GradeCallOptions, type GradedCandidate } from './grade-call.js';
+import { gradeRequestProblem, isGradeRequest, type GradeRequest } from './grade-request.js';
 import { ProblemText, type Grader } from './grader.js';
 import { memberText } from './json-member.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -30,47 +31,6 @@ export interface HttpOptions {
 }
 
 const NDJSON = 'application/x-ndjson';
-
-const Tolerance = Type.Union([
-  Type.Number({ minimum: 0 }),
-  Type.Object({ relative: Type.Number({ minimum: 0 }), absolute: Type.Number({ minimum: 0 }) }, { additionalProperties: false }),
-]);
-
-const GradeBody = Type.Object(
-  {
-    problem_id: Type.Optional(Type.String()),
-    problem: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    candidates: Type.Array(
-      Type.Object(
-        {
-          id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-          code: Type.String(),
-          language: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-          prompt_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    options: Type.Optional(
-      Type.Object(
-        {
-          timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
-          memory_mb: Type.Optional(Type.Integer({ minimum: 1 })),
-          float_tolerance: Type.Optional(Tolerance),
-          strict_types: Type.Optional(Type.Boolean()),
-          stop_on_first_failure: Type.Optional(Type.Boolean()),
-          extract_code: Type.Optional(Type.Boolean()),
-          grade: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-          repetitions: Type.Optional(Type.Integer({ minimum: 1 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-type GradeRequest = Static<typeof GradeBody>;
 
 /** A request's body as it was written, for the inline problem's own text. */
 const rawBodies = new WeakMap<object, string>();
@@ -92,8 +52,7 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
     logger: false,
     // Requests that arrive while the service stops get 503 (fastify's default, said here because /healthz relies on it).
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  });
 
   // JSON is parsed here, not by fastify, to keep the text (memberText) and to say where it is malformed.
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -107,9 +66,9 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
 
   app.setErrorHandler((error: FastifyError | Refusal, request, reply) => {
     const status = error.statusCode ?? 500;
-    if ('validation' in error && error.validation !== undefined) {
-      metrics.refusedCall('invalid-request');
-      return reply.code(400).send({ error: `invalid request: ${error.message}` });
+    if (status === 415) {
+      const given = request.headers['content-type'];
+      return reply.code(415).send({ error: `the body must be JSON, sent with Content-Type: application/json (got ${given === undefined ? 'none' : given})` });
     }
     if (status === 413)
       return reply.code(413).send({ error: `request body larger than the limit of ${formatMb(options.bodyLimitBytes)} (evalrun serve --body-limit-mb)` });
@@ -150,8 +109,12 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
 
   app.get('/v1/problems', () => Promise.resolve(grader.problems()));
 
-  app.post('/v1/grade', { schema: { body: GradeBody } }, async (request, reply) => {
-    const body = request.body;
+  app.post('/v1/grade', async (request, reply) => {
+    const body: unknown = request.body;
+    if (!isGradeRequest(body)) {
+      metrics.refusedCall('invalid-request');
+      return reply.code(400).send({ error: `invalid request: ${gradeRequestProblem(body) ?? 'not a grading request'}` });
+    }
     const problem = problemOf(body, rawBodies.get(request) ?? null);
     const controller = new AbortController();
     // The client went away before its answer: its candidates still waiting are dropped.

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateResult, Scorecard } from '../../src/report/scorecard.js';
 import { runCli } from './run-cli.js';
-import { childPids, metric, post, SERVE_PROBLEMS, startServer, until, type Server } from './serve-helpers.js';
+import { childPids, metric, post, SERVE_PROBLEMS, startServer, until, type ReplyBody, type Server } from './serve-helpers.js';
 import { py } from '../python-source.js';
 
 interface Sent {
@@ -318,12 +318,45 @@ describe('evalrun serve', () => {
       ['{"problem_id": "add", "candidates": [', 400, /^malformed JSON: .*line 1, column \d+/],
       [{ problem_id: 'nope', candidates: [{ code: 'x' }] }, 404, /^unknown problem "nope"$/],
       [{ problem_id: 'add', candidates: [] }, 400, /^no candidates/],
-      [{ problem_id: 'add' }, 400, /^invalid request: .*candidates/],
+      [{ problem_id: 'add' }, 400, /^invalid request: candidates: missing \(expected a list of candidates/],
       [{ problem_id: 'add', candidates: [{ code: 'x', language: 'cobol' }] }, 422, /^candidates\[0\]\.language: unsupported language "cobol"/],
       [{ candidates: [{ code: 'x' }] }, 400, /^no problem/],
       [{ problem_id: 'add', problem: {}, candidates: [{ code: 'x' }] }, 400, /not both/],
-      [{ problem_id: 'add', candidates: [{ code: 1 }] }, 400, /^invalid request: body\/candidates\/0\/code must be string/],
-      [{ problem_id: 'add', candidates: [{ code: 'x' }], options: { timeout_ms: -5 } }, 400, /^invalid request: .*timeout_ms/],
+      [{ problem_id: 'add', candidates: [{ code: 1 }] }, 400, /^invalid request: candidates\[0\]\.code: expected a string, got 1$/],
+      [
+        { problem_id: 'add', candidates: [{ code: 'x' }], options: { timeout_ms: -5 } },
+        400,
+        /^invalid request: options\.timeout_ms: expected a whole number .*, got -5$/,
+      ],
+      // Each thing wrong is named where it is, with what was expected there, in one clause.
+      [
+        { problem_id: 'add', candidates: [{ code: 'x' }], n_samples: 4 },
+        400,
+        /^invalid request: n_samples: unknown property \(expected one of problem_id, problem, candidates, options\)$/,
+      ],
+      [
+        { problem_id: 'add', candidates: [{ code: 'x', lang: 'python' }] },
+        400,
+        /^invalid request: candidates\[0\]\.lang: unknown property \(expected one of id, code, language, prompt_id\)$/,
+      ],
+      [
+        { problem_id: 'add', candidates: [{ code: 'x' }], options: { timeout: 500 } },
+        400,
+        /^invalid request: options\.timeout: unknown property \(expected one of timeout_ms, /,
+      ],
+      [{ problem_id: 'add', candidates: [{ code: 'x', id: 7 }] }, 400, /^invalid request: candidates\[0\]\.id: expected a string or null, got 7$/],
+      [{ problem_id: 'add', candidates: [{ code: 'x', language: 1 }] }, 400, /^invalid request: candidates\[0\]\.language: expected a string or null, got 1$/],
+      [
+        { problem_id: 'add', candidates: [{ code: 'x' }], options: { float_tolerance: { relative: 0.1 } } },
+        400,
+        /^invalid request: options\.float_tolerance\.absolute: missing \(expected a number of at least 0\)$/,
+      ],
+      [
+        { problem_id: 'add', candidates: [{ code: 'x' }], options: { grade: 5 } },
+        400,
+        /^invalid request: options\.grade: expected a list of grader names, .*, got 5$/,
+      ],
+      [[], 400, /^invalid request: the request body: expected a JSON object, got a list$/],
       [
         {
           problem: {
@@ -346,6 +379,10 @@ describe('evalrun serve', () => {
     }
     const notJson = await fetch(grade, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
     expect(notJson.status).toBe(415);
+    expect(((await notJson.json()) as ReplyBody).error).toBe('the body must be JSON, sent with Content-Type: application/json (got text/plain)');
+    const form = await fetch(grade, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{}' });
+    expect(form.status).toBe(415);
+    expect(((await form.json()) as ReplyBody).error).toMatch(/Content-Type: application\/json/);
     expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBe(before);
   });
 
