@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULTS, defaultConcurrency } from './defaults.js';
+import { DEFAULTS, defaultConcurrency, LIMIT_BOUNDS } from './defaults.js';
 import { jsonReporter } from './report/json-reporter.js';
 import type { Reporter } from './report/reporter.js';
 import type { Scorecard } from './report/scorecard.js';
@@ -103,8 +103,8 @@ function runOptionsOf(options: EvaluateOptions): RunOptions {
       models: [...(options.filters?.models ?? [])],
     },
     concurrency: positive('concurrency', options.concurrency ?? defaultConcurrency()),
-    memoryMb: positive('memoryMb', options.memoryMb ?? DEFAULTS.memoryMb),
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs),
+    memoryMb: upTo('memoryMb', LIMIT_BOUNDS.memoryMb, options.memoryMb ?? DEFAULTS.memoryMb),
+    timeoutMs: upTo('timeoutMs', LIMIT_BOUNDS.timeoutMs, options.timeoutMs ?? DEFAULTS.timeoutMs),
     tolerance: typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { ...tolerance },
     seed: options.seed ?? DEFAULTS.seed,
     languages: new Set<Language>(languageNames()),
@@ -130,7 +130,9 @@ function testLimitsOf(options: EvaluateOptions): Pick<RunOptions, 'timeoutFactor
   if (factor !== undefined && !(Number.isFinite(factor) && factor > 0))
     throw new TypeError(`evaluate: \`timeoutFactor\` must be a positive number, got ${factor}`);
   return {
-    ...(factor === undefined ? {} : { timeoutFactor: factor, timeoutFloorMs: positive('timeoutFloorMs', floor ?? DEFAULTS.timeoutFloorMs) }),
+    ...(factor === undefined
+      ? {}
+      : { timeoutFactor: factor, timeoutFloorMs: upTo('timeoutFloorMs', LIMIT_BOUNDS.timeoutMs, floor ?? DEFAULTS.timeoutFloorMs) }),
     ...(file === undefined ? {} : { testLimitsFile: existingFile('testLimits', file) }),
   };
 }
@@ -166,5 +168,11 @@ function shardOf(shard: { index: number; count: number } | null): { index: numbe
 
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`evaluate: \`${name}\` must be a positive whole number, got ${value}`);
+  return value;
+}
+
+function upTo(name: string, max: number, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0 || value > max)
+    throw new TypeError(`evaluate: \`${name}\` must be a whole number from 1 to ${max}, got ${value}`);
   return value;
 }

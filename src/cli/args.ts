@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type yargsFactory from 'yargs';
-import { defaultConcurrency, DEFAULTS } from '../defaults.js';
+import { defaultConcurrency, DEFAULTS, LIMIT_BOUNDS } from '../defaults.js';
 import { DEFAULT_REPETITIONS, GraderNameError, GRADERS, measures, parseGraders, type Grader } from '../grading/graders.js';
 import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js';
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
@@ -108,8 +108,8 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
       default: defaultConcurrency(),
       describe: 'Sandbox worker processes: candidates graded at once, one per worker',
     })
-    .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: 'Heap limit of each sandbox, in MB' })
-    .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: 'Time limit of each test, in ms' })
+    .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: `Heap limit of each sandbox, in MB (at most ${LIMIT_BOUNDS.memoryMb})` })
+    .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: `Time limit of each test, in ms (at most ${LIMIT_BOUNDS.timeoutMs})` })
     .option('float-tolerance', {
       type: 'string',
       default: String(DEFAULTS.floatTolerance.relative),
@@ -219,8 +219,8 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     problems: args.problems ?? '',
     solutions: args.solutions ?? null,
     concurrency: positiveInteger('concurrency', args.concurrency),
-    memoryMb: positiveInteger('memory', args.memory),
-    timeoutMs: positiveInteger('timeout', args.timeout),
+    memoryMb: boundedInteger('memory', args.memory, LIMIT_BOUNDS.memoryMb, 'MB'),
+    timeoutMs: boundedInteger('timeout', args.timeout, LIMIT_BOUNDS.timeoutMs, 'ms'),
     floatTolerance: parseTolerance(args['float-tolerance']),
     seed: integer('seed', args.seed),
     out: args.out ?? null,
@@ -261,7 +261,7 @@ function limitFlags(
   if (!grading && file !== undefined) throw new UsageError(`--test-limits applies when grading submissions: ${explain}`);
   return {
     timeoutFactor: factor ?? null,
-    timeoutFloorMs: positiveInteger('timeout-floor', floor),
+    timeoutFloorMs: boundedInteger('timeout-floor', floor, LIMIT_BOUNDS.timeoutMs, 'ms'),
     testLimits: file === undefined ? null : existingFile('test-limits', file),
   };
 }
@@ -310,6 +310,13 @@ function packagesFolder(dir: string): string {
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${name} must be a positive whole number, got ${value}`);
+  return value;
+}
+
+/** A limit: a whole number from 1 to `max` of `unit`. */
+export function boundedInteger(name: string, value: number, max: number, unit: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0 || value > max)
+    throw new UsageError(`--${name} must be a whole number of ${unit} from 1 to ${max}, got ${value}`);
   return value;
 }
 

@@ -15,13 +15,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type yargsFactory from 'yargs';
-import { defaultConcurrency, DEFAULTS } from '../defaults.js';
+import { defaultConcurrency, DEFAULTS, LIMIT_BOUNDS } from '../defaults.js';
 import { languageNames } from '../engines/find-language.js';
 import { ProblemDirectoryError } from '../problems/find-files.js';
 import { createGrader, type Grader } from '../service/grader.js';
 import { buildService, DEFAULT_BODY_LIMIT_MB, isLoopback } from '../service/http.js';
 import { ServiceMetrics } from '../service/metrics.js';
-import { parseTolerance } from './args.js';
+import { boundedInteger, parseTolerance } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
@@ -159,8 +159,16 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on; anything but loopback needs a token' })
       .option('port', { type: 'number', default: 8080, describe: 'Port to listen on (0: any free port, printed at start)' })
       .option('concurrency', { type: 'number', default: defaultConcurrency(), describe: 'Sandbox worker processes: candidates graded at once' })
-      .option('memory', { type: 'number', default: DEFAULTS.memoryMb, describe: 'Default heap limit of each sandbox, in MB (a request may say memory_mb)' })
-      .option('timeout', { type: 'number', default: DEFAULTS.timeoutMs, describe: 'Default time limit of each test, in ms (a request may say timeout_ms)' })
+      .option('memory', {
+        type: 'number',
+        default: DEFAULTS.memoryMb,
+        describe: `Default heap limit of each sandbox, in MB, at most ${LIMIT_BOUNDS.memoryMb} (a request may say memory_mb)`,
+      })
+      .option('timeout', {
+        type: 'number',
+        default: DEFAULTS.timeoutMs,
+        describe: `Default time limit of each test, in ms, at most ${LIMIT_BOUNDS.timeoutMs} (a request may say timeout_ms)`,
+      })
       .option('float-tolerance', {
         type: 'string',
         default: String(DEFAULTS.floatTolerance.relative),
@@ -201,8 +209,8 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
     host: args.host,
     port: args.port,
     concurrency: positive('concurrency', args.concurrency),
-    memoryMb: positive('memory', args.memory),
-    timeoutMs: positive('timeout', args.timeout),
+    memoryMb: boundedInteger('memory', args.memory, LIMIT_BOUNDS.memoryMb, 'MB'),
+    timeoutMs: boundedInteger('timeout', args.timeout, LIMIT_BOUNDS.timeoutMs, 'ms'),
     floatTolerance: parseTolerance(args['float-tolerance']),
     seed: args.seed,
     strictTypes: args['strict-types'],
@@ -213,7 +221,7 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
     tokenFile: args['token-file'] ?? null,
     warm: args.warm,
     timeoutFactor: args['timeout-factor'],
-    timeoutFloorMs: args['timeout-floor'] === undefined ? undefined : positive('timeout-floor', args['timeout-floor']),
+    timeoutFloorMs: args['timeout-floor'] === undefined ? undefined : boundedInteger('timeout-floor', args['timeout-floor'], LIMIT_BOUNDS.timeoutMs, 'ms'),
   };
 }
 

@@ -6,6 +6,7 @@
  * solution's times say nothing of another language's speed, so a
  * candidate in another language keeps `--timeout` for every test.
  */
+import { LIMIT_BOUNDS } from '../defaults.js';
 import { allLanguages } from '../engines/find-language.js';
 import type { CandidateResult, TestLimitsReport } from '../report/scorecard.js';
 
@@ -62,9 +63,14 @@ export interface LimitBasis {
   floorMs: number;
 }
 
-/** Each test's limit from the optimal solution's time on it: K times that, rounded up to a whole ms, and never below the floor. */
+/**
+ * Each test's limit from the optimal solution's time on it: K times that,
+ * rounded up to a whole ms, never below the floor and never past the most
+ * a limit may be (a large K on a slow test would otherwise ask the engines
+ * for a limit they cannot set).
+ */
 export function limitsFromTimes(timesMs: readonly number[], factor: number, floorMs: number): number[] {
-  return timesMs.map((ms) => Math.max(floorMs, Math.ceil(factor * Math.max(0, ms))));
+  return timesMs.map((ms) => Math.min(LIMIT_BOUNDS.timeoutMs, Math.max(floorMs, Math.ceil(factor * Math.max(0, ms)))));
 }
 
 /** The limits from the optimal solution's graded result, or --timeout with the reason it cannot give them (the grading service's calls too). */

@@ -8,6 +8,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError, type ValueErrorIterator } from '@sinclair/typebox/errors';
+import { LIMIT_BOUNDS } from '../defaults.js';
 import { jsonPointerToSegments, renderPathSegment } from '../problems/json-path.js';
 
 /**
@@ -37,8 +38,8 @@ export const GradeBody = Type.Object(
     options: Type.Optional(
       Type.Object(
         {
-          timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
-          memory_mb: Type.Optional(Type.Integer({ minimum: 1 })),
+          timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMIT_BOUNDS.timeoutMs })),
+          memory_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMIT_BOUNDS.memoryMb })),
           float_tolerance: Type.Optional(Tolerance),
           strict_types: Type.Optional(Type.Boolean()),
           stop_on_first_failure: Type.Optional(Type.Boolean()),

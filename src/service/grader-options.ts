@@ -1,7 +1,7 @@
 // One check serves createGrader's defaults and each call's overrides, so a
 // call is refused for exactly what would have failed the grader's start.
 
-import { DEFAULTS } from '../defaults.js';
+import { DEFAULTS, LIMIT_BOUNDS } from '../defaults.js';
 import { DEFAULT_REPETITIONS, GraderNameError, parseGraders, type Grader } from '../grading/graders.js';
 import type { CandidateStatus } from '../report/scorecard.js';
 import type { ProblemDocument, ProblemText } from './problem-set.js';
@@ -81,8 +81,8 @@ export type SettledGrading = GraderSettings['defaults'];
 export function checkedGrading(options: GradingOptions, defaults: SettledGrading | null, fail: (name: string, why: string) => Error): SettledGrading {
   const memoryMb = options.memoryMb ?? defaults?.memoryMb ?? DEFAULTS.memoryMb;
   const timeoutMs = options.timeoutMs ?? defaults?.timeoutMs ?? DEFAULTS.timeoutMs;
-  positive(memoryMb, (why) => fail('memoryMb', why));
-  positive(timeoutMs, (why) => fail('timeoutMs', why));
+  upTo(LIMIT_BOUNDS.memoryMb, memoryMb, (why) => fail('memoryMb', why));
+  upTo(LIMIT_BOUNDS.timeoutMs, timeoutMs, (why) => fail('timeoutMs', why));
   const tolerance = options.floatTolerance ?? defaults?.floatTolerance ?? DEFAULTS.floatTolerance;
   const floatTolerance =
     typeof tolerance === 'number' ? { relative: tolerance, absolute: tolerance } : { relative: tolerance?.relative, absolute: tolerance?.absolute };
@@ -125,6 +125,13 @@ export function positive(value: unknown, fail: (why: string) => Error): number {
   return value;
 }
 
+/** A whole number from 1 to `max`. */
+export function upTo(max: number, value: unknown, fail: (why: string) => Error): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max)
+    throw fail(`must be a whole number from 1 to ${max}, got ${String(value)}`);
+  return value;
+}
+
 /** `timeoutFactor` and `timeoutFloorMs` checked: null without a factor; `fail` makes the error for a bad one. */
 export function checkedLimitsPerTest(options: GraderOptions, fail: (name: string, why: string) => Error): GraderSettings['limitsPerTest'] {
   const { timeoutFactor: factor, timeoutFloorMs: floor } = options;
@@ -133,5 +140,5 @@ export function checkedLimitsPerTest(options: GraderOptions, fail: (name: string
     return null;
   }
   if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) throw fail('timeoutFactor', `must be a positive number, got ${String(factor)}`);
-  return { factor, floorMs: positive(floor ?? DEFAULTS.timeoutFloorMs, (why) => fail('timeoutFloorMs', why)) };
+  return { factor, floorMs: upTo(LIMIT_BOUNDS.timeoutMs, floor ?? DEFAULTS.timeoutFloorMs, (why) => fail('timeoutFloorMs', why)) };
 }

@@ -44,6 +44,8 @@ export { InvalidProblem, ProblemText, type ProblemDocument };
 
 const QUEUE_PER_WORKER = 64;
 const MIN_QUEUE = 1024;
+/** The longest delay a Node timer keeps: past it, it fires at once, which would cut a long grace to nothing. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Loads and checks the problems, starts the workers and has them warm up;
@@ -256,7 +258,7 @@ export class Grader {
     const grace = graceMs ?? Math.max(0, ...calls.map((c) => c.ceilingMs));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, grace);
+      timer = setTimeout(resolve, Math.min(grace, MAX_TIMER_MS));
     });
     await Promise.race([Promise.all(calls.map((c) => c.settled)), late]);
     clearTimeout(timer);

@@ -70,7 +70,12 @@ describe('createGrader', () => {
     expect(await reasons('add', [{ code: GOOD, prompt_id: 'brief' }])).toBe(
       'unknown-prompt: candidates[0].prompt_id: problem "add" has no prompts, so no prompt "brief" (leave prompt_id out)',
     );
-    expect(await reasons('add', [{ code: GOOD }], { timeoutMs: 0 })).toMatch(/^invalid-options: options\.timeoutMs must be a positive whole number/);
+    expect(await reasons('add', [{ code: GOOD }], { timeoutMs: 0 })).toBe(
+      'invalid-options: options.timeoutMs must be a whole number from 1 to 86400000, got 0',
+    );
+    expect(await reasons('add', [{ code: GOOD }], { memoryMb: 4096 })).toBe(
+      'invalid-options: options.memoryMb must be a whole number from 1 to 3967, got 4096',
+    );
   });
 
   it('stops at the first failure when asked: the rest are skipped and count in the total', async () => {

@@ -204,7 +204,7 @@ describe('usage errors', () => {
   it('a bad number exits 2', async () => {
     const r = await runCli(['--problems', 'test/fixtures/cli-pass', '--timeout', '-5']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--timeout must be a positive whole number/);
+    expect(r.stderr).toMatch(/--timeout must be a whole number of ms from 1 to 86400000, got -5/);
   });
 
   it('--version and --help', async () => {

@@ -386,6 +386,41 @@ describe('evalrun serve', () => {
     expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBe(before);
   });
 
+  it('grades under the longest and largest limits it accepts, and refuses more with the range', async () => {
+    const right = { code: 'function add(a, b) { return a + b; }' };
+    const at = await post(`${server.url}/v1/grade`, { problem_id: 'add', candidates: [right], options: { timeout_ms: 86_400_000, memory_mb: 3967 } });
+    expect(at.status, at.body.error).toBe(200);
+    expect(at.body.results[0]).toMatchObject({ status: 'passed', score: 1 });
+    const past: Array<[object, string]> = [
+      [{ timeout_ms: 2 ** 31 }, 'invalid request: options.timeout_ms: expected a whole number from 1 to 86400000, got 2147483648'],
+      [{ timeout_ms: 86_400_001 }, 'invalid request: options.timeout_ms: expected a whole number from 1 to 86400000, got 86400001'],
+      [{ memory_mb: 4096 }, 'invalid request: options.memory_mb: expected a whole number from 1 to 3967, got 4096'],
+    ];
+    for (const [options, error] of past) {
+      const reply = await post(`${server.url}/v1/grade`, { problem_id: 'add', candidates: [right], options });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toBe(error);
+    }
+  });
+
+  it('refuses to start with a limit past its bound, in one line that names the flag', async () => {
+    for (const [flag, value, range] of [
+      ['--timeout', '3000000000', 'ms from 1 to 86400000'],
+      ['--memory', '100000', 'MB from 1 to 3967'],
+    ] as const) {
+      const served = await runCli(['serve', '--problems', SERVE_PROBLEMS, '--port', '0', flag, value]);
+      expect(served.code).toBe(2);
+      expect(served.stderr.trim()).toBe(`evalrun serve: ${flag} must be a whole number of ${range}, got ${value} (see evalrun serve --help)`);
+    }
+    const floor = await runCli(['serve', '--problems', SERVE_PROBLEMS, '--port', '0', '--timeout-factor', '3', '--timeout-floor', '1e12']);
+    expect(floor.code).toBe(2);
+    expect(floor.stderr).toMatch(/^evalrun serve: --timeout-floor must be a whole number of ms from 1 to 86400000, got 1000000000000/);
+    const cli = await runCli(['--problems', SERVE_PROBLEMS, '--timeout', '1e12']);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+    expect(cli.stderr).toMatch(/--timeout must be a whole number of ms from 1 to 86400000, got 1000000000000/);
+  });
+
   it('survives a worker killed from outside and a hostile candidate, with every other verdict unchanged', async () => {
     const restarts = await metric(server.url, 'evalrun_worker_restarts_total');
     // Each takes a while (a busy wait per test), so that a worker is surely busy when one is killed.

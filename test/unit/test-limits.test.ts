@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plannedCandidate } from './planned-candidate.js';
+import { LIMIT_BOUNDS } from '../../src/defaults.js';
 import { badTestTimeouts, limitsFromTimes, readTestLimits, TestLimitsMismatch, testTimeoutsFor } from '../../src/grading/test-limits.js';
 import { optionsFromRecord, recordOptions, type RunOptions } from '../../src/runner/run-options.js';
 import type { SandboxLimits } from '../../src/sandbox-host/protocol.js';
@@ -20,6 +21,11 @@ describe('the limit formula', () => {
 
   it('treats a negative time (a clock that went back) as none', () => {
     expect(limitsFromTimes([-5], 3, 7)).toEqual([7]);
+  });
+
+  it('never gives more than the most a limit may be, however large K', () => {
+    expect(limitsFromTimes([2000, 1], 1e9, 100)).toEqual([LIMIT_BOUNDS.timeoutMs, LIMIT_BOUNDS.timeoutMs]);
+    expect(limitsFromTimes([10], Number.MAX_VALUE, 100)).toEqual([LIMIT_BOUNDS.timeoutMs]);
   });
 });
 

@@ -32,10 +32,10 @@ export type PythonSandboxFactory = (options: PythonEngineOptions) => Promise<Pyt
  * restore allows: engine.ts) on top of that. Its size: docs/ISOLATION.md,
  * "Sizes the Python engine is built around".
  */
-const WASM_HEADROOM_MB = 128;
+export const WASM_HEADROOM_MB = 128;
 const MIN_WASM_MB = 256;
 /** A 32-bit WebAssembly memory cannot be larger than 4 GB less one page. */
-const MAX_WASM_MB = 4095;
+export const MAX_WASM_MB = 4095;
 
 export function wasmCapMb(memoryMb: number): number {
   return Math.min(MAX_WASM_MB, Math.max(MIN_WASM_MB, memoryMb + WASM_HEADROOM_MB));
