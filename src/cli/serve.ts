@@ -2,9 +2,10 @@
  * `evalrun serve --problems DIR [--host 127.0.0.1] [--port 8080]
  * [--concurrency N] ...`: the grading service (docs/SERVE.md). Loads and
  * checks the problems once, starts the sandbox workers and has them warm
- * up, and answers HTTP until SIGTERM or SIGINT: then it stops accepting,
- * lets the candidates in flight finish within one candidate's ceiling, and
- * exits 0.
+ * up, and answers HTTP until SIGTERM or SIGINT: then it refuses new calls
+ * (503) while it still listens, so that probes and clients hear that it is
+ * stopping rather than find nothing there, lets the calls admitted finish
+ * within one candidate's ceiling, stops listening and exits 0.
  *
  * On a loopback address it needs no token. On any other address it refuses
  * to start without one, read from EVALRUN_TOKEN or `--token-file` (never a
@@ -39,7 +40,7 @@ the request), on sandbox workers kept warm between requests:
 Off loopback a token is required, from EVALRUN_TOKEN or --token-file; requests
 then send "Authorization: Bearer <token>". docs/SERVE.md has the details.`;
 
-/** How long replies have to be written once every call has finished, when stopping. */
+/** How long replies have to be written once every call has its answer, when stopping. */
 const CONNECTIONS_GRACE_MS = 5000;
 
 interface ServeCli {
@@ -130,13 +131,16 @@ export async function serveCommand(argv: readonly string[], yargs: typeof yargsF
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return;
       stopping = true;
-      say(`${signal}: no new requests; finishing the candidates in flight`);
-      // The grader lets its calls finish (within one candidate's ceiling) while fastify waits for their replies.
-      const graderClosed = grader.close().then(() => {
-        // Their replies are written by now, or soon; a connection still open then is not waited for.
-        setTimeout(() => app.server.closeAllConnections(), CONNECTIONS_GRACE_MS).unref();
+      say(`${signal}: no new requests (503); finishing the candidates in flight`);
+      // The server keeps listening while the grader lets its calls finish (within one candidate's ceiling):
+      // a new call is answered 503, /healthz says `stopping`, and nothing in flight loses its connection.
+      const stopped = grader.close().then(async () => {
+        // Every call has its answer: stop listening, and wait for the replies still being written, within a grace.
+        const late = setTimeout(() => app.server.closeAllConnections(), CONNECTIONS_GRACE_MS).unref();
+        await app.close();
+        clearTimeout(late);
       });
-      void Promise.all([graderClosed, app.close()]).then(
+      void stopped.then(
         () => {
           say('stopped');
           resolve(EXIT.ok);

@@ -31,6 +31,7 @@ export interface HttpOptions {
 }
 
 const NDJSON = 'application/x-ndjson';
+const STOPPING = 'the service is stopping';
 
 /** A request's body as it was written, for the inline problem's own text. */
 const rawBodies = new WeakMap<object, string>();
@@ -50,8 +51,10 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
   const app = Fastify({
     bodyLimit: options.bodyLimitBytes,
     logger: false,
-    // Requests that arrive while the service stops get 503 (fastify's default, said here because /healthz relies on it).
-    return503OnClosing: true,
+    // A request on a connection still open once the server closes is answered by the routes, which
+    // know the service is stopping (/healthz says so, a call gets 503 in the service's error form),
+    // rather than by fastify's own 503 body.
+    return503OnClosing: false,
   });
 
   // JSON is parsed here, not by fastify, to keep the text (memberText) and to say where it is malformed.
@@ -124,7 +127,14 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
     const streaming = (request.headers.accept ?? '').includes(NDJSON);
     const stream = streaming ? new PassThrough() : null;
     const callOptions: GradeCallOptions = { ...gradingOf(body.options), signal: controller.signal };
-    if (stream !== null) callOptions.onResult = (result) => void stream.write(`${resultJson(result)}\n`);
+    let firstHeard: () => void = () => undefined;
+    const firstResult = new Promise<'streaming'>((resolve) => (firstHeard = () => resolve('streaming')));
+    if (stream !== null) {
+      callOptions.onResult = (result) => {
+        stream.write(`${resultJson(result)}\n`);
+        firstHeard();
+      };
+    }
     let call;
     try {
       call = grader.start(problem, body.candidates, callOptions);
@@ -139,14 +149,21 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
         return refuse(reply, e, metrics);
       }
     }
-    call.results.then(
-      () => stream.end(),
-      (e: unknown) => {
-        // Too late for a status code: the stream ends with a line that says why.
-        if (!(e instanceof GradeCancelled)) stream.write(`${JSON.stringify({ error: oneLine(e instanceof Error ? e.message : String(e)) })}\n`);
-        stream.end();
-      },
+    // The status goes out with the first result: a call that fails before it has one (the service
+    // stopping while it still waited for a worker) is answered as a call that does not stream.
+    const failure = call.results.then(
+      () => null,
+      (e: unknown) => ({ error: e }),
     );
+    const before = await Promise.race([firstResult, failure]);
+    if (before !== 'streaming' && before !== null) return refuse(reply, before.error, metrics);
+    void failure.then((failed) => {
+      // Too late for a status code: the stream ends with a line that says why.
+      if (failed !== null && !(failed.error instanceof GradeCancelled)) {
+        stream.write(`${JSON.stringify({ error: streamedError(failed.error) })}\n`);
+      }
+      stream.end();
+    });
     return reply.type(NDJSON).send(stream);
   });
 
@@ -195,7 +212,7 @@ function refuse(reply: FastifyReply, e: unknown, metrics: ServiceMetrics): Fasti
   }
   if (e instanceof GraderClosed) {
     metrics.refusedCall('stopping');
-    return reply.code(503).header('retry-after', '1').send({ error: 'the service is stopping' });
+    return reply.code(503).header('retry-after', '1').send({ error: STOPPING });
   }
   if (e instanceof GradeCancelled) return reply.code(499).send({ error: e.message });
   throw e;
@@ -204,6 +221,11 @@ function refuse(reply: FastifyReply, e: unknown, metrics: ServiceMetrics): Fasti
 /** One result as the scorecard writes records (big integers as tagged values). */
 function resultJson(result: GradedCandidate): string {
   return recordJson(result);
+}
+
+function streamedError(e: unknown): string {
+  if (e instanceof GraderClosed) return STOPPING;
+  return oneLine(e instanceof Error ? e.message : String(e));
 }
 
 function oneLine(text: string): string {

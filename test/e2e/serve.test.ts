@@ -1,11 +1,13 @@
 /**
  * `evalrun serve` end to end: the real command on a free port, against
  * test/fixtures/serve. Its verdicts are compared with the CLI's for the same
- * problems, code and options; refusals, the token, a full queue, streaming,
- * a client that goes away, a worker killed from outside and SIGTERM are
- * each checked on the live server. Nothing here is timed.
+ * problems, code and options (and prompts); refusals, the bounds of the
+ * limits, the token, a full queue, streaming, a client that goes away, a
+ * worker killed from outside and SIGTERM (the drain included) are each
+ * checked on the live server. Nothing here is timed.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +68,20 @@ const OPTIONS = { timeout_ms: 1000 };
 
 /** Passes, after a while of work per test (the sandbox's clock stands still, so it counts instead of watching the time). */
 const SLOW = 'function add(a, b) { let s = 0; for (let i = 0; i < 2e8; i++) s = (s + i) | 0; return a + b + (s & 0); }';
+
+/** A GET through `agent`: its status, its Connection header, its body, and whether it went on a connection used before. */
+function get(agent: Agent, url: string): Promise<{ status: number; connection: string | undefined; body: string; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { agent }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, body, reused: sent.reusedSocket }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
 
 /** What must be equal between the CLI's record of a candidate and the server's result. */
 function verdict(r: Pick<CandidateResult, 'status' | 'language' | 'passed' | 'total' | 'error' | 'entry_point' | 'tests'>): unknown {
@@ -502,6 +518,47 @@ describe('evalrun serve under load and at its edges', () => {
     expect(server.stderr()).toMatch(/SIGTERM: no new requests/);
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
+
+  it('keeps answering while it drains: /healthz says stopping, new calls and a stream still queued get 503', async () => {
+    const server = await startServer(['--problems', SERVE_PROBLEMS, '--concurrency', '1', '--warm', 'javascript']);
+    const grade = `${server.url}/v1/grade`;
+    // More work than the grace (one candidate's ceiling) lets finish, all under one short limit.
+    const options = { timeout_ms: 100 };
+    const long = post(grade, { problem_id: 'add', candidates: Array.from({ length: 40 }, () => ({ code: slowForever })), options });
+    await until(async () => (await metric(server.url, 'evalrun_queue_depth')) === 40);
+    // A stream queued behind it, which will have sent nothing when the grace runs out.
+    const stream = fetch(grade, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({ problem_id: 'add', candidates: [{ code: 'function add(a, b) { return a + b; }' }], options }),
+    });
+    await until(async () => (await metric(server.url, 'evalrun_queue_depth')) === 41);
+    // A keep-alive connection, idle when the signal comes.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    expect((await get(agent, `${server.url}/healthz`)).status).toBe(200);
+
+    server.child.kill('SIGTERM');
+    await until(() => server.stderr().includes('SIGTERM'));
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'stopping' });
+    const late = await post(grade, { problem_id: 'add', candidates: [{ code: 'function add(a, b) { return a + b; }' }] });
+    expect(late.status).toBe(503);
+    expect(late.headers.get('retry-after')).toBe('1');
+    expect(late.body).toEqual({ error: 'the service is stopping' });
+    const kept = await get(agent, `${server.url}/healthz`);
+    expect(kept).toMatchObject({ reused: true, status: 503, connection: 'close' });
+    expect(JSON.parse(kept.body)).toMatchObject({ status: 'stopping' });
+    agent.destroy();
+
+    const streamed = await stream;
+    expect(streamed.status).toBe(503);
+    expect(await streamed.json()).toEqual({ error: 'the service is stopping' });
+    const answered = await long;
+    expect(answered.status).toBe(503);
+    expect(answered.body).toEqual({ error: 'the service is stopping' });
+    expect(await server.exited).toBe(0);
+  }, 120_000);
 
   it('refuses to listen off loopback without a token, and then asks every request for it', async () => {
     const refused = await runCli(['serve', '--problems', SERVE_PROBLEMS, '--host', '0.0.0.0', '--port', '0'], { env: { EVALRUN_TOKEN: '' } });
