@@ -474,9 +474,10 @@
     if (typeof exported === 'function') return [exported, undefined, 'module.exports'];
     const fallbackDefault = ownFunction(exported, 'default');
     if (fallbackDefault) return [fallbackDefault, undefined, 'default export'];
-    // A name asked for in Python's style, as JavaScript spells it: `sum_sq` defined as `sumSq`.
+    // A name asked for in Python's style, as JavaScript spells it: `sum_sq` defined as `sumSq`, when
+    // no other function but a `main` could be the answer (else `sumSq` may be a helper of the answer).
     const camel = camelCase(name);
-    if (camel !== name) {
+    if (camel !== name && onlyFunctionBesidesMain(camel, topLevelNames)) {
       const aliased = lookupBinding(camel);
       if (typeof aliased === 'function' && !isClass(aliased)) return [aliased, undefined, 'declaration:' + camel];
       const aliasedExport = ownFunction(exported, camel);
@@ -508,6 +509,17 @@
       }
     }
     return undefined;
+  }
+
+  /** Whether every top-level function but `own` is named `main` (a driver that calls it). */
+  function onlyFunctionBesidesMain(own, topLevelNames) {
+    for (let i = 0; i < topLevelNames.length; i++) {
+      const other = topLevelNames[i];
+      if (other === own || other === 'main') continue;
+      const value = lookupBinding(other);
+      if (typeof value === 'function' && !isClass(value)) return false;
+    }
+    return true;
   }
 
   /** `sum_sq` as camelCase, `sumSq`; leading and trailing underscores stay out of it. */

@@ -545,10 +545,6 @@ def lockdown():
     _sys.stdin = empty_input()
     time.sleep = _make_sleep(time.sleep)
     _sys.settrace, _sys.setprofile = _untraced()
-    # Read by Python code only (C code uses its own constant): programs take it
-    # for infinity (best = sys.maxsize) and compare it with values past 2**31,
-    # as a 64-bit CPython would let them. docs/VALUES.md.
-    _sys.maxsize = 2 ** 63 - 1
     _sys.modules.setdefault('resource', _resource_module())
     _install_event_loop()
     for name in _list(_sys.modules):

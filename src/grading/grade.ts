@@ -170,7 +170,8 @@ function proseLineRejected(code: string, message: string): number | null {
   const text = lines[line - 1];
   if (text === undefined || /^\s/.test(text)) return null;
   // A line that opens with a character no Python token starts with (`以下是…：`, `✅ Done!`).
-  if ((at[1] as string).startsWith('invalid character') && /^\P{ASCII}/u.test(text) && !/^\p{L}[\p{L}\p{N}_]*\s*[=(.[]/u.test(text)) return line;
+  if ((at[1] as string).startsWith('invalid character') && /^\P{ASCII}/u.test(text) && !/^\p{L}[\p{L}\p{N}_]*\s*(?:[=(.[,:]|[-+*/%&|^@<>]{1,2}=)/u.test(text))
+    return line;
   // Code that went wrong leaves a bracket open, or assigns; a sentence does neither, unless it opens as one.
   if (!bracketsBalance(text) || (text.includes('=') && !OPENS_AS_SENTENCE.test(text))) return null;
   if (PYTHON_STATEMENT.test(text) && !keywordSentence(lines, line)) return null;

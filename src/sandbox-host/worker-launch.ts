@@ -39,19 +39,19 @@ export interface WorkerHandle {
  * Node's flags for a worker process.
  *
  * - `--no-node-snapshot`: isolated-vm needs it on Node 20 and later.
- * - `--liftoff-only`: WebAssembly (Pyodide) runs as V8's baseline code
- *   (Liftoff) and is never compiled again by the optimizing compiler
- *   (TurboFan). That compile came once a function had run long enough, and
- *   its code is shared by every isolate of the process: a candidate's
- *   verdict then hung on what ran before it in the worker. TurboFan's frames
- *   of the interpreter's loop are larger, so recursion through C code went a
- *   third less deep after it (a memoized recursion that passed in the first
- *   sample failed in the next ones), and a long computation ran faster. One
- *   tier makes both the same for every candidate; it is also the tier small
- *   candidates always ran in, with no compile to pay for.
- *   docs/PERFORMANCE.md has the measurements.
+ * - `--no-liftoff`: WebAssembly (Pyodide) is compiled once, when a
+ *   worker first instantiates it, by V8's optimizing compiler (TurboFan),
+ *   and never again. Otherwise V8 runs it as baseline code (Liftoff) and
+ *   compiles a function again with TurboFan once it has run long enough;
+ *   that code is shared by every isolate of the process, so a candidate's
+ *   verdict hung on what ran before it in the worker: TurboFan's frames of
+ *   the interpreter's loop are larger, and recursion through C code went a
+ *   third less deep after the recompile (a memoized recursion that passed
+ *   in a worker's first sample failed in the next ones). One tier makes the
+ *   depth the same for every candidate, and it is the faster tier, paid
+ *   for once per worker process. docs/PERFORMANCE.md has the measurements.
  */
-const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--liftoff-only'];
+const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--no-liftoff'];
 
 /**
  * The native stack a worker's interpreters recurse on, in KiB. Python keeps

@@ -34,7 +34,7 @@
  */
 
 import { isFunctionBody } from './function-body.js';
-import { evidentLanguage, foreignTo } from './language.js';
+import { foreignTo, runsNowhere } from './language.js';
 
 export type ExtractedCode =
   | {
@@ -65,44 +65,28 @@ const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 /**
  * `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too).
  * `declared`: the language the submission declares (a file's extension, a `language` field), or null.
- * A block whose fence names another language (a `.py` file's ```javascript block) is never the
- * answer while another block could be. With nothing declared, the answer's language is that of the
- * first block that defines the function: a later block plainly in another language is a
- * translation ("The same in JavaScript:"), passed over like a foreign one.
+ * A block whose fence names another language (a `.py` file's ```javascript block), or one evalrun
+ * runs in none (```ruby after the Python answer), is never the answer while another block could be.
  */
 export function extractCode(raw: string, names: readonly string[] = [], declared: string | null = null): ExtractedCode {
   const lines = afterThinking(withoutTemplateTokens(raw.replace(/\r\n?/g, '\n').replace(/^\uFEFF/gm, ''))).split('\n');
   const blocks = findFencedBlocks(lines);
   const foreign = foreignTo(declared);
-  const declaredOwn = blocks.filter((b) => b.language === null || !foreign(b.language));
-  const own = declared === null ? inAnswerLanguage(declaredOwn, names) : declaredOwn;
+  const own = blocks.filter((b) => b.language === null || (!foreign(b.language) && !runsNowhere(b.language)));
   const answer = chooseBlock(own.some(holdsAnswer) ? own : blocks, names);
   if (answer !== undefined) {
     const kept = trimBlankEnds(answer.lines);
     const alone = dedent(kept).join('\n');
     if (isFunctionBody(kept, alone)) return { code: alone, fenced: true, fenceLanguage: answer.language, body: kept.join('\n') };
-    const others = own.filter((b) => b !== answer && holdsAnswer(b));
-    const code = tidy(futureImportsFirst([...neededFrom(others, answer.lines, names), ...answer.lines]));
+    const at = own.indexOf(answer);
+    const earlier = own.slice(0, Math.max(0, at)).filter(holdsAnswer);
+    const later = own.slice(at + 1).filter(holdsAnswer);
+    const code = tidy(futureImportsFirst([...neededFrom(earlier, later, answer.lines, names), ...answer.lines]));
     return { code, fenced: true, fenceLanguage: answer.language, body: null };
   }
   const kept = trimBlankEnds(stripSurroundingProse(lines));
   const code = dedent(kept).join('\n');
   return { code, fenced: false, fenceLanguage: null, body: isFunctionBody(kept, code) ? kept.join('\n') : null };
-}
-
-/**
- * The blocks in the language of the first one that defines one of `names`
- * (all of them when none does, or its language is not plain): a block
- * plainly in another language is left out.
- */
-function inAnswerLanguage(blocks: readonly FencedBlock[], names: readonly string[]): readonly FencedBlock[] {
-  const first = blocks.find((b) => holdsAnswer(b) && definesAsked(b, names));
-  const language = first === undefined ? null : evidentLanguage(first.lines.join('\n'), first.language);
-  if (language === null) return blocks;
-  return blocks.filter((b) => {
-    const own = evidentLanguage(b.lines.join('\n'), b.language);
-    return own === null || own === language;
-  });
 }
 
 /**
@@ -197,7 +181,7 @@ function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): 
   // calls it, or tests it, is not.
   if (
     last !== undefined &&
-    written.length === 0 &&
+    (written.length === 0 || renames(last, names)) &&
     !defining.includes(last) &&
     definesSomething(last) &&
     !names.some((name) => callOf(name).test(last.lines.join('\n')))
@@ -207,18 +191,32 @@ function chooseBlock(blocks: readonly FencedBlock[], names: readonly string[]): 
   return written.at(-1) ?? defining.at(-1) ?? last ?? filled.at(-1) ?? blocks.at(-1);
 }
 
+/** Whether a block defines a function whose name holds one of `names` (`max_profit_optimized`, `fast_gcd`): the answer renamed. */
+function renames(block: FencedBlock, names: readonly string[]): boolean {
+  return block.lines.some((line) => {
+    const defined = /^\s*(?:async\s+)?def\s+(\w+)|\bfunction\s*\*?\s*([\w$]+)/.exec(line);
+    const name = defined?.[1] ?? defined?.[2];
+    return name !== undefined && names.some((asked) => name !== asked && name.includes(asked));
+  });
+}
+
 /**
  * Whether a block defines one of `names`: a definition, or an import of it
- * that the block does not go on to call (`from math import gcd` answers;
- * `from solution import gcd` above tests of it, or a `require` of it, does not).
+ * from the standard library (`from math import gcd` answers), or from
+ * elsewhere when the block does not go on to call it (`from solution import
+ * gcd` above tests of it, or a `require` of it, does not).
  */
 function definesAsked(block: FencedBlock, names: readonly string[]): boolean {
   return names.some((name) => {
     const definition = definitionOf(name);
     const imported = importOf(name);
     if (block.lines.some((line) => definition.test(line) && !REQUIRE.test(line))) return true;
-    const rest = block.lines.filter((line) => !imported.test(line));
-    return rest.length < block.lines.length && !callOf(name).test(rest.join('\n'));
+    const imports = block.lines.filter((line) => imported.test(line));
+    if (imports.length === 0) return false;
+    // From the standard library it is the answer, whatever the block goes on to do with it ("just use math.comb");
+    // from a module of the answer's own (`from solution import f`) it is what tests of it do.
+    if (imports.some((line) => STANDARD_MODULE.test(line))) return true;
+    return !callOf(name).test(block.lines.filter((line) => !imported.test(line)).join('\n'));
   });
 }
 
@@ -286,11 +284,18 @@ function escapeName(name: string): string {
  * bind that name itself, and never one of the function asked for; the last
  * definition of a name wins, as it would had the blocks run in order.
  */
-function neededFrom(others: readonly FencedBlock[], answer: readonly string[], names: readonly string[]): string[] {
-  if (others.length === 0) return [];
+function neededFrom(earlier: readonly FencedBlock[], later: readonly FencedBlock[], answer: readonly string[], names: readonly string[]): string[] {
+  if (earlier.length === 0 && later.length === 0) return [];
   // The function asked for is the answer's to define (as a method, say), never an earlier draft's.
   const own = new Set([...names, ...topLevelStatements(answer).flatMap((s) => s.binds)]);
-  const offered = others.flatMap((b) => topLevelStatements(b.lines)).filter((s) => s.binds.length > 0);
+  const before = earlier.flatMap((b) => topLevelStatements(b.lines)).filter((s) => s.binds.length > 0);
+  const bound = new Set(before.flatMap((s) => s.binds));
+  // After the answer, only definitions and imports of names nothing before it binds: an "Example usage:" block's
+  // assignments (`result = f(...)`) are its own, and an alternative written later does not replace a helper given earlier.
+  const after = later
+    .flatMap((b) => topLevelStatements(b.lines))
+    .filter((s) => s.binds.length > 0 && DEFINITION_OR_IMPORT.test(s.lines.find((l) => !l.startsWith('@')) ?? '') && !s.binds.some((n) => bound.has(n)));
+  const offered = [...before, ...after];
   const lastOf = new Map<string, TopLevelStatement>();
   for (const s of offered) for (const name of s.binds) lastOf.set(name, s);
   const taken = new Set<TopLevelStatement>();
@@ -306,6 +311,8 @@ function neededFrom(others: readonly FencedBlock[], answer: readonly string[], n
   if (taken.size === 0) return [];
   return [...offered.filter((s) => taken.has(s)).flatMap((s) => s.lines), ''];
 }
+
+const DEFINITION_OR_IMPORT = /^(?:(?:async\s+)?def\s|class\s|(?:export\s+)?(?:async\s+)?function\b|import\s|from\s)/;
 
 interface TopLevelStatement {
   lines: string[];
@@ -395,6 +402,10 @@ function definitionOf(name: string): RegExp {
 }
 
 const REQUIRE = /=\s*require\s*\(/;
+
+/** An import from a module of Python's standard library that holds functions an answer may be: `from math import comb`. */
+const STANDARD_MODULE =
+  /^\s*from\s+(?:math|cmath|itertools|functools|operator|statistics|bisect|heapq|collections|string|re|fractions|decimal|random|datetime|calendar|textwrap|unicodedata|json|copy|numbers|array|struct|zlib|hashlib|binascii|base64|difflib|fnmatch)\s+import\b/;
 
 /** A line that binds `name` by importing it: `from m import name`, `import m as name`, `const name = require(…)`, `import name from …`. */
 function importOf(name: string): RegExp {

@@ -16,7 +16,7 @@
  */
 import type { Signal } from '../engines/descriptor.js';
 import { allLanguages, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
-import type { DialectName, Language } from '../engines/languages.js';
+import type { DialectName } from '../engines/languages.js';
 
 /** A language or dialect as a solution is written in it (`typescript` runs as JavaScript). */
 export type SolutionLanguage = DialectName;
@@ -85,25 +85,6 @@ function languageNamed(fenceLanguage: string): string | null {
   return OTHER_LANGUAGES.has(lower) ? lower : null;
 }
 
-/**
- * The language a block of an answer is plainly written in: the one its
- * fence names (`languageNamed`); with no fence name, the one language evalrun
- * runs whose signals score highest, alone; otherwise null (a word such as
- * `output`, or code that shows no language more than another).
- */
-export function evidentLanguage(code: string, fenceLanguage: string | null): string | null {
-  if (fenceLanguage !== null) return languageNamed(fenceLanguage);
-  let best: Language | null = null;
-  let bestScore = 0;
-  let tied = false;
-  for (const language of allLanguages()) {
-    const s = score(code, language.signals);
-    if (s > bestScore) [best, bestScore, tied] = [language.name, s, false];
-    else if (s === bestScore) tied = true;
-  }
-  return tied ? null : best;
-}
-
 function score(code: string, signals: readonly Signal[]): number {
   return signals.reduce((sum, s) => sum + (s.pattern.test(code) ? s.weight : 0), 0);
 }
@@ -140,6 +121,11 @@ const OTHER_LANGUAGES = new Set(
     'swift ruby rb php perl pl lua dart elixir erlang clojure haskell hs ocaml julia r matlab zig nim fortran cobol pascal sql'
   ).split(' '),
 );
+
+/** Whether a fence's info word names a programming language evalrun cannot run (`ruby`, `php`). */
+export function runsNowhere(fenceLanguage: string): boolean {
+  return normalizeLanguageName(fenceLanguage) === null && OTHER_LANGUAGES.has(fenceLanguage.trim().toLowerCase());
+}
 
 /** The language `declared` or, failing that, `fenceLanguage` names when evalrun cannot run it; null otherwise. */
 export function otherLanguage(declared: string | null, fenceLanguage: string | null): string | null {

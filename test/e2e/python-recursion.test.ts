@@ -74,9 +74,9 @@ describe('recursion through C code', () => {
 
 describe('recursion through C code, deep and long', () => {
   // Deep enough, and run long enough, that an optimizing compile of the
-  // interpreter (whose frames are larger) would have come in the middle of
-  // the first sample and left every later one shallower.
-  const depths = [4000, 8000, 12000, 16000];
+  // interpreter coming in the middle of the first sample (its frames are
+  // larger) would leave every later sample shallower than the first.
+  const depths = [2000, 4000, 6000, 7000, 12000];
   it('reaches the same depth in every sample a worker runs', async () => {
     const root = mkdtempSync(join(tmpdir(), 'evalrun-recursion-deep-'));
     mkdirSync(join(root, 'problems'));
@@ -98,6 +98,9 @@ describe('recursion through C code, deep and long', () => {
     const out = join(root, 'card.json');
     await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--concurrency', '1', '--timeout', '20000']);
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-    expect(card.candidates.map((c) => c.tests.map((t) => t.status).join(' '))).toEqual(lines.map(() => depths.map(() => 'pass').join(' ')));
+    const verdicts = card.candidates.map((c) => c.tests.map((t) => t.status));
+    // As deep as CPython 3.13 goes (a few thousand levels) in every sample; past that, the same verdict in every sample.
+    expect(verdicts.map((v) => v.slice(0, 4))).toEqual(lines.map(() => ['pass', 'pass', 'pass', 'pass']));
+    expect(verdicts.map((v) => v[4])).toEqual(lines.map(() => verdicts[0]![4]));
   });
 });

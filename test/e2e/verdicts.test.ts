@@ -466,7 +466,7 @@ describe('an answer fenced in a language evalrun does not run', () => {
         { model: 'python', completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}` },
         {
           model: 'translated',
-          completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}\nIn JavaScript:\n${fence}\nfunction inc(n) {\n  return n - 1;\n}\n${fence}`,
+          completion: `${fence}python\ndef inc(n):\n    return n + 1\n${fence}\nIn Ruby:\n${fence}ruby\ndef inc(n)\n  n - 1\nend\n${fence}`,
         },
         { model: 'empty', completion: ' \n' },
         { model: 'cut', completion: '<think>\nFirst, square each number and' },

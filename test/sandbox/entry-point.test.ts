@@ -55,9 +55,17 @@ describe('the entry point of a JavaScript candidate', () => {
     const method = await ran('class Solution { sumSq(n) { return n + 1; } }\nfunction helper() {}', [[3]], 'sum_sq');
     expect(method.entryPoint).toBe('method Solution.sumSq');
     expect(values(method.tests)).toEqual([4]);
+    // Beside another function, the camelCase one may be its helper: the rules after it choose.
+    const helper = await ran(
+      'function toBinary(n) { return n ? toBinary(n >> 1) + (n & 1) : ""; }\nfunction convertToBinary(n) { return n ? toBinary(n) : "0"; }',
+      [[0]],
+      'to_binary',
+    );
+    expect(helper.entryPoint).toBe('last top-level function:convertToBinary');
+    expect(values(helper.tests)).toEqual(['0']);
     // The name as asked wins over its camelCase spelling; a leading underscore stays.
     expect((await ran('function sum_sq(n) { return 1; }\nfunction sumSq(n) { return 2; }', [[0]], 'sum_sq')).entryPoint).toBe('declaration:sum_sq');
-    expect((await ran('function _sumSq(n) { return 1; }\nfunction other() {}', [[0]], '_sum_sq')).entryPoint).toBe('declaration:_sumSq');
+    expect((await ran('function _sumSq(n) { return 1; }\nfunction main() {}', [[0]], '_sum_sq')).entryPoint).toBe('declaration:_sumSq');
   });
 
   it('fails the test whose instance cannot be made, as the constructor threw', async () => {

@@ -99,21 +99,13 @@ describe('extractCode with fenced blocks', () => {
     expect(extractCode(js, ['f'], 'python').code).toBe('function f(x) { return x + 2; }');
   });
 
-  it('with nothing declared, passes over a later translation of the answer into another language', () => {
+  it('with nothing declared, takes the last block that defines the function whatever its language, but never one evalrun cannot run', () => {
     const python = `${fence}python\ndef f(x):\n    return x + 1\n${fence}`;
-    const revised = `${fence}python\ndef f(x):\n    return x + 2\n${fence}`;
-    for (const translation of [
-      `${fence}javascript\nfunction f(x) {\n  return x - 1;\n}\n${fence}`,
-      `${fence}\nfunction f(x) {\n  return x - 1;\n}\n${fence}`,
-      `${fence}js\nconst f = (x) => x - 1;\n${fence}`,
-    ]) {
-      expect(extractCode(`Here:\n${python}\nThe same in JavaScript:\n${translation}`, ['f']).code).toBe('def f(x):\n    return x + 1');
-      // A revision in the answer's language still wins over the first try.
-      expect(extractCode(`${python}\nBetter:\n${revised}\nIn JavaScript:\n${translation}`, ['f']).code).toBe('def f(x):\n    return x + 2');
-    }
+    // A sketch in JavaScript first, the answer in Python after it.
     const jsFirst = `${fence}js\nfunction f(x) {\n  return x + 1;\n}\n${fence}`;
-    expect(extractCode(`${jsFirst}\nIn Python:\n${python}`, ['f']).code).toBe('function f(x) {\n  return x + 1;\n}');
-    // A block that shows no language plainly (a call) is not a translation; a block of a language evalrun does not run is no evidence.
+    expect(extractCode(`${jsFirst}\nIn Python:\n${python}`, ['f']).code).toBe('def f(x):\n    return x + 1');
+    // A block of a language evalrun does not run is no answer while another block could be.
+    expect(extractCode(`${python}\n${fence}ruby\ndef f(x)\n  x - 1\nend\n${fence}`, ['f']).code).toBe('def f(x):\n    return x + 1');
     expect(extractCode(`${python}\n${fence}\nf(3)\n${fence}\n${fence}c\nint f(int x) { return x; }\n${fence}`, ['f']).code).toBe('def f(x):\n    return x + 1');
   });
 
@@ -132,6 +124,30 @@ describe('extractCode with fenced blocks', () => {
       const js = `${fence}js\nfunction sum_sq(n) {\n  return n;\n}\n${fence}`;
       const jest = `${fence}js\nconst sum_sq = require('./sum_sq');\ntest('3', () => expect(sum_sq(3)).toBe(14));\n${fence}`;
       expect(extractCode(`${js}\n${jest}`, ['sum_sq']).code).toBe('function sum_sq(n) {\n  return n;\n}');
+    });
+
+    it('is not joined by what a later usage block assigns, nor by a later alternative to a helper given before it', () => {
+      const answer = `${fence}python\ndef sum_sq(nums):\n    result = 0\n    for x in nums:\n        result += x * x\n    return result\n${fence}`;
+      const usage = `Example usage:\n${fence}python\nresult = sum_sq([1, 2, 3])\nn = int(input())\nprint(result)\n${fence}`;
+      expect(extractCode(`${answer}\n${usage}`, ['sum_sq']).code).toBe(
+        'def sum_sq(nums):\n    result = 0\n    for x in nums:\n        result += x * x\n    return result',
+      );
+      const helper = `${fence}python\ndef check(n, d):\n    return n % d != 0\n${fence}`;
+      const uses = `${fence}python\ndef is_prime(n):\n    return n > 1 and all(check(n, d) for d in range(2, n))\n${fence}`;
+      const alternative = `Or with a sieve:\n${fence}python\ndef check(limit):\n    return [True] * limit\n\nprint(is_prime(7))\n${fence}`;
+      expect(extractCode(`${helper}\n${uses}\n${alternative}`, ['is_prime']).code).toBe(
+        'def check(n, d):\n    return n % d != 0\n\ndef is_prime(n):\n    return n > 1 and all(check(n, d) for d in range(2, n))',
+      );
+    });
+
+    it('is an import from the standard library after a stub, even when the block calls it; and a renamed better version', () => {
+      const stub = `${fence}python\ndef comb(n: int, k: int) -> int:\n    ...\n${fence}`;
+      expect(
+        extractCode(`${stub}\nYou can simply use the standard library:\n${fence}python\nfrom math import comb\n\nprint(comb(5, 2))\n${fence}`, ['comb']).code,
+      ).toBe('from math import comb\n\nprint(comb(5, 2))');
+      const draft = `${fence}python\ndef max_profit(prices):\n    return max(prices) - min(prices)\n${fence}`;
+      const better = `Optimized, correct version:\n${fence}python\ndef max_profit_optimized(prices):\n    best, low = 0, float('inf')\n    for p in prices:\n        low = min(low, p)\n        best = max(best, p - low)\n    return best\n${fence}`;
+      expect(extractCode(`${draft}\n${better}`, ['max_profit']).code).toMatch(/^def max_profit_optimized/);
     });
 
     it('is not a later helper or check that defines another function, and takes that helper along', () => {
