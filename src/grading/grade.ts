@@ -12,6 +12,7 @@ import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protoc
 import type { SandboxLimits, TestMeasure } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
+import { thinkingNeverClosed } from '../solutions/extract-code.js';
 import { detectLanguage, otherLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
@@ -68,9 +69,7 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
 
 /** Why a submission's code is empty: a reasoning model cut off before its thinking closed holds no answer (extract-code.ts). */
 function emptyMessage(raw: string): string {
-  return /<think(?:ing)?>/i.test(raw) && !/<\/think(?:ing)?>/i.test(raw)
-    ? 'the submission holds no code: its thinking never closed'
-    : 'the submission holds no code';
+  return thinkingNeverClosed(raw) ? 'the submission holds no code: its thinking never closed' : 'the submission holds no code';
 }
 
 /**

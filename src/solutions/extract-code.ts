@@ -141,10 +141,21 @@ function isDiff(lines: readonly string[]): boolean {
  * block that is never closed holds no answer at all.
  */
 function afterThinking(text: string): string {
-  const open = /^\s*<(think|thinking)>/i.exec(text);
-  const close = open !== null ? new RegExp(`</${open[1]}>`, 'i').exec(text) : /<\/think(?:ing)?>[ \t]*(?:\n|$)/i.exec(text);
+  const { open, close } = thinking(text);
   if (close === null) return open !== null ? '' : text;
   return text.slice(close.index + close[0].length);
+}
+
+/** Whether the answer opens a think block it never closes: it then holds no answer (`afterThinking`). */
+export function thinkingNeverClosed(text: string): boolean {
+  const { open, close } = thinking(text);
+  return open !== null && close === null;
+}
+
+function thinking(text: string): { open: RegExpExecArray | null; close: RegExpExecArray | null } {
+  const open = /^\s*<(think|thinking)>/i.exec(text);
+  const close = open !== null ? new RegExp(`</${open[1]}>`, 'i').exec(text) : /<\/think(?:ing)?>[ \t]*(?:\n|$)/i.exec(text);
+  return { open, close };
 }
 
 /** Info strings of blocks that show a command, its output or data: never the answer. */

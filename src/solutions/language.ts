@@ -132,8 +132,7 @@ export function otherLanguage(declared: string | null, fenceLanguage: string | n
   for (const name of [declared, fenceLanguage]) {
     if (name === null) continue;
     if (normalizeLanguageName(name) !== null) return null;
-    const lower = name.trim().toLowerCase();
-    if (OTHER_LANGUAGES.has(lower)) return lower;
+    if (runsNowhere(name)) return name.trim().toLowerCase();
   }
   return null;
 }
