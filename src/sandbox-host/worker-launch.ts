@@ -39,40 +39,50 @@ export interface WorkerHandle {
  * Node's flags for a worker process.
  *
  * - `--no-node-snapshot`: isolated-vm needs it on Node 20 and later.
- * - `--no-liftoff`: WebAssembly (Pyodide) is compiled once, when a
- *   worker first instantiates it, by V8's optimizing compiler (TurboFan),
- *   and never again. Otherwise V8 runs it as baseline code (Liftoff) and
- *   compiles a function again with TurboFan once it has run long enough;
- *   that code is shared by every isolate of the process, so a candidate's
- *   verdict hung on what ran before it in the worker: TurboFan's frames of
- *   the interpreter's loop are larger, and recursion through C code went a
- *   third less deep after the recompile (a memoized recursion that passed
- *   in a worker's first sample failed in the next ones). One tier makes the
- *   depth the same for every candidate, and it is the faster tier, paid
- *   for once per worker process. docs/PERFORMANCE.md has the measurements.
+ * - `--wasm-tiering-budget`: how much WebAssembly code a function runs as
+ *   V8's baseline code (Liftoff) before it is compiled again with the
+ *   optimizing compiler (TurboFan). At V8's default, grading small Python
+ *   candidates sends hundreds of Pyodide's functions to TurboFan, whose
+ *   compile time is CPU the candidates never win back. A thousand times the
+ *   default keeps that compile for the functions that run for a long time,
+ *   such as the interpreter's loop in a candidate that computes for seconds.
+ *   Which tier runs does not change a verdict: recursion depth is bounded by
+ *   CPython's own check, below the native stack limit (`V8_STACK_KIB`).
+ *   docs/PERFORMANCE.md has the measurements.
  */
-const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--no-liftoff'];
+const WORKER_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--wasm-tiering-budget=1800000000'];
 
 /**
- * The native stack a worker's interpreters recurse on, in KiB. Python keeps
- * its own frames on the heap, but a call that passes through C (a
- * `functools.cache`d function, `sum` or `max` over a generator, a class's
- * `__init__`) recurses on the thread's stack, and Pyodide's frames there are
- * several times CPython's. At V8's default limit (under 1 MiB) such
- * recursion stopped a few hundred levels deep, where CPython goes thousands
- * deep (3.13 stops it at a few thousand, 3.11 at tens of thousands). The
- * limit is also what a runaway recursion fills before it ends, in time and
- * in the worker's resident memory, so it is no larger than that asks.
+ * The native stack a worker's interpreters recurse on, in KiB.
+ *
+ * Python keeps its frames on the heap, but a call that passes through C (a
+ * `functools.cache`d function, `sum` over a generator, the repr or `==` of a
+ * nested list) recurses twice: on Pyodide's own C stack, in WebAssembly
+ * memory, which CPython measures and ends with a `RecursionError` once it is
+ * nearly full, and on the thread's native stack, where each level's frames
+ * are many times larger and their size depends on the tier V8 compiled the
+ * code with (and that code is shared by every isolate of the process, so it
+ * changes with what ran before). Only CPython's check is the same for every
+ * candidate, so the native limit is set well above the native stack that
+ * any recursion uses by the time CPython stops it, in either tier: a
+ * candidate then recurses as deep as Pyodide's C stack allows, gets the
+ * `RecursionError` CPython raises (which it may catch), and keeps its
+ * interpreter. V8's limit is the fallback for what CPython does not check.
+ *
+ * Pages are only used as deep recursion touches them, and stay in the
+ * worker's resident memory (beyond `--memory`). This is the limit of the
+ * process and of Python's isolates; JavaScript's isolates get a shallower
+ * one (src/engines/stack-limit.ts), since a JavaScript recursion with no end
+ * fills its whole limit before its RangeError.
  *
  * The worker's V8 limit is `V8_STACK_KIB`, under an operating-system limit
  * of `OS_STACK_KIB`, up to which the main thread's stack grows (and from
- * which its other threads' stacks are sized); pages are only used as deep
- * recursion touches them. Where the system will not raise its limit (a lower
- * hard limit, or no POSIX shell), V8's default stays, since a V8 limit
- * beyond the real stack would crash.
+ * which its other threads' stacks are sized, as address space). Where the
+ * system will not raise its limit (a lower hard limit, or no POSIX shell),
+ * V8's default stays, since a V8 limit beyond the real stack would crash.
  */
-const V8_STACK_KIB = 32 * 1024;
-const OS_STACK_KIB = 48 * 1024;
+const V8_STACK_KIB = 256 * 1024;
+const OS_STACK_KIB = 288 * 1024;
 
 let shell: boolean | undefined;
 

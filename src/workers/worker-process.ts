@@ -20,6 +20,7 @@ import { SolutionBytes } from '../solutions/solution-bytes.js';
 import type { SolutionDiscoveryContext } from '../solutions/submission.js';
 import { Worker } from 'node:worker_threads';
 import { Engines } from '../engines/registry.js';
+import { useIsolateStackLimit } from '../engines/stack-limit.js';
 import type { GradeJob, GradeReply, Verdict } from '../sandbox-host/grade-protocol.js';
 import { judge } from '../sandbox-host/judge.js';
 import type { CandidateOutcome, StopAfter, TestOutcome } from '../sandbox-host/protocol.js';
@@ -446,6 +447,7 @@ function endWithSupervisor(): void {
 /** How often the thread above looks for the supervisor. */
 const SUPERVISOR_CHECK_MS = 1000;
 
+useIsolateStackLimit();
 endWithSupervisor();
 serve().then(
   () => {

@@ -73,12 +73,15 @@ describe('recursion through C code', () => {
 });
 
 describe('recursion through C code, deep and long', () => {
-  // Deep enough, and run long enough, that an optimizing compile of the
-  // interpreter coming in the middle of the first sample (its frames are
-  // larger) would leave every later sample shallower than the first.
-  const depths = [2000, 4000, 6000, 7000, 12000];
-  it('reaches the same depth in every sample a worker runs', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'evalrun-recursion-deep-'));
+  // Deep enough, and run long enough, that V8 compiles Pyodide's hot
+  // functions again with its optimizing compiler during the first sample:
+  // that code's frames are larger, and it is shared by every later sample.
+  // Where the recursion stops must not depend on it: CPython's own check of
+  // its C stack ends it, with a RecursionError the candidate can catch.
+  const depths = [2000, 4000, 7000, 12000, 20000, 1_000_000];
+  const beyond = depths.length - 1;
+
+  function writeSet(root: string, samples: readonly { model: string; code: string }[]): void {
     mkdirSync(join(root, 'problems'));
     mkdirSync(join(root, 'solutions'));
     writeFileSync(
@@ -91,16 +94,46 @@ describe('recursion through C code, deep and long', () => {
         prompts: [],
       }),
     );
-    const code =
-      'import sys\nfrom functools import cache\nsys.setrecursionlimit(10**6)\ndef steps(n):\n    @cache\n    def dp(i):\n        return 0 if i == 0 else dp(i - 1) + 1\n    return dp(n)\n';
-    const lines = Array.from({ length: 6 }, () => JSON.stringify({ task_id: 'steps', completion: code }));
+    const lines = samples.map(({ model, code }) => JSON.stringify({ task_id: 'steps', model, completion: code }));
     writeFileSync(join(root, 'solutions', 'samples.jsonl'), lines.join('\n') + '\n');
+  }
+
+  async function grade(samples: readonly { model: string; code: string }[]): Promise<Scorecard> {
+    const root = mkdtempSync(join(tmpdir(), 'evalrun-recursion-deep-'));
+    writeSet(root, samples);
     const out = join(root, 'card.json');
     await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--concurrency', '1', '--timeout', '20000']);
-    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
-    const verdicts = card.candidates.map((c) => c.tests.map((t) => t.status));
-    // As deep as CPython 3.13 goes (a few thousand levels) in every sample; past that, the same verdict in every sample.
-    expect(verdicts.map((v) => v.slice(0, 4))).toEqual(lines.map(() => ['pass', 'pass', 'pass', 'pass']));
-    expect(verdicts.map((v) => v[4])).toEqual(lines.map(() => verdicts[0]![4]));
+    return JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+  }
+
+  const memoized =
+    'import sys\nfrom functools import cache\nsys.setrecursionlimit(10**7)\ndef steps(n):\n    @cache\n    def dp(i):\n        return 0 if i == 0 else dp(i - 1) + 1\n    return dp(n)\n';
+
+  it("reaches the same depth in every sample a worker runs, and ends beyond it with CPython's RecursionError", async () => {
+    const card = await grade(Array.from({ length: 6 }, () => ({ model: 'memoized', code: memoized })));
+    expect(card.candidates).toHaveLength(6);
+    for (const candidate of card.candidates) {
+      const tests = candidate.tests;
+      expect(tests.slice(0, beyond).map((t) => t.status)).toEqual(depths.slice(0, beyond).map(() => 'pass'));
+      expect(tests[beyond]?.status).toBe('error');
+      // CPython's own check, not the native stack's overflow (which would drop the interpreter).
+      expect(tests[beyond]?.error).toMatch(/^RecursionError: Stack overflow/);
+    }
+  });
+
+  it('lets a candidate catch the RecursionError and go on in the same interpreter', async () => {
+    const caught = (body: string): string =>
+      `import sys\nsys.setrecursionlimit(10**7)\n${body}\ndef steps(n):\n    try:\n        return deep(n)\n    except RecursionError:\n        return n\n`;
+    const card = await grade([
+      { model: 'memoized', code: caught('from functools import cache\n@cache\ndef deep(i):\n    return 0 if i == 0 else deep(i - 1) + 1') },
+      {
+        model: 'nested-lists',
+        code: caught('def deep(n):\n    x, y = [], []\n    for _ in range(n):\n        x, y = [x], [y]\n    return n if x == y else -1'),
+      },
+      { model: 'generator', code: caught('def deep(n):\n    return 0 if n == 0 else 1 + sum(deep(k) for k in [n - 1])') },
+    ]);
+    for (const candidate of card.candidates) {
+      expect([candidate.model_id, candidate.tests.map((t) => t.status)]).toEqual([candidate.model_id, depths.map(() => 'pass')]);
+    }
   });
 });

@@ -148,9 +148,15 @@ const cases: Case[] = [
     verdicts: [{ status: 'error', message: 'RecursionError: maximum recursion depth exceeded' }],
   },
   {
-    name: 'recursion that overflows the interpreter stack (the interpreter is lost)',
+    // Python's frames live on the heap: past a raised limit they fill the memory cap first.
+    name: 'recursion past a raised recursion limit',
     code: `import sys\nsys.setrecursionlimit(10**6)\n${FN('return add(a, b)')}`,
-    verdicts: [{ status: 'error', message: 'RecursionError: maximum recursion depth exceeded (the interpreter stack overflowed)' }],
+    verdicts: [{ status: 'memory', message: 'MemoryError: the candidate ran out of memory' }],
+  },
+  {
+    name: 'recursion through C code past a raised recursion limit',
+    code: `import sys\nfrom functools import cache\nsys.setrecursionlimit(10**6)\n@cache\n${FN('return add(a + 1, b)')}`,
+    verdicts: [{ status: 'error', message: 'RecursionError: Stack overflow (used 10216 kB) while calling a Python object' }],
   },
   {
     name: 'os._exit(1) (the interpreter is lost)',

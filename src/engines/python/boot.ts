@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
 import type { PythonPackages } from './packages.js';
 import { SNAPSHOT_PRELOAD, type PyodideFiles } from './pyodide-files.js';
+import { withFullStack } from '../stack-limit.js';
 
 /**
  * One CPython interpreter (Pyodide) inside its own isolated-vm isolate.
@@ -96,9 +97,11 @@ async function prepareIsolate(
   snapshot: ivm.ExternalCopy<SharedArrayBuffer> | null,
   sleepRecord: SharedArrayBuffer | null,
 ): Promise<{ isolate: ivm.Isolate; context: ivm.Context }> {
+  // Python's C recursion needs the worker's whole stack (worker-launch.ts); the
+  // limit is set as this thread first enters the isolate.
   const isolate = new ivm.Isolate({ memoryLimit: isolateMemoryMb });
   try {
-    const context = await isolate.createContext();
+    const context = withFullStack(() => isolate.createContextSync());
     const input = {
       files: { '/pyodide/pyodide.asm.wasm': WASM_PLACEHOLDER },
       wasm: files.wasmModule,
