@@ -121,6 +121,13 @@ describe('recursion through C code, deep and long', () => {
     }
   });
 
+  it('frees a chain built in a loop, 400,000 links long, as CPython does', async () => {
+    // Freeing a chain recurses in C on the native stack alone, unmeasured by CPython.
+    const chain = 'def steps(n):\n    path = None\n    for i in range(min(n, 400_000)):\n        path = (i, path)\n    return n\n';
+    const card = await grade([{ model: 'chain', code: chain }]);
+    expect(card.candidates[0]?.tests.map((t) => t.status)).toEqual(depths.map(() => 'pass'));
+  });
+
   it('lets a candidate catch the RecursionError and go on in the same interpreter', async () => {
     const caught = (body: string): string =>
       `import sys\nsys.setrecursionlimit(10**7)\n${body}\ndef steps(n):\n    try:\n        return deep(n)\n    except RecursionError:\n        return n\n`;
