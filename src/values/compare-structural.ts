@@ -66,9 +66,10 @@ function step(judge: Judge, expected: unknown, actual: unknown, parent: Frame | 
       if (judge.equality === 'strict' && (e.kind === 'float') !== (a.kind === 'float')) {
         return fail(() => `expected ${e.kind} ${show(expected)}, got ${a.kind} ${show(actual)}`);
       }
-      // Python compares an int with a float exactly (1000000000 == 1000000000.5 is False): the tolerance is for an expected float.
+      // Python compares an int with a float exactly (1000000000 == 1000000000.5 is False): the tolerance is for an expected float,
+      // whatever its value (1e16 is a float, and 1e16 * (1 + 1e-12) is within the tolerance of it though both are whole numbers).
       // JavaScript has one kind of number, so there an int as written is no promise that the answer is one.
-      const exact = (isIntegral(e.n) && isIntegral(a.n)) || (judge.equality !== 'javascript' && e.kind !== 'float');
+      const exact = judge.equality === 'javascript' ? isIntegral(e.n) && isIntegral(a.n) : e.kind !== 'float';
       const equal = exact ? sameNumber(e.n, a.n) : judge.close(Number(e.n), Number(a.n));
       return equal ? undefined : fail(() => `expected ${show(expected)}, got ${show(actual)}`);
     }

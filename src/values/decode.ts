@@ -181,15 +181,29 @@ function deeper(context: Context): Context {
 function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
   const expected = formatType(type);
   if (typeof raw !== 'string' || context.strings >= MAX_STRING_LAYERS) return failure(expected, raw);
+  const layer = { strings: context.strings + 1, depth: context.depth, top: context.top, whole: false };
   const literal = readLiteral(raw);
-  if (!literal.ok) {
+  const result = literal.ok ? decode(literal.value, type, layer) : undefined;
+  if (result?.ok === true) return result;
+  // Text wrapped whole in the quote it uses inside (`'['a', 'b']'`) is no literal; the reference framework strips
+  // one pair of quotes from the whole text and reads what is inside, and so does this, when nothing else reads it.
+  const inside = quotedInside(raw);
+  const unwrapped = inside === undefined ? undefined : readLiteral(inside);
+  const stripped = unwrapped?.ok === true ? decode(unwrapped.value, type, layer) : undefined;
+  if (stripped?.ok === true) return stripped;
+  if (result === undefined) {
     const scalar = scalarFromText(raw, type);
     return scalar !== undefined ? ok(scalar) : failure(expected, raw);
   }
-  const result = decode(literal.value, type, { strings: context.strings + 1, depth: context.depth, top: context.top, whole: false });
   // A failure of the value as a whole is reported against the text as written.
   if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
   return result;
+}
+
+/** The text between a pair of quotes that wraps it whole (`'…'` or `"…"`), or undefined. */
+function quotedInside(text: string): string | undefined {
+  const quote = text[0];
+  return text.length >= 2 && (quote === "'" || quote === '"') && text.endsWith(quote) ? text.slice(1, -1) : undefined;
 }
 
 /**

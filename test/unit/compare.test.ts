@@ -509,6 +509,13 @@ describe('compareValues: Any and unknown types', () => {
     [fl(3), 3.0000000001, 'python', equal],
     [2.5, 2.5000000001, 'python', equal],
     [3, 3.0000000001, 'javascript', equal],
+    // A float is a float at any size: past 2**52 every float is a whole number, and the tolerance still applies to one expected.
+    [fl(1e16), fl(1e16 * (1 + 1e-12)), 'python', equal],
+    [[fl(2 ** 53)], [2 ** 53 + 2], 'python', equal],
+    [{ k: fl(1e22) }, { k: fl(1e22 * (1 + 1e-10)) }, 'python', equal],
+    [fl(1e16), fl(1.1e16), 'python', differs('$', 'expected 1e+16, got 1.1e+16')],
+    [fl(1e16), fl(1e16 * (1 + 1e-12)), 'strict', equal],
+    [1e16, fl(1e16 * (1 + 1e-12)), 'python', differs('$', 'expected 10000000000000000, got 1.000000000001e+16')],
   ])('%j vs %j as Any, %s equality', (expected, actual, equality, result) => {
     expect(compareWith(expected, actual, 'Any', equality)).toEqual(result);
   });

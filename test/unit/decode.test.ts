@@ -240,6 +240,37 @@ describe('decodeValue: str', () => {
   });
 });
 
+describe('decodeValue: text wrapped whole in quotes', () => {
+  // A string literal holding a literal is a layer (as json.dumps or repr write one): its escapes are read, then the text's.
+  it.each<[unknown, string, Value]>([
+    ["'(1, 2)'", 'Tuple[int, int]', T(1, 2)],
+    ["'7'", 'int', 7],
+    [String.raw`"[\"a\", \"b\"]"`, 'List[str]', ['a', 'b']],
+    [String.raw`"{\"k\": [1]}"`, 'Dict[str, List[int]]', { k: [1] }],
+    [String.raw`"['a\\nb']"`, 'List[str]', ['a\nb']],
+    [String.raw`"['a\\\\nb']"`, 'List[str]', [String.raw`a\nb`]],
+  ])('%j for %s is a layer', (raw, type, value) => {
+    expect(decoded(raw, type)).toEqual(value);
+  });
+
+  // Wrapped in the quote it uses inside, the text is no string literal: the reference framework strips one pair of
+  // quotes from the whole text and reads what is inside with ast.literal_eval, and so does evalrun then.
+  it.each<[unknown, string, Value]>([
+    ["'['a', 'b']'", 'List[str]', ['a', 'b']],
+    ['"["a"]"', 'List[str]', ['a']],
+    ["'{'a': 1}'", 'Dict[str, int]', { a: 1 }],
+    ["'('x', 'y')'", 'Tuple[str, str]', T('x', 'y')],
+    [String.raw`'["x", "\\"]'`, 'Tuple[str, str]', T('x', '\\')],
+    [["'['a']'"], 'List[List[str]]', [['a']]],
+  ])('%j for %s is read without its quotes', (raw, type, value) => {
+    expect(decoded(raw, type)).toEqual(value);
+  });
+
+  it('still fails text that neither reading reads', () => {
+    expect(failure("'['a', 'b''", 'List[str]')).toEqual({ expected: 'List[str]', got: `"'['a', 'b''"` });
+  });
+});
+
 describe('decodeValue: Any and unknown types', () => {
   it.each<[unknown, string]>([
     ['7', 'Any'],
