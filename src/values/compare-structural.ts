@@ -8,7 +8,7 @@
 
 import { ANY, isNull, MAX_TYPED_DEPTH, type Judge } from './compare-judge.js';
 import { kindOf, show, stringDifference, type Mismatch, type Outcome, type Segment } from './compare-messages.js';
-import { isIntegral, sameNumber } from './compare-numbers.js';
+import { exactInteger, sameNumber } from './compare-numbers.js';
 import { sequenceItems, tagOf } from './py-tags.js';
 import type { TypeNode } from './type-node.js';
 
@@ -68,8 +68,9 @@ function step(judge: Judge, expected: unknown, actual: unknown, parent: Frame | 
       }
       // Python compares an int with a float exactly (1000000000 == 1000000000.5 is False): the tolerance is for an expected float,
       // whatever its value (1e16 is a float, and 1e16 * (1 + 1e-12) is within the tolerance of it though both are whole numbers).
-      // JavaScript has one kind of number, so there an int as written is no promise that the answer is one.
-      const exact = judge.equality === 'javascript' ? isIntegral(e.n) && isIntegral(a.n) : e.kind !== 'float';
+      // JavaScript has one kind of number, so there an int as written is no promise that the answer is one, and only
+      // whole numbers the file did not write as floats meet exactly.
+      const exact = judge.equality === 'javascript' ? exactInteger(e) && exactInteger(a) : e.kind !== 'float';
       const equal = exact ? sameNumber(e.n, a.n) : judge.close(Number(e.n), Number(a.n));
       return equal ? undefined : fail(() => `expected ${show(expected)}, got ${show(actual)}`);
     }

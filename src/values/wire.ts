@@ -20,9 +20,11 @@ export { WIRE_TAG };
  * - `javascript`: arguments for a JavaScript candidate: tuples as arrays,
  *   sets and frozensets as set tags (the harness makes Sets), finite floats
  *   as plain numbers (JavaScript has one number type), the rest as is;
- * - `javascript-result`: a value as the JavaScript harness writes what a
- *   candidate returned (tuples and sets as arrays, dicts with scalar keys as
- *   objects), so that a candidate returning exactly it passes on text alone.
+ * - `javascript-result`: an expected value, as the JavaScript harness writes
+ *   what a candidate returned (tuples and sets as arrays, dicts with scalar
+ *   keys as objects), so that a candidate returning exactly it passes on
+ *   text alone; a whole float keeps its tag, which no returned text has, so
+ *   that it is judged as the float the file wrote.
  */
 export type WireForm = 'python' | 'javascript' | 'javascript-result';
 
@@ -96,11 +98,12 @@ function write(v: Value, form: WireForm, depth: number): string {
       return `{"$evalrun":"dict","entries":[${parts.join(',')}]}`;
     }
     case 'float': {
-      if (form === 'python') return JSON.stringify(tagged);
-      // JavaScript's one number type: 3.0 is 3. An argument keeps -0.0's sign (JSON.parse reads "-0" as -0);
-      // a result as the harness writes it, 0.
+      // An expected value keeps the tag of a float the file wrote whole (`1e16`, `3.0`): the judge meets it within the
+      // tolerance, as a float, where a whole number the candidate returned is its rounding (1.0000000000000002e16).
+      if (form !== 'javascript') return JSON.stringify(tagged);
+      // An argument: JavaScript's one number type, 3.0 is 3, and -0.0 keeps its sign (JSON.parse reads "-0" as -0).
       const n = Number((tagged as unknown as FloatTag).value);
-      if (form === 'javascript' && Object.is(n, -0)) return '-0';
+      if (Object.is(n, -0)) return '-0';
       return Number.isFinite(n) ? JSON.stringify(n) : JSON.stringify(tagged);
     }
   }

@@ -27,6 +27,19 @@ describe('judge', () => {
     expect(verdictFor('{"$evalrun":"float","value":"3.0"}', floatTag(3), FLOAT, 'strict')).toEqual({ status: 'pass', durationMs: 3 });
   });
 
+  it('meets a whole float the file wrote within the tolerance for a JavaScript candidate, whatever its size', () => {
+    const forJavaScript = (json: string, expected: Value, type: TypeNode) =>
+      judge(returned(json), encodeWire(expected, 'javascript-result'), type, DEFAULT_TOLERANCE, 'javascript');
+    // Every double from 2**53 on is a whole number: 1.5e16's rounding is one too, and still a float's rounding.
+    expect(forJavaScript('15000000000000002', floatTag(1.5e16), FLOAT)).toMatchObject({ status: 'pass' });
+    expect(forJavaScript('[1.0000000001e+300]', [floatTag(1e300)], { kind: 'list', item: FLOAT })).toMatchObject({ status: 'pass' });
+    expect(forJavaScript('{"x":[1.0000000000000002e+20]}', { x: [floatTag(1e20)] }, { kind: 'any' })).toMatchObject({ status: 'pass' });
+    expect(forJavaScript('3', floatTag(3), FLOAT)).toMatchObject({ status: 'pass' });
+    // A whole number the file wrote as an int is met exactly, and a float beyond the tolerance fails.
+    expect(forJavaScript('[1000000001]', [1000000000], { kind: 'list', item: FLOAT })).toMatchObject({ status: 'fail' });
+    expect(forJavaScript('16500000000000000', floatTag(1.5e16), FLOAT)).toMatchObject({ status: 'fail' });
+  });
+
   it('keeps the kind of every number from the wire: an integral float is not an int under strict types', () => {
     expect(verdictFor('3', floatTag(3), FLOAT, 'strict')).toEqual({ status: 'fail', actual: '3', reason: 'expected float, got number 3', durationMs: 3 });
     expect(verdictFor('3', floatTag(3), FLOAT, 'python')).toEqual({ status: 'pass', actual: '3', durationMs: 3 });
