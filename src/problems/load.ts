@@ -86,14 +86,7 @@ export function loadProblemText(
   file: string,
   options: LoadOptions & { readWarnings?: readonly string[] } = {},
 ): PreparedProblem | InvalidProblemFile {
-  let text = source.startsWith('\uFEFF') ? source.slice(1) : source;
-  let parsed = parseJsonText(text);
-  // What Python's json module writes for a float JSON has no spelling for (NaN, Infinity): read as json.loads reads it.
-  const standIn = parsed.ok ? null : standInPythonConstants(text);
-  if (standIn !== null) {
-    const again = parseJsonText(standIn);
-    if (again.ok) [text, parsed] = [standIn, { ok: true, value: restorePythonConstants(again.value) }];
-  }
+  const { text, parsed } = parsePythonJsonText(source);
   if (!parsed.ok) return invalid(file, null, [`${file}: not valid JSON: ${parsed.message}`]);
   const id = identifierOf(parsed.value);
   const exactNumbers: ExactNumber[] = [];
@@ -129,6 +122,22 @@ export function loadProblemText(
 // ---------------------------------------------------------------------------
 
 type ParsedJson = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * Parses JSON text as Python's `json.loads` reads it: what its `json.dumps` writes for a float JSON has
+ * no spelling for (`NaN`, `Infinity`, `-Infinity`) is read as that float. `text` is what was parsed
+ * (those words made stand-in strings), which the checks of the text's structure read.
+ */
+export function parsePythonJsonText(source: string): { text: string; parsed: ParsedJson } {
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  const parsed = parseJsonText(text);
+  const standIn = parsed.ok ? null : standInPythonConstants(text);
+  if (standIn !== null) {
+    const again = parseJsonText(standIn);
+    if (again.ok) return { text: standIn, parsed: { ok: true, value: restorePythonConstants(again.value) } };
+  }
+  return { text, parsed };
+}
 
 /** Parses file text (a leading UTF-8 BOM is ignored); a syntax error says where, as line and column. */
 export function parseJsonText(text: string): ParsedJson {

@@ -13,7 +13,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { parseJsonText } from '../problems/load.js';
+import { parsePythonJsonText } from '../problems/load.js';
 import { recordJson } from '../values/wire.js';
 import { GradeCancelled, GradeRefused, GraderClosed, QueueFull, type GradeCallOptions, type GradedCandidate } from './grade-call.js';
 import { gradeRequestProblem, isGradeRequest, type GradeRequest } from './grade-request.js';
@@ -61,7 +61,8 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    const parsed = parseJsonText(text);
+    // An inline problem may hold NaN or Infinity, as a problem file may: Python's json.dumps writes them.
+    const { parsed } = parsePythonJsonText(text);
     if (!parsed.ok) return done(new Refusal(400, `malformed JSON: ${parsed.message}`), undefined);
     rawBodies.set(request, text);
     done(null, parsed.value);

@@ -215,6 +215,37 @@ describe('evalrun serve', () => {
     expect(reply.body.results[1]!.tests[0]!.status).toBe('fail');
   });
 
+  it('reads NaN and Infinity in an inline problem, as Python writes them and as a problem file may hold them', async () => {
+    const problem = JSON.parse(readFileSync(join(SERVE_PROBLEMS, 'add.json'), 'utf8')) as Record<string, unknown>;
+    problem.identifier = 'add_nan';
+    problem.function_prototype = {
+      function_name: 'add',
+      parameters: [
+        { name: 'a', type: 'float' },
+        { name: 'b', type: 'float' },
+      ],
+      return_values: [{ type: 'float' }],
+    };
+    problem.correctness_test_suite = [
+      { input: { a: 'INF', b: 1 }, expected_output: ['INF'] },
+      { input: { a: 'NAN', b: 1 }, expected_output: ['NAN'] },
+      { input: { a: 'MINUS_INF', b: 2 }, expected_output: ['MINUS_INF'] },
+    ];
+    const text = JSON.stringify(problem)
+      .replace(/"INF"/g, 'Infinity')
+      .replace(/"NAN"/g, 'NaN')
+      .replace(/"MINUS_INF"/g, '-Infinity');
+    const body = `{"problem": ${text}, "candidates": [{"id": "sum", "code": "def add(a, b):\\n    return a + b\\n"}, {"id": "zero", "code": "def add(a, b):\\n    return 0.0\\n"}]}`;
+    const reply = await post(`${server.url}/v1/grade`, body);
+    expect(reply.status).toBe(200);
+    expect(reply.body.results[0]).toMatchObject({ id: 'sum', problem_id: 'add_nan', status: 'passed', passed: 3, total: 3 });
+    expect(reply.body.results[1]).toMatchObject({ id: 'zero', status: 'failed', passed: 0, total: 3 });
+    // Outside a problem the words are no number: a request's own fields still say what they expected.
+    const options = await post(`${server.url}/v1/grade`, `{"problem_id": "add", "candidates": [{"code": "x"}], "options": {"timeout_ms": NaN}}`);
+    expect(options.status).toBe(400);
+    expect(options.body.error).toMatch(/^invalid request: options\.timeout_ms: /);
+  });
+
   it("grades an answer to a named prompt as the CLI grades a submission's prompt id", async () => {
     // One prompt shows the model `function(a, b)`, the other ends with the head a body-only completion goes under.
     const problem = {
