@@ -70,6 +70,10 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
 
   app.setErrorHandler((error: FastifyError | Refusal, request, reply) => {
     const status = error.statusCode ?? 500;
+    // Refused before a route saw the call: counted with the routes' own refusals.
+    if (status === 415) metrics.refusedCall('unsupported-media-type');
+    else if (status === 413) metrics.refusedCall('body-too-large');
+    else if (error instanceof Refusal) metrics.refusedCall('malformed-json');
     if (status === 415) {
       const given = request.headers['content-type'];
       return reply.code(415).send({ error: `the body must be JSON, sent with Content-Type: application/json (got ${given === undefined ? 'none' : given})` });

@@ -360,6 +360,8 @@ describe('evalrun serve', () => {
 
   it('refuses malformed requests with a one-line reason, before any worker sees them', async () => {
     const before = await metric(server.url, 'evalrun_candidates_graded_total');
+    const refusedBefore = await metric(server.url, 'evalrun_requests_refused_total');
+    const wrongMediaBefore = await metric(server.url, 'evalrun_requests_refused_total', 'reason="unsupported-media-type"');
     const grade = `${server.url}/v1/grade`;
     const cases: Array<[unknown, number, RegExp]> = [
       ['{"problem_id": "add", "candidates": [', 400, /^malformed JSON: .*line 1, column \d+/],
@@ -431,6 +433,10 @@ describe('evalrun serve', () => {
     expect(form.status).toBe(415);
     expect(((await form.json()) as ReplyBody).error).toMatch(/Content-Type: application\/json/);
     expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBe(before);
+    // Every refusal is counted, the malformed JSON and the wrong media types too.
+    expect(await metric(server.url, 'evalrun_requests_refused_total')).toBe(refusedBefore + cases.length + 2);
+    expect(await metric(server.url, 'evalrun_requests_refused_total', 'reason="malformed-json"')).toBeGreaterThanOrEqual(1);
+    expect(await metric(server.url, 'evalrun_requests_refused_total', 'reason="unsupported-media-type"')).toBe(wrongMediaBefore + 2);
   });
 
   it('grades under the longest and largest limits it accepts, and refuses more with the range', async () => {
