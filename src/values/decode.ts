@@ -285,7 +285,27 @@ function decodeSet(raw: unknown, type: TypeNode & { kind: 'set' }, context: Cont
   if (given === undefined) return fromString(raw, type, context);
   const decoded = decodeItems(given, type.item, null, deeper(context));
   if (!decoded.ok || !Array.isArray(decoded.value)) return decoded;
-  return ok(pySet(distinctItems(decoded.value), frozen));
+  return ok(pySet(distinctItems(decoded.value.map(hashable)), frozen));
+}
+
+/**
+ * A value as a set's item or a dict's key can hold it in Python, where it
+ * must be hashable: a list is the tuple of its items and a set a frozenset,
+ * at any depth (`Set[List[int]]` written `[[1, 2]]` holds the tuple
+ * `(1, 2)`, `Set[Set[int]]` frozensets). This is what the candidate
+ * receives, so it is also what the records show. A dict is left a dict: the
+ * harness hands it over as the tuple of its items, and a returned list of
+ * dicts still meets it. Unchanged values are the same object.
+ */
+function hashable(value: Value): Value {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return tuple(value.map(hashable));
+  const tag = tagOf(value);
+  if (tag === 'set') return pySet(tagItems(value)!.map(hashable), true);
+  if (tag !== 'tuple' && tag !== 'frozenset') return value;
+  const items = tagItems(value)!;
+  const frozen = items.map(hashable);
+  return frozen.every((item, i) => item === items[i]) ? value : tag === 'tuple' ? tuple(frozen) : pySet(frozen, true);
 }
 
 /**
@@ -325,8 +345,9 @@ function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind
   const seen = new Map<string, number>();
   for (const [rawKey, rawValue] of pairs) {
     // A str key is the key as written, not a literal to unquote.
-    const key = typeof rawKey === 'string' && stringKeyed(type.key) ? ({ ok: true, value: rawKey } as const) : decode(rawKey, type.key, context);
-    if (!key.ok) return failure(`${formatType(type.key)} key`, rawKey);
+    const read = typeof rawKey === 'string' && stringKeyed(type.key) ? ({ ok: true, value: rawKey } as const) : decode(rawKey, type.key, context);
+    if (!read.ok) return failure(`${formatType(type.key)} key`, rawKey);
+    const key = { value: hashable(read.value) };
     const value = decode(rawValue, type.value, context);
     if (!value.ok) return within(value, typeof rawKey === 'string' ? rawKey : formatValue(rawKey));
     // `"1"` and `"01"` are the same int key: the later value wins, as in a Python dict display.

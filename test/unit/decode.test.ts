@@ -454,6 +454,18 @@ describe('decodeValue: sets', () => {
     expect(decoded(raw, type)).toEqual(expected);
   });
 
+  // What a set holds must be hashable in Python: the items are what the candidate receives, and what the records show.
+  it.each<[unknown, string, Value]>([
+    [[[1, 2], [3], [1, 2]], 'Set[List[int]]', S(T(1, 2), T(3))],
+    [[[1, 2]], 'Set[Set[int]]', S(F(1, 2))],
+    [[[[1], [2]]], 'FrozenSet[List[List[int]]]', F(T(T(1), T(2)))],
+    [[[1, [2, 3]]], 'Set[Any]', S(T(1, T(2, 3)))],
+    ['{"[1, 2]": 5}', 'Dict[List[int], int]', D([T(1, 2), 5])],
+    [[{ a: 1 }], 'Set[Dict[str, int]]', S({ a: 1 })],
+  ])('%j as %s holds hashable items', (raw, type, expected) => {
+    expect(decoded(raw, type)).toEqual(expected);
+  });
+
   it.each<[unknown, string, { expected: string; got: string }]>([
     [[1, 'x'], 'Set[int]', { expected: 'int at [1]', got: '"x"' }],
     [{ a: 1 }, 'Set[int]', { expected: 'Set[int]', got: '{"a": 1}' }],
