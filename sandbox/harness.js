@@ -210,7 +210,12 @@
   const MAX_DEPTH = 2000;
 
   function encodeNumber(n) {
-    if (NumberIsFinite(n)) return n === 0 ? '0' : StringCtor(n);
+    // Past 2**53 every double is a whole number, and its shortest digits (9223372036854776000 for 2**63) name
+    // another int: it is recorded with every digit of the int it is.
+    if (NumberIsFinite(n)) {
+      if (n > 9007199254740991 || n < -9007199254740991) return '{"$evalrun":"int","value":"' + ReflectApply(BigIntToString, BigIntCtor(n), []) + '"}';
+      return n === 0 ? '0' : StringCtor(n);
+    }
     const name = NumberIsNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
     return '{"$evalrun":"float","value":"' + name + '"}';
   }
@@ -274,19 +279,7 @@
     }
     // A Set is recorded as a set: judged as one where a set is expected, and
     // not mistaken for the array it is not where a list is expected.
-    if (isSet(v)) {
-      const it = ReflectApply(SetValues, v, []);
-      let out = '{"$evalrun":"set","items":[';
-      let first = true;
-      for (;;) {
-        const step = ReflectApply(IteratorNext, it, []);
-        if (step.done) break;
-        if (!first) out += ',';
-        first = false;
-        out += encode(step.value, ancestors, depth);
-      }
-      return out + ']}';
-    }
+    if (isSet(v)) return encodeSet(v, '{"$evalrun":"set","items":[', ancestors, depth);
     if (isMap(v)) {
       const it = ReflectApply(MapEntries, v, []);
       let out = '{';
@@ -310,7 +303,7 @@
         }
         first = false;
         const item = encode(entry[1], ancestors, depth);
-        pairs += '[' + encode(key, ancestors, depth) + ',' + item + ']';
+        pairs += '[' + encodeHashable(key, ancestors, depth) + ',' + item + ']';
         if (plain) out += JSONStringify(StringCtor(key)) + ':' + item;
       }
       return plain ? out + '}' : '{"$evalrun":"dict","entries":[' + pairs + ']}';
@@ -322,7 +315,56 @@
     const wrapped = wrapperName(proto);
     if (wrapped !== null) throw new Unserializable('returned a ' + wrapped + ' object, not the primitive it wraps');
     if (ReflectApply(ObjectIsPrototypeOf, IteratorPrototype, [v])) throw new Unserializable('returned an iterator or generator, not its values');
-    return encodeObject(v, ancestors, depth);
+    // An instance of a class (the candidate's own, an Error, a RegExp, a WeakMap) is no plain object, whatever its own keys.
+    throw new Unserializable('returned an object of class ' + className(v) + ', not a plain object');
+  }
+
+  function className(v) {
+    try {
+      const proto = ReflectGetPrototypeOf(v);
+      const ctor = proto === null ? undefined : ObjectGetOwnPropertyDescriptor(proto, 'constructor');
+      const name = ctor === undefined || typeof ctor.value !== 'function' ? undefined : ObjectGetOwnPropertyDescriptor(ctor.value, 'name');
+      return name !== undefined && typeof name.value === 'string' && name.value !== '' ? name.value : 'Object';
+    } catch {
+      return 'Object';
+    }
+  }
+
+  function encodeSet(v, open, ancestors, depth) {
+    const it = ReflectApply(SetValues, v, []);
+    let out = open;
+    let first = true;
+    for (;;) {
+      const step = ReflectApply(IteratorNext, it, []);
+      if (step.done) break;
+      if (!first) out += ',';
+      first = false;
+      out += encodeHashable(step.value, ancestors, depth);
+    }
+    return out + ']}';
+  }
+
+  // What a Set holds or a Map is keyed by is recorded as Python could hold it, hashable: an array as a
+  // tuple and a Set as a frozenset, at any depth, so that a reader of the records can build the set.
+  function encodeHashable(v, ancestors, depth) {
+    if (v === null || typeof v !== 'object') return encode(v, ancestors, depth);
+    const array = ArrayIsArray(v);
+    if (!array && (ReflectGetPrototypeOf(v) === ObjectPrototype || !isSet(v))) return encode(v, ancestors, depth);
+    if (depth > MAX_DEPTH) throw new Unserializable('returned a value nested more than ' + MAX_DEPTH + ' levels deep');
+    if (ReflectApply(SetHas, ancestors, [v])) throw new Unserializable('returned a cyclic structure');
+    ReflectApply(SetAdd, ancestors, [v]);
+    try {
+      if (!array) return encodeSet(v, '{"$evalrun":"frozenset","items":[', ancestors, depth + 1);
+      const n = v.length;
+      let out = '{"$evalrun":"tuple","items":[';
+      for (let i = 0; i < n; i++) {
+        if (i > 0) out += ',';
+        out += encodeHashable(v[i], ancestors, depth + 1);
+      }
+      return out + ']}';
+    } finally {
+      ReflectApply(SetDelete, ancestors, [v]);
+    }
   }
 
   function encodeObject(v, ancestors, depth) {

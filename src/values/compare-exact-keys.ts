@@ -46,16 +46,15 @@ export type Key = string | number | boolean | null;
 /** The key of a value of an exact type; undefined when the value does not have that type. */
 export function exactKey(value: unknown, type: TypeNode, depth: number, equality: Equality): Key | undefined {
   switch (type.kind) {
-    case 'int':
+    case 'int': {
       if (typeof value === 'bigint') return `b${value.toString()}`;
-      if (equality === 'python') {
-        // Python's equality: True is 1, and 3.0 is 3 (an integral float, from a float tag).
-        if (typeof value === 'boolean') return value ? 1 : 0;
-        const n = numberOf(value);
-        if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
-        if (typeof n === 'number' && Number.isInteger(n)) return `b${BigInt(n).toString()}`;
-      }
-      return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+      // Python's equality: True is 1, and 3.0 is 3 (an integral float, from a float tag).
+      if (equality === 'python' && typeof value === 'boolean') return value ? 1 : 0;
+      const n = equality === 'python' ? numberOf(value) : value;
+      if (typeof n !== 'number' || !Number.isInteger(n)) return undefined;
+      // Past 2**53 a whole number has the key of the int it is exactly (a JavaScript 2**53 is the int 2**53).
+      return Number.isSafeInteger(n) ? n : `b${BigInt(n).toString()}`;
+    }
     case 'str':
       return typeof value === 'string' ? value : undefined;
     case 'bool':

@@ -7,9 +7,9 @@
 import { isKeyExact, exactKey, type Key } from './compare-exact-keys.js';
 import type { Judge } from './compare-judge.js';
 import { at, differ, setReason, wrongKind, type Outcome } from './compare-messages.js';
-import { numberOrder } from './compare-numbers.js';
+import { exactInteger, numberOrder, sameNumber, type Numeric } from './compare-numbers.js';
 import { compareByMatching } from './compare-set-matching.js';
-import { sequenceItems, setItems, tagOf } from './py-tags.js';
+import { numberOf, sequenceItems, setItems, tagOf } from './py-tags.js';
 import type { TypeNode } from './type-node.js';
 import { distinctItems } from './value-key.js';
 
@@ -30,13 +30,7 @@ export function compareSets(judge: Judge, expectedValue: unknown, actualValue: u
   // Strict types also match kinds item by item, which the sorted walk does not.
   if (item.kind === 'float' && judge.equality !== 'strict') {
     const numbers = expected.map((e) => judge.numeric(e));
-    if (numbers.every((n) => n !== undefined))
-      return floatSet(
-        judge,
-        numbers.map((n) => Number(n.n)),
-        actual,
-        item,
-      );
+    if (numbers.every((n) => n !== undefined)) return floatSet(judge, numbers, actual, item);
   }
   return compareByMatching(judge, expected, actual, item, depth);
 }
@@ -61,9 +55,11 @@ function returnedSetItems(judge: Judge, value: unknown): unknown[] | undefined {
 function distinctPrimitives(items: readonly unknown[]): unknown[] {
   const seen = new Set<unknown>();
   return items.filter((item) => {
-    if (item !== null && typeof item === 'object') return true;
-    if (seen.has(item)) return false;
-    seen.add(item);
+    // NaN and the infinities cross the wire as float tags, and are numbers to new Set(array).
+    const primitive = tagOf(item) === 'float' ? numberOf(item) : item;
+    if (primitive !== null && typeof primitive === 'object') return true;
+    if (seen.has(primitive)) return false;
+    seen.add(primitive);
     return true;
   });
 }
@@ -104,35 +100,39 @@ function setByKeys(judge: Judge, expected: unknown[], actual: unknown[], item: T
  * Sorted order pairs numbers within tolerance whenever any pairing does
  * (closeness is monotone along the number line), in O(n log n).
  */
-function floatSet(judge: Judge, expected: number[], actualValues: unknown[], item: TypeNode): Outcome {
-  const actual: number[] = [];
+function floatSet(judge: Judge, expected: Numeric[], actualValues: unknown[], item: TypeNode): Outcome {
+  const actual: Numeric[] = [];
   for (let i = 0; i < actualValues.length; i++) {
     const a = judge.numeric(actualValues[i]);
     if (a === undefined) return at(wrongKind(item, actualValues[i]), i);
-    actual.push(Number(a.n));
+    actual.push(a);
   }
-  const sortedExpected = [...expected].sort(numberOrder);
-  const sortedActual = [...actual].sort(numberOrder);
-  let missing: number | undefined;
-  let unexpected: number | undefined;
+  // Ints past 2**53 that round to one double are told apart by their exact values.
+  const byValue = (x: Numeric, y: Numeric): number => numberOrder(Number(x.n), Number(y.n)) || (x.n < y.n ? -1 : x.n > y.n ? 1 : 0);
+  const sortedExpected = [...expected].sort(byValue);
+  const sortedActual = [...actual].sort(byValue);
+  // Two ints meet exactly, as they do in a list of floats: the tolerance forgives a float's rounding.
+  const meet = (e: Numeric, a: Numeric): boolean => (exactInteger(e) && exactInteger(a) ? sameNumber(e.n, a.n) : judge.close(Number(e.n), Number(a.n)));
+  let missing: number | bigint | undefined;
+  let unexpected: number | bigint | undefined;
   let i = 0;
   let j = 0;
   while (i < sortedExpected.length && j < sortedActual.length) {
     const e = sortedExpected[i]!;
     const a = sortedActual[j]!;
-    if (judge.close(e, a)) {
+    if (meet(e, a)) {
       i++;
       j++;
-    } else if (numberOrder(e, a) < 0) {
-      missing ??= e;
+    } else if (byValue(e, a) < 0) {
+      missing ??= e.n;
       i++;
     } else {
-      unexpected ??= a;
+      unexpected ??= a.n;
       j++;
     }
   }
-  if (i < sortedExpected.length) missing ??= sortedExpected[i];
-  if (j < sortedActual.length) unexpected ??= sortedActual[j];
+  if (i < sortedExpected.length) missing ??= sortedExpected[i]!.n;
+  if (j < sortedActual.length) unexpected ??= sortedActual[j]!.n;
   if (missing === undefined && unexpected === undefined) return undefined;
   return differ(() => setReason(missing, unexpected));
 }

@@ -115,3 +115,44 @@ describe('a JavaScript value with no JSON form', () => {
     ]);
   });
 });
+
+describe('a JavaScript value as it is recorded', () => {
+  it('is an error when it is an instance of a class, whatever its own keys', async () => {
+    const code = [
+      'class Point { constructor() { this.a = 1; } }',
+      'function f(k) {',
+      '  if (k === 0) return new Point();',
+      '  if (k === 1) return Object.assign(new Error("e"), { a: 1 });',
+      '  if (k === 2) return new WeakMap();',
+      '  if (k === 3) return Object.assign(Object.create(null), { a: 1 });',
+      '  return { a: 1 };',
+      '}',
+    ].join('\n');
+    const out = await ran(code, [[0], [1], [2], [3], [4]]);
+    expect(out.tests.map((t) => (t.kind === 'unserializable' ? t.message : t.kind === 'returned' ? t.json : t.kind))).toEqual([
+      'returned an object of class Point, not a plain object',
+      'returned an object of class Error, not a plain object',
+      'returned an object of class WeakMap, not a plain object',
+      '{"a":1}',
+      '{"a":1}',
+    ]);
+  });
+
+  it('writes a whole number past 2**53 with every digit of the int it is, and arrays in a Set or Map keys as tuples', async () => {
+    const code = [
+      'function f(k) {',
+      '  if (k === 0) return 2 ** 63;',
+      '  if (k === 1) return [-(2 ** 60), 2 ** 53 - 1];',
+      '  if (k === 2) return new Set([[1, [2]], new Set([3])]);',
+      '  return new Map([[[1, 2], "a"]]);',
+      '}',
+    ].join('\n');
+    const out = await ran(code, [[0], [1], [2], [3]]);
+    expect(out.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind))).toEqual([
+      '{"$evalrun":"int","value":"9223372036854775808"}',
+      '[{"$evalrun":"int","value":"-1152921504606846976"},9007199254740991]',
+      '{"$evalrun":"set","items":[{"$evalrun":"tuple","items":[1,{"$evalrun":"tuple","items":[2]}]},{"$evalrun":"frozenset","items":[3]}]}',
+      '{"$evalrun":"dict","entries":[[{"$evalrun":"tuple","items":[1,2]},"a"]]}',
+    ]);
+  });
+});

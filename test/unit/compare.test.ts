@@ -262,6 +262,20 @@ describe('compareValues: tuples', () => {
 });
 
 describe('compareValues: sets', () => {
+  it('meets a whole number past 2**53 as the int it is, two ints exactly under Set[float], and NaN or Infinity repeated once', () => {
+    const big = 2n ** 53n;
+    for (const equality of ['python', 'javascript'] as const) {
+      expect(compareWith(pySet([big, 5]), pySet([5, 2 ** 53]), 'Set[int]', equality)).toEqual(equal);
+      expect(compareWith(pySet([2n ** 63n]), [2 ** 63], 'Set[int]', equality)).toEqual(equal);
+      expect(compareWith(pySet([1000000000]), pySet([1000000001]), 'Set[float]', equality).equal).toBe(false);
+      expect(compareWith(pySet([2n ** 60n, 100]), pySet([2n ** 60n + 1n, 100]), 'FrozenSet[float]', equality).equal).toBe(false);
+      expect(compareWith(pySet([2n ** 60n + 1n, 2n ** 60n]), pySet([2n ** 60n, 2n ** 60n + 1n]), 'Set[float]', equality)).toEqual(equal);
+      expect(compareWith(pySet([fl(1e9)]), pySet([1000000001]), 'Set[float]', equality)).toEqual(equal);
+    }
+    expect(compareWith(pySet([1.5, fl(Infinity)]), [fl(Infinity), 1.5, fl(Infinity)], 'Set[float]', 'javascript')).toEqual(equal);
+    expect(compareWith(pySet([fl(NaN)]), [fl(NaN), fl(NaN)], 'Set[float]', 'javascript')).toEqual(equal);
+  });
+
   it.each<[Value, Value, string, Comparison]>([
     [[1, 2, 3], [3, 1, 2], 'Set[int]', equal],
     [[], [], 'Set[int]', equal],
