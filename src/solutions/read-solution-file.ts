@@ -204,12 +204,17 @@ function readFields(record: Record<string, unknown>): Fields {
     language = normalizeLanguageName(languageName);
     if (language === null) return { kind: 'invalid', reason: `unsupported language "${languageName}"` };
   }
+  const problemId = firstId(record, FIELDS.problem);
+  const modelId = firstId(record, FIELDS.model);
+  const promptId = firstId(record, FIELDS.prompt);
+  const sampleId = firstId(record, FIELDS.sample);
+  for (const id of [problemId, modelId, promptId, sampleId]) if (typeof id === 'object') return { kind: 'invalid', reason: id.reason };
   return {
     kind: 'valid',
-    problemId: firstId(record, FIELDS.problem),
-    modelId: firstId(record, FIELDS.model),
-    promptId: firstId(record, FIELDS.prompt),
-    sampleId: firstId(record, FIELDS.sample) ?? null,
+    problemId: problemId as string | undefined,
+    modelId: modelId as string | undefined,
+    promptId: promptId as string | undefined,
+    sampleId: (sampleId as string | undefined) ?? null,
     code,
     language,
   };
@@ -227,15 +232,33 @@ function firstString(record: Record<string, unknown>, names: readonly string[]):
   return undefined;
 }
 
-/** First field usable as an id: a one-line, non-blank string of sane length, or an integer. */
-function firstId(record: Record<string, unknown>, names: readonly string[]): string | undefined {
+/**
+ * First field usable as an id: a one-line, non-blank string of sane length, or an integer; undefined
+ * when none is. A field that holds something else says so (`model is an object`), rather than the
+ * line's submission going to another model, prompt or sample: only `null`, a blank string, and a
+ * long or multi-line text under a name that may hold one (`prompt` holding the prompt itself)
+ * count as no id.
+ */
+function firstId(record: Record<string, unknown>, names: readonly string[]): string | { reason: string } | undefined {
   for (const name of names) {
     const v = record[name];
+    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) continue;
     if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-    if (typeof v === 'string' && v.trim() !== '' && !/[\r\n]/.test(v) && v.length <= MAX_ID_LENGTH) return v;
+    if (typeof v === 'string' && !/[\r\n]/.test(v) && v.length <= MAX_ID_LENGTH) return v;
+    if (typeof v === 'string' && TEXT_FIELDS.has(name)) continue;
+    const what =
+      typeof v === 'string'
+        ? `a text of ${v.length} characters${/[\r\n]/.test(v) ? ' over several lines' : ''}`
+        : typeof v === 'number'
+          ? `the number ${v}`
+          : describeJsonKind(v);
+    return { reason: `${name} is ${what}, not an id (expected a one-line string of at most ${MAX_ID_LENGTH} characters, or a whole number)` };
   }
   return undefined;
 }
+
+/** Fields named for an id that datasets also use for a text (the prompt, the problem statement, the sample). */
+const TEXT_FIELDS: ReadonlySet<string> = new Set(['problem', 'prompt', 'sample']);
 
 function submit(submission: Submission): SolutionFileOutcome {
   return { kind: 'submission', submission };

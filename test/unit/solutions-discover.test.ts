@@ -182,6 +182,30 @@ describe('discoverSubmissions on awkward folders', () => {
     ]);
   });
 
+  it('skips a line whose id is not one, naming the field, rather than grade it under another model, prompt or sample', async () => {
+    const lines = [
+      { problem_id: 'add', model: { name: 'gpt-4' }, completion: 'a' },
+      { problem_id: 'add', model_id: 'm', sample_id: 1.5, completion: 'b' },
+      { problem_id: 'add', model_id: 'm', prompt_id: ['p1'], completion: 'c' },
+      { problem_id: 'add', model_id: 'm', prompt_id: 'line one\nline two', completion: 'd' },
+      // No id, and a text where a generic name may hold one: the defaults, as before.
+      { problem_id: 'add', model_id: null, prompt_id: '', prompt: 'Write add.\nIt adds.', sample: 'x'.repeat(300), completion: 'e' },
+      { problem_id: 'add', model_id: 'm', sample_id: 7, completion: 'f' },
+    ];
+    await writeFile(path.join(dir, 's.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    expect(skipped.map((s) => s.reason)).toEqual([
+      'model is an object, not an id (expected a one-line string of at most 200 characters, or a whole number)',
+      'sample_id is the number 1.5, not an id (expected a one-line string of at most 200 characters, or a whole number)',
+      'prompt_id is an array, not an id (expected a one-line string of at most 200 characters, or a whole number)',
+      'prompt_id is a text of 17 characters over several lines, not an id (expected a one-line string of at most 200 characters, or a whole number)',
+    ]);
+    expect(submissions.map((s) => [s.modelId, s.promptId, s.sampleId])).toEqual([
+      ['s', null, null],
+      ['m', null, '7'],
+    ]);
+  });
+
   it.skipIf(process.getuid?.() === 0)('reports a file it may not read as unreadable', async () => {
     await writeFile(path.join(dir, 'add.js'), 'function add(a, b) { return a + b }');
     await chmod(path.join(dir, 'add.js'), 0o000);
