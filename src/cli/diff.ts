@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import type yargsFactory from 'yargs';
 import { formatValue, styleFor } from '../values/format.js';
 import { diffRuns, type CandidateChange, type Delta, type RunDiff } from '../report/run-diff.js';
-import { percent, plural, shorten } from '../report/text.js';
+import { percent, plural, pointsChange, shorten } from '../report/text.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
@@ -89,7 +89,7 @@ export function renderDiffTable(diff: RunDiff, details: boolean): string {
 
 function deltaCells(d: Delta): string[] {
   const show = (v: number | null): string => (v === null ? 'n/a' : percent(v));
-  const change = d.change === null ? 'n/a' : `${d.change >= 0 ? '+' : ''}${(d.change * 100).toFixed(1)} pt`;
+  const change = pointsChange(d.change);
   return [show(d.before), show(d.after), change];
 }
 

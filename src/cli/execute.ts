@@ -7,6 +7,7 @@ import { progressMode, progressReporter } from '../report/progress.js';
 import { reporterFor, type ReporterChoice } from '../report/reporters.js';
 import { diffRuns } from '../report/run-diff.js';
 import { ReportWriteError } from '../report/sink.js';
+import { percent } from '../report/text.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { RunLog, RunLogWriteError } from '../runlog/run-log.js';
 import { locateRunLog, newRunFiles, runIdOfLog, scorecardBeside, type RunFiles } from '../runner/run-files.js';
@@ -99,8 +100,7 @@ export async function execute(cli: CliOptions): Promise<number> {
   }
   if (options.solutionsDir === null) return selfCheckExitCode(outcome);
   if (cli.minPassRate !== null && outcome.head.summary.pass_rate < cli.minPassRate) {
-    const rate = (outcome.head.summary.pass_rate * 100).toFixed(1);
-    process.stderr.write(`evalrun: pass rate ${rate}% is below --min-pass-rate ${(cli.minPassRate * 100).toFixed(1)}%\n`);
+    process.stderr.write(`evalrun: pass rate ${percent(outcome.head.summary.pass_rate)} is below --min-pass-rate ${percent(cli.minPassRate)}\n`);
     return EXIT.failed;
   }
   return EXIT.ok;

@@ -8,7 +8,7 @@ import type { RunOutcome } from './reporter.js';
 import type { CandidateChange, Delta, RunDiff } from './run-diff.js';
 import type { CandidateResult } from './scorecard.js';
 import { summaryLine } from './table-reporter.js';
-import { meanLabel, passAtKLabel, percent, plural } from './text.js';
+import { meanLabel, passAtKLabel, percent, plural, pointsChange } from './text.js';
 
 export interface HtmlOptions {
   /** Shown as a comparison section: what changed since this run. */
@@ -234,7 +234,7 @@ function passAtKSection(outcome: RunOutcome): string {
 
 function deltaCells(d: Delta): string {
   const v = (x: number | null): string => (x === null ? 'n/a' : percent(x));
-  const change = d.change === null ? 'n/a' : `${d.change >= 0 ? '+' : ''}${(d.change * 100).toFixed(1)} pt`;
+  const change = pointsChange(d.change);
   const cls = d.change === null || Math.abs(d.change) < 1e-12 ? '' : d.change > 0 ? 'good' : 'bad';
   return `<td class="num">${v(d.before)}</td><td class="num">${v(d.after)}</td><td class="num ${cls}">${change}</td>`;
 }

@@ -1,7 +1,23 @@
 /** Small text helpers shared by the human-readable reports. */
 
 export function percent(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
+  return `${percentNumber(rate)}%`;
+}
+
+/**
+ * A rate as a percentage with one decimal, a tie rounded away from zero as
+ * the fraction it stands for would be: 23/80 is 28.75%, whose double is a
+ * hair below it (28.749999999999996), so it is read at twelve significant
+ * digits first and shows as 28.8, as 21/80 shows as 26.3.
+ */
+export function percentNumber(rate: number): string {
+  const text = Number((Math.abs(rate) * 100).toPrecision(12)).toFixed(1);
+  return rate < 0 && text !== '0.0' ? `-${text}` : text;
+}
+
+/** A change of a rate in percentage points: `+8.8 pt`, `-2.5 pt`, `n/a`. */
+export function pointsChange(change: number | null): string {
+  return change === null ? 'n/a' : `${change >= 0 ? '+' : ''}${percentNumber(change)} pt`;
 }
 
 /** One line of at most `max` characters, ending in `…` when cut. */
