@@ -59,6 +59,7 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
   if (efficiency !== undefined) out.push(...efficiencySection(efficiency));
   if (head.pass_at_k.length > 0) out.push('### pass@k', '', ...passAtKTable(head.pass_at_k), '');
   out.push(...failures(outcome));
+  out.push(...notRun(outcome));
   const invalid = head.problems.filter((p) => !p.valid);
   if (invalid.length > 0) {
     out.push(`### Invalid problem files (${invalid.length})`, '');
@@ -141,6 +142,23 @@ function failures(outcome: RunOutcome): string[] {
     );
   }
   if (total > listed.length) out.push('', `…and ${total - listed.length} more failing tests; every one is in the JSON scorecard.`);
+  out.push('');
+  return out;
+}
+
+/** Candidates whose tests never ran (their code did not load, or is in a language evalrun does not run): no failing test names them. */
+function notRun(outcome: RunOutcome): string[] {
+  const total = outcome.statuses['load-error'] + outcome.statuses.unsupported;
+  if (total === 0) return [];
+  const out = [`### Candidates that did not run (${total})`, ''];
+  let listed = 0;
+  for (const c of outcome.eachRow()) {
+    if (c.status !== 'load-error' && c.status !== 'unsupported') continue;
+    const who = [c.model_id, c.prompt_id, c.sample_id === null ? null : `sample ${c.sample_id}`].filter((x) => x !== null).join(' / ');
+    out.push(`- ${code(c.problem_id)} ${code(who)}: ${c.status}${c.error === null ? '' : `: ${code(shorten(c.error, 200))}`}`);
+    if (++listed === FAILURES_SHOWN) break;
+  }
+  if (total > listed) out.push('', `…and ${total - listed} more; every one is in the JSON scorecard.`);
   out.push('');
   return out;
 }

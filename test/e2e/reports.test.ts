@@ -109,6 +109,18 @@ describe('evalrun report', () => {
     expect(readFileSync(html, 'utf8')).toContain('<div class="value" id="count-candidates">4</div>');
   });
 
+  it('lists in Markdown the candidates whose tests never ran, which no failing test names', async () => {
+    const set = gradingSet('a');
+    mkdirSync(join(set.solutions, 'm3'));
+    writeFileSync(join(set.solutions, 'm3', 'double.js'), 'function double(n) {');
+    const dir = scratch();
+    const r = await runCli(['--problems', set.problems, '--solutions', set.solutions, '--out', join(dir, 'run.json'), '--reporter', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'run.md'), 'utf8')).toMatch(
+      /### Candidates that did not run \(1\)\n\n- <code>double<\/code> <code>m3<\/code>: load-error: <code>does not compile: /,
+    );
+  });
+
   it('renders an interrupted run, marked incomplete, from what its log holds', async () => {
     const dir = scratch();
     const set = gradingSet('a');
