@@ -246,7 +246,7 @@ def read(r, t, top=False, layers=0, whole=False):
         else:
             raise Mismatch('set expected')
         try:
-            return make(items)  # set() keeps the first of equal items
+            return make(hashable(x) for x in items)  # set() keeps the first of equal items
         except TypeError as e:
             raise Mismatch('unhashable set item: %s' % e)
     if k == 'Dict':
@@ -254,7 +254,7 @@ def read(r, t, top=False, layers=0, whole=False):
             raise Mismatch('dict expected')
         out = {}
         for key, val in r.items():
-            rk = read_key(key, t[1])
+            rk = hashable(read_key(key, t[1]))
             rv = read(val, t[2])
             try:
                 out[rk] = rv  # an equal key keeps the first key object, the later value wins
@@ -264,6 +264,16 @@ def read(r, t, top=False, layers=0, whole=False):
     if k == 'Union':
         return read_union(r, t, layers, whole)
     raise Mismatch('unhandled type %r' % (t,))
+
+
+def hashable(v):
+    # A set's item or a dict's key as Python can hold one: a list is the tuple of its items and a
+    # set a frozenset, at any depth; a dict stays a dict (and set() refuses it).
+    if type(v) is list or type(v) is tuple:
+        return tuple(hashable(x) for x in v)
+    if type(v) is set or type(v) is frozenset:
+        return frozenset(hashable(x) for x in v)
+    return v
 
 
 def written_order_matters(items):

@@ -433,6 +433,10 @@ function categories(): Category[] {
         [SetT(FrozenSet(INT))],
         [SetT(ANY)],
         [FrozenSet(FLOAT)],
+        // Items Python cannot hash as written: a list is read as its tuple, a set as a frozenset.
+        [SetT(List(INT))],
+        [FrozenSet(List(STR))],
+        [SetT(SetT(INT))],
       ],
       flavour: { duplicates: true },
       values: 25,
