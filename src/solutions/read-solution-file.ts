@@ -235,9 +235,9 @@ function firstString(record: Record<string, unknown>, names: readonly string[]):
 /**
  * First field usable as an id: a one-line, non-blank string of sane length, or an integer; undefined
  * when none is. A field that holds something else says so (`model is an object`), rather than the
- * line's submission going to another model, prompt or sample: only `null`, a blank string, and a
- * long or multi-line text under a name that may hold one (`prompt` holding the prompt itself)
- * count as no id.
+ * line's submission going to another model, prompt or sample: only `null`, a blank string, and
+ * anything under a name that may hold something else (`prompt` holding the prompt itself) count
+ * as no id.
  */
 function firstId(record: Record<string, unknown>, names: readonly string[]): string | { reason: string } | undefined {
   for (const name of names) {
@@ -245,20 +245,27 @@ function firstId(record: Record<string, unknown>, names: readonly string[]): str
     if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) continue;
     if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
     if (typeof v === 'string' && !/[\r\n]/.test(v) && v.length <= MAX_ID_LENGTH) return v;
-    if (typeof v === 'string' && TEXT_FIELDS.has(name)) continue;
+    // A name datasets also use for what is no id (the prompt as text or chat messages, a sample count) holds none here.
+    if (LOOSE_FIELDS.has(name)) continue;
     const what =
       typeof v === 'string'
         ? `a text of ${v.length} characters${/[\r\n]/.test(v) ? ' over several lines' : ''}`
         : typeof v === 'number'
-          ? `the number ${v}`
+          ? Number.isInteger(v)
+            ? `${v}, a whole number too large to read exactly (write it as a string)`
+            : `the number ${v}`
           : describeJsonKind(v);
     return { reason: `${name} is ${what}, not an id (expected a one-line string of at most ${MAX_ID_LENGTH} characters, or a whole number)` };
   }
   return undefined;
 }
 
-/** Fields named for an id that datasets also use for a text (the prompt, the problem statement, the sample). */
-const TEXT_FIELDS: ReadonlySet<string> = new Set(['problem', 'prompt', 'sample']);
+/**
+ * Fields whose names datasets also use for what is no id: the problem or prompt itself (a text, chat
+ * messages, an object), a sample's text, a count of samples. Only the names that say `id` (and
+ * `model`, which names nothing else) are held to holding one.
+ */
+const LOOSE_FIELDS: ReadonlySet<string> = new Set(['problem', 'prompt', 'sample', 'n']);
 
 function submit(submission: Submission): SolutionFileOutcome {
   return { kind: 'submission', submission };

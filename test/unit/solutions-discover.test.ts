@@ -188,8 +188,10 @@ describe('discoverSubmissions on awkward folders', () => {
       { problem_id: 'add', model_id: 'm', sample_id: 1.5, completion: 'b' },
       { problem_id: 'add', model_id: 'm', prompt_id: ['p1'], completion: 'c' },
       { problem_id: 'add', model_id: 'm', prompt_id: 'line one\nline two', completion: 'd' },
-      // No id, and a text where a generic name may hold one: the defaults, as before.
+      // No id, and what a generic name may hold instead (the prompt as text or chat messages, a count): the defaults, as before.
       { problem_id: 'add', model_id: null, prompt_id: '', prompt: 'Write add.\nIt adds.', sample: 'x'.repeat(300), completion: 'e' },
+      { problem_id: 'add', prompt: [{ role: 'user', content: 'Write add.' }], sample: { text: 'x' }, n: 1e20, completion: 'g' },
+      { problem_id: 'add', sample_id: 1e20, completion: 'h' },
       { problem_id: 'add', model_id: 'm', sample_id: 7, completion: 'f' },
     ];
     await writeFile(path.join(dir, 's.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
@@ -199,9 +201,11 @@ describe('discoverSubmissions on awkward folders', () => {
       'sample_id is the number 1.5, not an id (expected a one-line string of at most 200 characters, or a whole number)',
       'prompt_id is an array, not an id (expected a one-line string of at most 200 characters, or a whole number)',
       'prompt_id is a text of 17 characters over several lines, not an id (expected a one-line string of at most 200 characters, or a whole number)',
+      'sample_id is 100000000000000000000, a whole number too large to read exactly (write it as a string), not an id (expected a one-line string of at most 200 characters, or a whole number)',
     ]);
     expect(submissions.map((s) => [s.modelId, s.promptId, s.sampleId])).toEqual([
-      ['s', null, null],
+      ['s', null, '0'],
+      ['s', null, '1'],
       ['m', null, '7'],
     ]);
   });
