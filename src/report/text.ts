@@ -1,7 +1,11 @@
 /** Small text helpers shared by the human-readable reports. */
 
 export function percent(rate: number): string {
-  return `${percentNumber(rate)}%`;
+  let text = percentNumber(rate);
+  // All but one of 2,000 is not 100.0%, and one of 3,000 is not 0.0%.
+  if (text === '100.0' && rate < 1) text = '99.9';
+  else if (text === '0.0' && rate > 0) text = '0.1';
+  return `${text}%`;
 }
 
 /**

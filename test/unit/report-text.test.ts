@@ -11,6 +11,9 @@ describe('percentages in the reports', () => {
     expect(percent(0)).toBe('0.0%');
     expect(percent(1)).toBe('100.0%');
     expect(percent(0.99949)).toBe('99.9%');
+    // Only all is 100.0%, and only none 0.0%.
+    expect(percent(1999 / 2000)).toBe('99.9%');
+    expect(percent(1 / 3000)).toBe('0.1%');
   });
 
   it('write a change in points with its sign, the same rounding either way', () => {
