@@ -7,7 +7,7 @@
 import { MAX_PROBLEM_FILE_BYTES, readProblemText } from './file-text.js';
 import { invalid, listProblemFiles, ProblemDirectoryError, splitAndRejectDuplicates } from './find-files.js';
 import { isIntegerLiteral, restoreExactNumbers, restoreKeyOrder } from './exact-json.js';
-import { restorePythonConstants, standInPythonConstants } from './python-json.js';
+import { holdsPythonConstant, restorePythonConstants, standInPythonConstants } from './python-json.js';
 import { checkJsonStructure, lineAndColumn, MAX_JSON_DEPTH, type ExactNumber, type OrderedObject } from './json-structure.js';
 import { prepareProblem } from './prepare.js';
 import type { InvalidProblemFile, LoadedProblems, PreparedProblem } from './prepared.js';
@@ -125,16 +125,25 @@ type ParsedJson = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
  * Parses JSON text as Python's `json.loads` reads it: what its `json.dumps` writes for a float JSON has
- * no spelling for (`NaN`, `Infinity`, `-Infinity`) is read as that float. `text` is what was parsed
- * (those words made stand-in strings), which the checks of the text's structure read.
+ * no spelling for (`NaN`, `Infinity`, `-Infinity`) is read as that float, anywhere, or only inside the
+ * top-level object's member `within`. `text` is what was parsed (those words made stand-in strings),
+ * which the checks of the text's structure read.
  */
-export function parsePythonJsonText(source: string): { text: string; parsed: ParsedJson } {
+export function parsePythonJsonText(source: string, within?: string): { text: string; parsed: ParsedJson } {
   const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
   const parsed = parseJsonText(text);
   const standIn = parsed.ok ? null : standInPythonConstants(text);
   if (standIn !== null) {
     const again = parseJsonText(standIn);
-    if (again.ok) return { text: standIn, parsed: { ok: true, value: restorePythonConstants(again.value) } };
+    if (again.ok && within === undefined) return { text: standIn, parsed: { ok: true, value: restorePythonConstants(again.value) } };
+    // Only the member `within` of the top-level object may hold them (a request's inline problem): anywhere else the text is no JSON.
+    if (again.ok && again.value !== null && typeof again.value === 'object' && !Array.isArray(again.value)) {
+      const { [within!]: member, ...rest } = again.value as Record<string, unknown>;
+      if (!holdsPythonConstant(rest)) {
+        restorePythonConstants(member);
+        return { text: standIn, parsed: again };
+      }
+    }
   }
   return { text, parsed };
 }

@@ -49,3 +49,10 @@ export function restorePythonConstants(value: unknown): unknown {
     Object.defineProperty(record, key, { value: restorePythonConstants(record[key]), enumerable: true, writable: true, configurable: true });
   return value;
 }
+
+/** Whether a parsed document holds a stand-in anywhere (`standInPythonConstants`), before `restorePythonConstants`. */
+export function holdsPythonConstant(value: unknown): boolean {
+  if (typeof value === 'string') return value.startsWith(STAND_IN);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value as Record<string, unknown>).some(holdsPythonConstant);
+}

@@ -61,8 +61,8 @@ export function buildService(grader: Grader, metrics: ServiceMetrics, options: H
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    // An inline problem may hold NaN or Infinity, as a problem file may: Python's json.dumps writes them.
-    const { parsed } = parsePythonJsonText(text);
+    // An inline problem may hold NaN or Infinity, as a problem file may (Python's json.dumps writes them); the rest of a request may not.
+    const { parsed } = parsePythonJsonText(text, 'problem');
     if (!parsed.ok) return done(new Refusal(400, `malformed JSON: ${parsed.message}`), undefined);
     rawBodies.set(request, text);
     done(null, parsed.value);
