@@ -210,10 +210,12 @@
   const MAX_DEPTH = 2000;
 
   function encodeNumber(n) {
-    // Past 2**53 every double is a whole number, and its shortest digits (9223372036854776000 for 2**63) name
-    // another int: it is recorded with every digit of the int it is.
+    // From 2**53 to 1e21 a double's shortest digits (9223372036854776000 for 2**63) name another int
+    // than the one it is: it is recorded with every digit. Past 1e21 JavaScript writes it as 1e+21,
+    // which names it exactly.
     if (NumberIsFinite(n)) {
-      if (n > 9007199254740991 || n < -9007199254740991) return '{"$evalrun":"int","value":"' + ReflectApply(BigIntToString, BigIntCtor(n), []) + '"}';
+      if ((n > 9007199254740991 && n < 1e21) || (n < -9007199254740991 && n > -1e21))
+        return '{"$evalrun":"int","value":"' + ReflectApply(BigIntToString, BigIntCtor(n), []) + '"}';
       return n === 0 ? '0' : StringCtor(n);
     }
     const name = NumberIsNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
@@ -286,6 +288,7 @@
       // The same entries as [key, value] pairs, for a Map whose keys cannot all be property names.
       let pairs = '';
       let plain = true;
+      const names = new SetCtor();
       let first = true;
       for (;;) {
         const step = ReflectApply(MapIteratorNext, it, []);
@@ -297,6 +300,12 @@
           throw new Unserializable('returned a Map with a ' + kt + ' key');
         }
         if ((kt === 'object' && key !== null) || key === '$evalrun') plain = false;
+        // Keys that JSON would write as one name (1 and "1", null and "null") stay apart as pairs.
+        if (plain) {
+          const name = StringCtor(key);
+          if (ReflectApply(SetHas, names, [name])) plain = false;
+          else ReflectApply(SetAdd, names, [name]);
+        }
         if (!first) {
           out += ',';
           pairs += ',';

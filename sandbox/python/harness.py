@@ -82,6 +82,13 @@ _compile = compile
 _exec = exec
 _getattr = getattr
 _type_dict = type.__dict__['__dict__'].__get__
+_type_mro = type.__dict__['__mro__'].__get__
+_type_flags = type.__dict__['__flags__'].__get__
+_HEAPTYPE = 1 << 9
+_str_getitem = str.__getitem__
+_gc_disable = _gc.disable
+_gc_enable = _gc.enable
+_gc_isenabled = _gc.isenabled
 _hasattr = hasattr
 _BaseException = BaseException
 _MemoryError = MemoryError
@@ -894,9 +901,12 @@ def _encode_set(value, depth, path):
 
 
 def _encode_set_items(items, kind, depth, path):
+    # Sorted by the items' values as their base types hold them, so that no
+    # __lt__ of the candidate's runs while its result is being read.
     try:
-        items = _sorted(items)
-        text = _encode_items(items, depth, path)
+        keys = [_sort_base(item) for item in items]
+        order = _sorted(range(_len(items)), key=keys.__getitem__)
+        text = _encode_items([items[i] for i in order], depth, path)
     except _TypeError:
         pairs = [(item, _encode(item, depth + 1, path)) for item in items]
         pairs.sort(key=_sort_key_text)
@@ -908,7 +918,13 @@ def _encode_dict(value, depth, path):
     pairs = _list(_dict_items(value))
     plain = True
     for k, _ in pairs:
-        if not _issubclass(_type(k), _str) or _str.__eq__(k, TAG) or _is_index_key(k):
+        kt = _type(k)
+        if kt is not _str:
+            if not _issubclass(kt, _str):
+                plain = False
+                break
+            _check_equality(kt, _str)
+        if _str.__eq__(k, TAG) or _is_index_key(k):
             plain = False
             break
     if plain:
@@ -926,7 +942,7 @@ def _is_index_key(key):
     # A JSON reader in JavaScript puts keys such as "7" first in an object,
     # whatever order they came in: such a dict travels as entries, in order.
     n = _str.__len__(key)
-    if n == 0 or n > 10 or (n > 1 and key[0] == '0'):
+    if n == 0 or n > 10 or (n > 1 and _str_getitem(key, 0) == '0'):
         return False
     for ch in _str.__str__(key):
         if ch not in _INDEX_DIGITS:
@@ -936,6 +952,54 @@ def _is_index_key(key):
 
 def _sort_key_text(pair):
     return pair[1]
+
+
+def _sort_base(item):
+    # An item as its base type holds it, for sorting; a TypeError for what
+    # has no order of its own (a frozenset's < is a subset test).
+    t = _type(item)
+    if t is _int or t is _str or t is _float or t is _bool:
+        return item
+    if _issubclass(t, _int):
+        return _int.__index__(item)
+    if _issubclass(t, _float):
+        return _float.__float__(item)
+    if _issubclass(t, _str):
+        return _str.__str__(item)
+    if _issubclass(t, _tuple):
+        return _tuple([_sort_base(x) for x in _tuple_iter(item)])
+    raise _TypeError('no order')
+
+
+def _own_equality(t, base):
+    # Whether a class of the candidate's own between t and base defines ==
+    # or a hash: then two of its values that JSON writes alike may be
+    # unequal to Python (a dict could hold both as keys), or equal ones
+    # unequal, and the base type's value no longer stands for it.
+    inherited = _type_dict(base)
+    for cls in _type_mro(t):
+        if cls is base:
+            return False
+        if _type_flags(cls) & _HEAPTYPE:
+            own = _type_dict(cls)
+            for name in ('__eq__', '__ne__', '__hash__'):
+                if name in own and own[name] is not inherited[name]:
+                    return True
+    return False
+
+
+def _descends(t, base):
+    # By identity: `in` would ask the classes' ==, which a metaclass of the candidate's may answer.
+    for cls in _type_mro(t):
+        if cls is base:
+            return True
+    return False
+
+
+def _check_equality(t, base):
+    if t is not base and _own_equality(t, base):
+        raise _Unencodable('returned a value of type ' + t.__name__ + ', ' + ('an ' if base is _int else 'a ') + base.__name__ +
+                           ' subclass with its own == or hash, which JSON cannot record as Python compares it')
 
 
 def _encode(value, depth, path):
@@ -962,10 +1026,13 @@ def _encode(value, depth, path):
     if _issubclass(t, _bool):
         return 'true' if _int.__index__(value) else 'false'
     if _issubclass(t, _int):
+        _check_equality(t, _int)
         return _encode_int(_int.__index__(value))
     if _issubclass(t, _float):
+        _check_equality(t, _float)
         return _encode_float(_float.__float__(value))
     if _issubclass(t, _str):
+        _check_equality(t, _str)
         return _quote(_str.__str__(value))
     # The containers being encoded, outermost first; compared with `is`
     # (id() would raise an audit event for every container).
@@ -975,12 +1042,15 @@ def _encode(value, depth, path):
     path.append(value)
     try:
         if _issubclass(t, _tuple):
+            _check_equality(t, _tuple)
             return '{"$evalrun":"tuple","items":[' + _encode_items(_tuple_iter(value), depth, path) + ']}'
         # A deque is no list to Python (deque([1]) == [1] is False): like any
         # other type JSON cannot hold, it has no JSON form.
         if _issubclass(t, _list):
             return '[' + _encode_items(_list_iter(value), depth, path) + ']'
         if _issubclass(t, (_set, _frozenset)):
+            if _issubclass(t, _frozenset):
+                _check_equality(t, _frozenset)
             return _encode_set(value, depth, path)
         if _issubclass(t, _dict):
             return _encode_dict(value, depth, path)
@@ -989,7 +1059,8 @@ def _encode(value, depth, path):
             return _encode_set_items(_list(value), 'set', depth, path)
     finally:
         path.pop()
-    if _issubclass(t, (_Fraction, _Decimal, _complex)):
+    # By the class's own ancestry: Fraction is an ABC, and Fraction.register(X) would make any X pass issubclass.
+    if _descends(t, _Fraction) or _descends(t, _Decimal) or _descends(t, _complex):
         return _encode_number(value, t)
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
 
@@ -999,11 +1070,11 @@ def _encode_number(value, t):
     # the float tolerance reads its other values as the nearest float; a complex
     # number with no imaginary part is its real part (complex(2, 0) == 2.0).
     try:
-        if _issubclass(t, _Fraction):
+        if _descends(t, _Fraction):
             numerator, denominator = _fraction_numerator(value), _fraction_denominator(value)
             if _type(numerator) is _int and _type(denominator) is _int:
                 return _encode_int(numerator) if denominator == 1 else _encode_float(numerator / denominator)
-        elif _issubclass(t, _Decimal):
+        elif _descends(t, _Decimal):
             if _decimal_is_finite(value) and _decimal_eq(value, _decimal_to_integral(value)):
                 return _encode_int(_decimal_int(value))
             # A signalling NaN has no float: float() raises.
@@ -1095,7 +1166,20 @@ def begin_test(args_text):
 def end_test():
     """After call_candidate ran the test: "r<json>", "t<msg>", "u<msg>" or "m<msg>"."""
     result, exc = _take_slot()
-    _test_args[0] = None
+    # The arguments are freed once the result is written, and no collection runs while it is
+    # read: a finalizer or a gc callback of the candidate's could otherwise change the result
+    # between its return and its record.
+    collecting = _gc_isenabled()
+    _gc_disable()
+    try:
+        return _end_test(result, exc)
+    finally:
+        if collecting:
+            _gc_enable()
+        _test_args[0] = None
+
+
+def _end_test(result, exc):
     if exc is not None:
         if _issubclass(_type(exc), _MemoryError):
             del exc
@@ -1114,8 +1198,9 @@ def end_test():
     except _ValueError as exc:
         return 'u' + _describe(exc)
     except _BaseException as exc:
-        # Encoding calls back into candidate code only through __str__ of
-        # dict keys and comparisons while sorting sets.
+        # Encoding reads values through the base types' own slots and sorts
+        # by base values, so no candidate code runs in it; this is for what
+        # still raises (a value too large for a float, say).
         return 'uencoding the returned value raised ' + _describe(exc)
     if _len(text) > MAX_RESULT_CHARS:
         return 'ureturned a value too large to report (' + _str(_len(text)) + ' characters of JSON)'

@@ -227,6 +227,89 @@ const CASES: Case[] = [
       js_class: { code: 'class Solution {\n  twice(n) {\n    return 2 * n;\n  }\n}\n', passes: true, language: 'js' },
     },
   },
+  // A candidate cannot make a wrong answer pass through the harness that reads it (the review's forgeries).
+  {
+    problem: 'eq_subclass_keys',
+    params: [['xs', 'List[int]']],
+    returns: 'Dict[str, int]',
+    tests: [{ input: [[1]], expected: { a: 1, b: 2 } }],
+    answers: {
+      right: { code: "def eq_subclass_keys(xs):\n    return {'a': 1, 'b': 2}\n", passes: true },
+      // Three keys to Python: two are 'b' to JSON, and the last one written would win.
+      own_eq: {
+        code: "class K(str):\n    __hash__ = str.__hash__\n    def __eq__(self, other):\n        return self is other\n\ndef eq_subclass_keys(xs):\n    return {'a': 1, K('b'): 99, 'b': 2}\n",
+        passes: false,
+      },
+    },
+  },
+  {
+    problem: 'eq_subclass_set',
+    params: [['xs', 'List[int]']],
+    returns: 'Set[int]',
+    tests: [{ input: [[1]], expected: [1, 2] }],
+    answers: {
+      right: { code: 'def eq_subclass_set(xs):\n    return {2, 1}\n', passes: true },
+      own_eq: {
+        code: 'class I(int):\n    __hash__ = int.__hash__\n    def __eq__(self, other):\n        return self is other\n\ndef eq_subclass_set(xs):\n    return [1, I(1), I(2)]\n',
+        passes: false,
+      },
+      never_equal: {
+        code: 'class I(int):\n    __hash__ = int.__hash__\n    def __eq__(self, other):\n        return False\n\ndef eq_subclass_set(xs):\n    return {I(1), I(2)}\n',
+        passes: false,
+      },
+    },
+  },
+  {
+    problem: 'finalizer_after_return',
+    params: [['xs', 'List[int]']],
+    returns: 'Dict[str, int]',
+    tests: [{ input: [[1]], expected: { ab: 42 } }],
+    answers: {
+      right: { code: "def finalizer_after_return(xs):\n    return {'ab': 42}\n", passes: true },
+      // The object it leaves in its argument is freed with the arguments, after the result is read.
+      rewrites_result: {
+        code: "def finalizer_after_return(xs):\n    r = {'ab': 0}\n    class D:\n        def __del__(self):\n            r['ab'] = 42\n    xs.append(D())\n    return r\n",
+        passes: false,
+      },
+    },
+  },
+  {
+    problem: 'key_getitem',
+    params: [['xs', 'List[int]']],
+    returns: 'List[Dict[str, int]]',
+    tests: [{ input: [[1]], expected: [{ zz: 1 }, { ab: 42 }] }],
+    answers: {
+      right: { code: "def key_getitem(xs):\n    return [{'zz': 1}, {'ab': 42}]\n", passes: true },
+      rewrites_result: {
+        code: "R = [None]\nclass K(str):\n    __hash__ = str.__hash__\n    __eq__ = str.__eq__\n    def __getitem__(self, i):\n        R[0]['ab'] = 42\n        return str.__getitem__(self, i)\n\ndef key_getitem(xs):\n    d = {'ab': 0}\n    R[0] = d\n    return [{K('zz'): 1}, d]\n",
+        passes: false,
+      },
+    },
+  },
+  {
+    problem: 'registered_fraction',
+    params: [['xs', 'List[int]']],
+    returns: 'int',
+    tests: [{ input: [[1]], expected: 42 }],
+    answers: {
+      right: { code: 'from fractions import Fraction\n\ndef registered_fraction(xs):\n    return Fraction(84, 2)\n', passes: true },
+      registered: {
+        code: 'from fractions import Fraction\n\nclass X:\n    _numerator = 42\n    _denominator = 1\n\nFraction.register(X)\n\ndef registered_fraction(xs):\n    return X()\n',
+        passes: false,
+      },
+    },
+  },
+  {
+    problem: 'map_keys_alike',
+    params: [['xs', 'List[int]']],
+    returns: 'Dict[str, str]',
+    tests: [{ input: [[1]], expected: { '1': 'right' } }],
+    answers: {
+      right: { code: "function map_keys_alike(xs) { return new Map([['1', 'right']]); }", passes: true, language: 'js' },
+      // Two entries: JSON would write both keys as "1", and the last one would win.
+      two_keys: { code: "function map_keys_alike(xs) { return new Map([[1, 'wrong'], ['1', 'right']]); }", passes: false, language: 'js' },
+    },
+  },
 ];
 
 function writeFolders(): { problems: string; solutions: string } {

@@ -101,22 +101,23 @@ def f():
     expect(await outcomes(code)).toEqual([JSON.stringify('evalrun: sys._getframe is not available to candidates')]);
   });
 
-  it('refuses sys._getframe in candidate code that the harness calls while encoding a result', async () => {
+  it('calls no candidate code while encoding a result, where a frame would lead to the harness', async () => {
+    // Sorting a set's items once called their __lt__; they are sorted by their base values now.
     const code = `
 import sys
 
-class Sneaky:
+class Sneaky(int):
     def __lt__(self, other):
         frame = sys._getframe()
         while frame is not None:
             frame = frame.f_back
-        return True
+        raise AssertionError('the harness called __lt__')
 
 def f():
-    return {Sneaky(), Sneaky()}
+    return {Sneaky(2), Sneaky(1)}
 `;
     const [out] = await outcomes(code);
-    expect(out).toContain('sys._getframe is not available to candidates');
+    expect(out).toContain('{"$evalrun":"set","items":[1,2]}');
   });
 
   it('refuses signal handlers, which would be handed a frame leading to the harness', async () => {
