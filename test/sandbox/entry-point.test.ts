@@ -144,15 +144,18 @@ describe('a JavaScript value as it is recorded', () => {
       '  if (k === 0) return 2 ** 63;',
       '  if (k === 1) return [-(2 ** 60), 2 ** 53 - 1];',
       '  if (k === 2) return new Set([[1, [2]], new Set([3])]);',
-      '  return new Map([[[1, 2], "a"]]);',
+      '  if (k === 3) return new Map([[[1, 2], "a"]]);',
+      '  return [1e300 * 1.001, -1e21];',
       '}',
     ].join('\n');
-    const out = await ran(code, [[0], [1], [2], [3]]);
+    const out = await ran(code, [[0], [1], [2], [3], [4]]);
     expect(out.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind))).toEqual([
       '{"$evalrun":"int","value":"9223372036854775808"}',
       '[{"$evalrun":"int","value":"-1152921504606846976"},9007199254740991]',
       '{"$evalrun":"set","items":[{"$evalrun":"tuple","items":[1,{"$evalrun":"tuple","items":[2]}]},{"$evalrun":"frozenset","items":[3]}]}',
       '{"$evalrun":"dict","entries":[[{"$evalrun":"tuple","items":[1,2]},"a"]]}',
+      // Past 1e21 the exponent form names the number exactly, as JavaScript writes it.
+      '[1.001e+300,-1e+21]',
     ]);
   });
 });
