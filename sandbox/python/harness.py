@@ -982,17 +982,14 @@ def _own_equality(t, base):
             return False
         if _type_flags(cls) & _HEAPTYPE:
             own = _type_dict(cls)
+            # A name that is no plain str could answer a lookup with its own ==: such a class is
+            # refused before its dict is asked anything.
+            for name in own:
+                if _type(name) is not _str:
+                    return True
             for name in ('__eq__', '__ne__', '__hash__'):
                 if name in own and own[name] is not inherited[name]:
                     return True
-    return False
-
-
-def _descends(t, base):
-    # By identity: `in` would ask the classes' ==, which a metaclass of the candidate's may answer.
-    for cls in _type_mro(t):
-        if cls is base:
-            return True
     return False
 
 
@@ -1060,7 +1057,9 @@ def _encode(value, depth, path):
     finally:
         path.pop()
     # By the class's own ancestry: Fraction is an ABC, and Fraction.register(X) would make any X pass issubclass.
-    if _descends(t, _Fraction) or _descends(t, _Decimal) or _descends(t, _complex):
+    # These types exactly: a subclass's own attributes (a Fraction's _numerator) or == would
+    # answer for its value.
+    if t is _Fraction or t is _Decimal or t is _complex:
         return _encode_number(value, t)
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')
 
@@ -1070,11 +1069,11 @@ def _encode_number(value, t):
     # the float tolerance reads its other values as the nearest float; a complex
     # number with no imaginary part is its real part (complex(2, 0) == 2.0).
     try:
-        if _descends(t, _Fraction):
+        if t is _Fraction:
             numerator, denominator = _fraction_numerator(value), _fraction_denominator(value)
             if _type(numerator) is _int and _type(denominator) is _int:
                 return _encode_int(numerator) if denominator == 1 else _encode_float(numerator / denominator)
-        elif _descends(t, _Decimal):
+        elif t is _Decimal:
             if _decimal_is_finite(value) and _decimal_eq(value, _decimal_to_integral(value)):
                 return _encode_int(_decimal_int(value))
             # A signalling NaN has no float: float() raises.

@@ -26,7 +26,12 @@ export function compareDicts(judge: Judge, expected: unknown, actual: unknown, t
   const expectedEntries = entries(judge, expected, type.key);
   const actualEntries = entries(judge, actual, type.key);
   const actualByKey = new Map<string, [Value, Value]>();
-  for (const entry of actualEntries) actualByKey.set(entry.canon, [entry.key, entry.value]);
+  for (const entry of actualEntries) {
+    // Two keys one key to this comparison (two NaNs, 1 and "1" untyped, a key whose class hashes as it likes):
+    // the dict has more entries than any dict of distinct keys, and one of them would hide the other.
+    if (actualByKey.has(entry.canon)) return differ(() => `two keys equal to ${show(entry.key)}`);
+    actualByKey.set(entry.canon, [entry.key, entry.value]);
+  }
   const expectedSet = new Set<string>();
   for (const entry of expectedEntries) {
     expectedSet.add(entry.canon);
@@ -113,7 +118,11 @@ function plainDict(
   const actualKeys = Object.keys(actual);
   // Canonical key -> key as written in `actual`.
   const actualByKey = new Map<string, string>();
-  for (const key of actualKeys) actualByKey.set(canonical(key), key);
+  for (const key of actualKeys) {
+    const canon = canonical(key);
+    if (actualByKey.has(canon)) return differ(() => `two keys equal to ${JSON.stringify(key)}`);
+    actualByKey.set(canon, key);
+  }
   const expectedSet = new Set<string>();
   for (const key of expectedKeys) {
     const canon = canonical(key);

@@ -300,6 +300,37 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'keys_alike',
+    params: [['xs', 'List[int]']],
+    returns: 'Dict[Any, str]',
+    tests: [{ input: [[1]], expected: { '1': 'right' } }],
+    answers: {
+      right: { code: "def keys_alike(xs):\n    return {'1': 'right'}\n", passes: true },
+      // Two keys to Python, one to a comparison that names an untyped key as JSON would.
+      int_and_str: { code: "def keys_alike(xs):\n    return {1: 'wrong', '1': 'right'}\n", passes: false },
+      two_nans: { code: "def keys_alike(xs):\n    return {float('nan'): 'wrong', float('nan'): 'right'}\n", passes: false },
+    },
+  },
+  {
+    problem: 'class_dict_key',
+    params: [['xs', 'List[int]']],
+    returns: 'List[Any]',
+    tests: [{ input: [[1]], expected: [5, [42]] }],
+    answers: {
+      right: { code: 'def class_dict_key(xs):\n    return [5, [42]]\n', passes: true },
+      // A name in a class's dict whose hash is that of __eq__: looking __eq__ up there ran its own ==.
+      rewrites_result: {
+        code: "box = [0]\nclass K(str):\n    def __hash__(self):\n        return hash('__eq__')\n    def __eq__(self, other):\n        box[0] = 42\n        return False\n\nI = type('I', (int,), {K('zz'): 0})\n\ndef class_dict_key(xs):\n    box[0] = 0\n    return [I(5), box]\n",
+        passes: false,
+      },
+      fraction_property: {
+        // Its _numerator says 5, its == compares the 7 it was made from.
+        code: "from fractions import Fraction\n\nclass F(Fraction):\n    @property\n    def _numerator(self):\n        return 5\n    @_numerator.setter\n    def _numerator(self, v):\n        self.__dict__['n'] = v\n    def __eq__(self, other):\n        return Fraction(self.__dict__['n']) == other\n    __hash__ = Fraction.__hash__\n\ndef class_dict_key(xs):\n    return [F(7), [42]]\n",
+        passes: false,
+      },
+    },
+  },
+  {
     problem: 'map_keys_alike',
     params: [['xs', 'List[int]']],
     returns: 'Dict[str, str]',
@@ -308,6 +339,7 @@ const CASES: Case[] = [
       right: { code: "function map_keys_alike(xs) { return new Map([['1', 'right']]); }", passes: true, language: 'js' },
       // Two entries: JSON would write both keys as "1", and the last one would win.
       two_keys: { code: "function map_keys_alike(xs) { return new Map([[1, 'wrong'], ['1', 'right']]); }", passes: false, language: 'js' },
+      two_arrays: { code: "function map_keys_alike(xs) { return new Map([[[1], 'wrong'], [[1], 'right']]); }", passes: false, language: 'js' },
     },
   },
 ];

@@ -261,6 +261,56 @@ describe('compareValues: tuples', () => {
   });
 });
 
+describe('compareValues: a returned dict with two keys that are one key to the comparison', () => {
+  it('fails, whichever of the two holds the expected value', () => {
+    const expected = dict([[1, 'right']]);
+    expect(
+      compareWith(
+        expected,
+        dict([
+          [1, 'wrong'],
+          [1, 'right'],
+        ]),
+        'Dict[int, str]',
+        'python',
+      ),
+    ).toEqual(differs('$', 'two keys equal to 1'));
+    expect(
+      compareWith(
+        expected,
+        dict([
+          [fl(NaN), 'wrong'],
+          [fl(NaN), 'right'],
+        ]),
+        'Dict[float, str]',
+        'python',
+      ).equal,
+    ).toBe(false);
+    expect(
+      compareWith(
+        { '1': 'right' },
+        dict([
+          [1, 'wrong'],
+          ['1', 'right'],
+        ]),
+        'Dict[Any, str]',
+        'python',
+      ).equal,
+    ).toBe(false);
+    expect(
+      compareWith(
+        { '1': 'right' },
+        dict([
+          [tuple([1]), 'a'],
+          [tuple([1]), 'right'],
+        ]),
+        'Dict[Tuple[int], str]',
+        'javascript',
+      ).equal,
+    ).toBe(false);
+  });
+});
+
 describe('compareValues: sets', () => {
   it('meets a whole number past 2**53 as the int it is, two ints exactly under Set[float], and NaN or Infinity repeated once', () => {
     const big = 2n ** 53n;
