@@ -1056,9 +1056,9 @@ def _encode(value, depth, path):
             return _encode_set_items(_list(value), 'set', depth, path)
     finally:
         path.pop()
-    # By the class's own ancestry: Fraction is an ABC, and Fraction.register(X) would make any X pass issubclass.
     # These types exactly: a subclass's own attributes (a Fraction's _numerator) or == would
-    # answer for its value.
+    # answer for its value, and Fraction is an ABC, which Fraction.register(X) makes any X pass
+    # issubclass for.
     if t is _Fraction or t is _Decimal or t is _complex:
         return _encode_number(value, t)
     raise _Unencodable('returned a value of type ' + t.__name__ + ', which has no JSON form')

@@ -347,16 +347,16 @@ function decodeEntries(pairs: Array<[unknown, unknown]>, type: TypeNode & { kind
     // A str key is the key as written, not a literal to unquote.
     const read = typeof rawKey === 'string' && stringKeyed(type.key) ? ({ ok: true, value: rawKey } as const) : decode(rawKey, type.key, context);
     if (!read.ok) return failure(`${formatType(type.key)} key`, rawKey);
-    const key = { value: hashable(read.value) };
+    const key = hashable(read.value);
     const value = decode(rawValue, type.value, context);
     if (!value.ok) return within(value, typeof rawKey === 'string' ? rawKey : formatValue(rawKey));
     // `"1"` and `"01"` are the same int key: the later value wins, as in a Python dict display.
-    const id = valueKey(key.value);
+    const id = valueKey(key);
     const earlier = id === undefined ? undefined : seen.get(id);
     if (earlier !== undefined) entries[earlier]![1] = value.value;
     else {
       if (id !== undefined) seen.set(id, entries.length);
-      entries.push([key.value, value.value]);
+      entries.push([key, value.value]);
     }
   }
   if (stringKeyed(type.key) && entries.every(([key]) => typeof key === 'string' && key !== WIRE_TAG && !isIndexKey(key))) {
