@@ -40,6 +40,14 @@ export interface RunPlan {
   /** Tags of each selected problem that has any. */
   tags: Record<string, string[]>;
   skipped_submissions: SkippedSubmissionReport[];
+  /**
+   * When the part of the run that wrote this line began, before it read
+   * any file: the candidates it logs after the line were graded from files
+   * as they were then (`--resume` grades again those whose files changed
+   * since). A streaming self-check logs candidates before its plan line;
+   * those, and a line without this field, date from the header's started_at.
+   */
+  part_started_at?: string;
 }
 
 /** Written when the run ends, before the scorecards. */

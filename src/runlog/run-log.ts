@@ -141,8 +141,13 @@ class PlanLine {
   }
 }
 
-/** Called for each complete candidate line of a log being reopened, in file order. */
-export type VisitCandidate = (key: string, results: readonly CandidateResult[]) => void;
+/**
+ * Called for each complete candidate line of a log being opened, in file
+ * order; `partStartedAt`: when the part of the run that wrote the line
+ * began (ms since the epoch; NaN when the log does not say), from the
+ * header's started_at or the last plan line's part_started_at before it.
+ */
+export type VisitCandidate = (key: string, results: readonly CandidateResult[], partStartedAt: number) => void;
 
 /** Lines wait at most this long to be written, or until this much is waiting. */
 const WRITE_WITHIN_MS = 100;
@@ -212,6 +217,7 @@ export class RunLog {
     let header: RunHeader | null = null;
     let damaged = 0;
     const limits: LoggedLimits = new Map();
+    let partStartedAt = NaN;
     for (const { offset, length, text } of readLines(fd, size)) {
       let parsed: unknown;
       try {
@@ -220,10 +226,13 @@ export class RunLog {
         damaged++;
         continue;
       }
-      if (isHeader(parsed) && header === null) header = parsed;
-      else if (isCandidateLine(parsed)) log.index(parsed, offset, length, visit);
+      if (isHeader(parsed) && header === null) {
+        header = parsed;
+        partStartedAt = Date.parse(parsed.started_at);
+      } else if (isCandidateLine(parsed)) log.index(parsed, offset, length, visit, partStartedAt);
       else if (isLimitsLine(parsed)) limits.set(parsed.problem_id, limitsReport(parsed));
-      else if (!isNoteLine(parsed)) damaged++;
+      else if (isNoteLine(parsed)) partStartedAt = partStart(parsed, partStartedAt);
+      else damaged++;
     }
     if (header === null) {
       closeSync(fd);
@@ -252,6 +261,7 @@ export class RunLog {
     let end: RunEnd | null = null;
     const logged: string[] = [];
     const limits: LoggedLimits = new Map();
+    let partStartedAt = NaN;
     for (const { offset, length, text } of readLines(fd, size)) {
       let parsed: unknown;
       try {
@@ -259,12 +269,15 @@ export class RunLog {
       } catch {
         continue;
       }
-      if (isHeader(parsed) && header === null) header = parsed;
-      else if (isCandidateLine(parsed)) {
+      if (isHeader(parsed) && header === null) {
+        header = parsed;
+        partStartedAt = Date.parse(parsed.started_at);
+      } else if (isCandidateLine(parsed)) {
         if (!log.lines.has(parsed.key)) logged.push(parsed.key);
-        log.index(parsed, offset, length, visit);
+        log.index(parsed, offset, length, visit, partStartedAt);
       } else if (isLimitsLine(parsed)) limits.set(parsed.problem_id, limitsReport(parsed));
       else if (isNoteLine(parsed)) {
+        partStartedAt = partStart(parsed, partStartedAt);
         if (parsed.type === 'plan') {
           plan = parsed;
           end = null; // a resumed run plans again; an end line before it belonged to the interrupted part
@@ -466,9 +479,9 @@ export class RunLog {
     }
   }
 
-  private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate): void {
+  private index(line: CandidateLine, offset: number, length: number, visit: VisitCandidate, partStartedAt: number): void {
     this.lines.setEarlier(line.key, offset, length);
-    visit(line.key, line.results);
+    visit(line.key, line.results, partStartedAt);
   }
 
   /** Appends text as UTF-8; returns its length in bytes. */
@@ -574,6 +587,12 @@ const COMMA = Buffer.from(',');
 /** A candidate line up to its key, and from its key to its results. */
 const LINE_HEAD_START = Buffer.from('{"type":"candidate","key":');
 const LINE_HEAD_END = Buffer.from(',"results":[');
+
+/** When the part of the run that logs the lines after `note` began: a plan line may say; otherwise as before it. */
+function partStart(note: RunPlan | RunEnd, before: number): number {
+  if (note.type !== 'plan' || typeof note.part_started_at !== 'string') return before;
+  return Date.parse(note.part_started_at);
+}
 
 function lastByte(fd: number, size: number): number {
   const one = Buffer.alloc(1);

@@ -12,6 +12,7 @@ import { Route } from './route.js';
 import { gradeOptionsOf, recordOptions, type RunControl, type RunOptions } from './run-options.js';
 import { checkResumedShard, digestInputs, planShard, shardCard, shardLogRecord } from './shard-plan.js';
 import { collectRows, Tally } from './tally.js';
+import { ChangedFiles, gradedFromChangedFiles } from './changed-files.js';
 import { itemLimits, settleTestLimits } from './test-limits.js';
 import { readTestLimitsFile } from './test-limits-file.js';
 import type { TestLimitsReport } from '../report/scorecard.js';
@@ -56,7 +57,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   const select = selector(options.filters);
   const mode: ScorecardHead['mode'] = options.solutionsDir === null ? 'self-check' : 'grade';
   const interrupted = (): boolean => control.signal?.aborted === true;
-  let startedAt = new Date().toISOString();
+  // A resumed run is reported as started when its first part was; this part's start dates what it logs.
+  const partStartedAt = new Date().toISOString();
+  let startedAt = partStartedAt;
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
   const opened: { tally: Tally | null } = { tally: null };
@@ -101,6 +104,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   /** A shard's part of the run, and the problems of the whole run's plan (its own part is smaller). */
   let sharded: { record: ShardLogRecord; ranks: number[]; wholePlan: Set<string> } | null = null;
   let loggedLimits: ReadonlyMap<string, TestLimitsReport> = new Map();
+  /** A resumed run's logged candidates whose files changed since they were graded, by rank (changed-files.ts). */
+  let outdated: ((rank: number) => boolean) | null = null;
+  const changedFiles = new ChangedFiles();
   try {
     loaded = await readProblems(
       options.problemsDir,
@@ -128,7 +134,13 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     }
     if (control.resume) {
       const collected = collectRows();
-      const reopened = RunLog.resume(control.logFile, collected.visit);
+      const gradedIn = new Map<string, number>();
+      const reopened = RunLog.resume(control.logFile, (key, results, partStarted) => {
+        collected.visit(key, results);
+        gradedIn.set(key, partStarted);
+      });
+      // A shard's log records a digest of its files, and it refuses to resume over changed ones (below).
+      if (sharded === null) outdated = gradedFromChangedFiles(planned.candidates, gradedIn, changedFiles);
       opened.tally = new Tally(reopened.log, collected.rows);
       startedAt = reopened.header.started_at;
       loggedLimits = reopened.limits;
@@ -147,7 +159,8 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
 
   try {
     // A self-check graded as it read the problems recorded each one by its place in the listing.
-    tally.plan(candidates, streaming ? planned.listed : null);
+    tally.plan(candidates, streaming ? planned.listed : null, outdated);
+    if (changedFiles.found.size > 0) control.warn?.(changedWarning(changedFiles.found));
     // Graded as its file was read, or not yet graded: to do in this run (their ranks); in the log from an interrupted one: resumed.
     const todo: number[] = [];
     if (!streaming) for (let rank = 0; rank < candidates.length; rank++) if (!tally.isLogged(rank)) todo.push(rank);
@@ -160,7 +173,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     // Tags of the problems that have any: the plan line's, and the roll-ups' (a problem not there has none).
     const tagged = new Map<string, readonly string[]>();
     for (const p of selected) if (p.tags.length > 0) tagged.set(p.id, p.tags);
-    tally.log.notePlan({ keys: candidates, problems: problemReports, tags: tagged, skipped_submissions: skipped });
+    tally.log.notePlan({ keys: candidates, problems: problemReports, tags: tagged, skipped_submissions: skipped, part_started_at: partStartedAt });
     reports.plan({
       mode,
       problems: problemReports.length,
@@ -230,3 +243,15 @@ async function testLimitsOf(
     { note, warn: (line) => control.warn?.(line), interrupted },
   );
 }
+
+/** The warning of a resumed run that grades candidates again: the files that changed, a few by name. */
+function changedWarning(files: ReadonlySet<string>): string {
+  const named = [...files].slice(0, CHANGED_FILES_NAMED);
+  const more = files.size - named.length;
+  return (
+    `graded again, as these changed after their candidates were graded: ${named.join(', ')}` +
+    (more > 0 ? ` and ${more} more file${more === 1 ? '' : 's'}` : '')
+  );
+}
+
+const CHANGED_FILES_NAMED = 5;

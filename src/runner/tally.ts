@@ -63,9 +63,11 @@ export class Tally {
    * already in the log are ranked again, reading their lines back. Those
    * recorded before the plan are found by key, or, when `earlier` is given,
    * by the rank each one was recorded with: `earlier[rank]` (a self-check
-   * records a problem by its place in the listing as it reads it).
+   * records a problem by its place in the listing as it reads it). A logged
+   * candidate for which `outdated(rank)` is true counts as not logged: it is
+   * graded again, and its new line replaces the old one.
    */
-  plan(keys: PlannedKeys, earlier: readonly number[] | null = null): void {
+  plan(keys: PlannedKeys, earlier: readonly number[] | null = null, outdated: ((rank: number) => boolean) | null = null): void {
     const before = this.slotOfRank;
     this.order = keys;
     this.rankOf = null;
@@ -76,7 +78,7 @@ export class Tally {
     if (this.log.candidateLines === 0) return;
     for (let rank = 0; rank < keys.length; rank++) {
       const slot = earlier === null ? this.log.slotOf(keys.key(rank)) : (before[earlier[rank]!] ?? NONE);
-      if (slot < 0) continue;
+      if (slot < 0 || outdated?.(rank) === true) continue;
       this.slotOfRank[rank] = slot;
       this.loggedPlanned++;
       const handle = this.handleOf(slot);

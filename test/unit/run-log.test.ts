@@ -292,6 +292,30 @@ describe('the run log', () => {
     expect(line.length).toBeGreaterThan(3 * (1 << 16));
   });
 
+  it('tells --resume when the part of the run that logged each line began: the header, then each plan line that says', () => {
+    const file = scratch();
+    const log = RunLog.create(file, HEADER);
+    const plan = { problems: [], tags: new Map<string, string[]>(), skipped_submissions: [] };
+    log.appendCandidate(quoteKey('a'), [recordBytes(result('a', [true]))]);
+    log.notePlan({ keys: keysOf(['a', 'b']), ...plan, part_started_at: '2026-01-02T00:00:00.000Z' });
+    log.appendCandidate(quoteKey('b'), [recordBytes(result('b', [true]))]);
+    // A plan line without the field (an older log's, or merge's) leaves the part as it was.
+    log.notePlan({ keys: keysOf(['a', 'b']), ...plan });
+    log.appendCandidate(quoteKey('c'), [recordBytes(result('c', [true]))]);
+    log.noteEnd({ finished_at: '2026-01-03T00:00:00.000Z', complete: true });
+    log.notePlan({ keys: keysOf(['a', 'b']), ...plan, part_started_at: '2026-01-04T00:00:00.000Z' });
+    log.appendCandidate(quoteKey('a'), [recordBytes(result('a', [false]))]);
+    log.close();
+    const seen: Array<[string, string]> = [];
+    RunLog.resume(file, (key, _results, at) => seen.push([key, new Date(at).toISOString()])).log.close();
+    expect(seen).toEqual([
+      ['a', '2026-01-01T00:00:00.000Z'],
+      ['b', '2026-01-02T00:00:00.000Z'],
+      ['c', '2026-01-02T00:00:00.000Z'],
+      ['a', '2026-01-04T00:00:00.000Z'],
+    ]);
+  });
+
   it('keeps at most FAILURES_KEPT failing tests in memory but counts them all', () => {
     const store = create(scratch(), ['km']);
     const many = result(
