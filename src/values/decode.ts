@@ -49,7 +49,7 @@ const MAX_TYPE_DEPTH = 1000;
  * is a short display of the offending part of the value.
  */
 export function decodeValue(raw: unknown, type: TypeNode): DecodeResult {
-  const result = decode(raw, type, { strings: 0, depth: 0, top: true, whole: true });
+  const result = decode(raw, type, { strings: 0, depth: 0, top: true, whole: true, literal: false });
   if (result.ok) return result;
   const where = result.segments.length > 0 ? ` at ${renderSegments(result.segments)}` : '';
   return { ok: false, expected: result.expected + where, got: result.got };
@@ -83,6 +83,13 @@ interface Context {
    * only there is a quoted `str` (`"'a'"`) unquoted.
    */
   whole: boolean;
+  /**
+   * The value was read from a Python literal: a string in it is a Python
+   * str, so where the type takes a str it is that str, never text to read
+   * again (`['None', '7']` for `List[Optional[str]]` or
+   * `List[Union[int, str]]` holds two strings).
+   */
+  literal: boolean;
 }
 
 function ok(value: Value): Decoded {
@@ -170,7 +177,7 @@ function floatOf(raw: unknown): number | undefined {
 }
 
 function deeper(context: Context): Context {
-  return { strings: context.strings, depth: context.depth + 1, top: false, whole: false };
+  return { strings: context.strings, depth: context.depth + 1, top: false, whole: false, literal: context.literal };
 }
 
 /**
@@ -181,7 +188,7 @@ function deeper(context: Context): Context {
 function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
   const expected = formatType(type);
   if (typeof raw !== 'string' || context.strings >= MAX_STRING_LAYERS) return failure(expected, raw);
-  const layer = { strings: context.strings + 1, depth: context.depth, top: context.top, whole: false };
+  const layer = { strings: context.strings + 1, depth: context.depth, top: context.top, whole: false, literal: true };
   const literal = readLiteral(raw);
   const result = literal.ok ? decode(literal.value, type, layer) : undefined;
   if (result?.ok === true) return result;
@@ -219,7 +226,7 @@ function decodeStr(raw: unknown, context: Context): Decoded {
 const NONE_TEXT = /^\s*(None|null)\s*$/;
 
 function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, context: Context): Decoded {
-  if (raw === null || (typeof raw === 'string' && NONE_TEXT.test(raw))) return ok(null);
+  if (raw === null || (typeof raw === 'string' && NONE_TEXT.test(raw) && !(context.literal && takesStr(type.inner)))) return ok(null);
   const result = decode(raw, type.inner, context);
   if (result.ok || result.segments.length > 0) return result;
   // A string holding a string (`"'None'"`) is read again by the Optional itself, which takes `None`.
@@ -230,6 +237,22 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
   return failure(formatType(type), raw);
 }
 
+/** Whether a string fits the type as itself: a str, or anything that takes one. */
+function takesStr(type: TypeNode): boolean {
+  switch (type.kind) {
+    case 'str':
+    case 'any':
+    case 'unknown':
+      return true;
+    case 'optional':
+      return takesStr(type.inner);
+    case 'union':
+      return type.options.some(takesStr);
+    default:
+      return false;
+  }
+}
+
 /**
  * The first option the value fits, in declared order, reading a string as
  * a Python literal as `ast.literal_eval` would (`"7"` for `Union[int, str]`
@@ -238,7 +261,7 @@ function decodeOptional(raw: unknown, type: TypeNode & { kind: 'optional' }, con
  * was written as a string on purpose.
  */
 function decodeUnion(raw: unknown, type: TypeNode & { kind: 'union' }, context: Context): Decoded {
-  if (type.options.some((option) => option.kind === 'str') && quotedString(raw) !== undefined) {
+  if (type.options.some((option) => option.kind === 'str') && (quotedString(raw) !== undefined || (context.literal && typeof raw === 'string'))) {
     return decodeStr(raw, context);
   }
   const ordered = [...type.options.filter((option) => option.kind !== 'str'), ...type.options.filter((option) => option.kind === 'str')];

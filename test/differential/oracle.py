@@ -170,9 +170,22 @@ def innermost(t):
     return t
 
 
-def read(r, t, top=False, layers=0, whole=False):
+def takes_str(t):
+    # Whether a str fits t as itself.
+    k = t[0]
+    if k == 'str' or is_free(t):
+        return True
+    if k == 'Optional':
+        return takes_str(t[1])
+    if k == 'Union':
+        return any(takes_str(o) for o in t[1])
+    return False
+
+
+def read(r, t, top=False, layers=0, whole=False, lit=False):
     # whole: r is the whole parameter or return value as the file writes it (through Optional and
     # Union, not inside a container or a string); only there does a quoted str lose its quotes.
+    # lit: r was read from a Python literal, so a str in it is a str wherever t takes one.
     k = t[0]
     if k == 'str':
         if type(r) is not str:
@@ -182,11 +195,13 @@ def read(r, t, top=False, layers=0, whole=False):
         return r
     if type(r) is str:
         if k == 'Union':
-            return read_union(r, t, layers, whole)
+            return read_union(r, t, layers, whole, lit)
+        if k == 'Optional' and lit and takes_str(t[1]):
+            return read(r, t[1], top, layers, whole, lit)
         if k in ('Optional', 'None') and r in ('None', 'null'):
             return None
         if k == 'Optional' and (innermost(t)[0] in ('str', 'Union') or is_free(innermost(t))):
-            return read(r, t[1], top, layers, whole)  # the inner type says how a string is read
+            return read(r, t[1], top, layers, whole, lit)  # the inner type says how a string is read
         if layers >= MAX_LAYERS:
             raise Mismatch('more than %d layers of strings' % MAX_LAYERS)
         try:
@@ -196,11 +211,11 @@ def read(r, t, top=False, layers=0, whole=False):
             if k not in ('int', 'float', 'bool', 'None', 'Optional'):
                 raise
             value = scalar_text(r, k)
-        return read(value, t, top, layers + 1)
+        return read(value, t, top, layers + 1, lit=True)
     if k == 'Optional':
         if r is None:
             return None
-        return read(r, t[1], top, layers, whole)
+        return read(r, t[1], top, layers, whole, lit)
     if k == 'None':
         if r is None:
             return None
@@ -223,20 +238,20 @@ def read(r, t, top=False, layers=0, whole=False):
         raise Mismatch('float expected')
     if k == 'List':
         if type(r) in (list, tuple):
-            return [read(x, t[1]) for x in r]
+            return [read(x, t[1], lit=lit) for x in r]
         raise Mismatch('list expected')
     if k == 'Tuple':
         if type(r) in (list, tuple) and len(r) == len(t[1]):
-            return tuple(read(x, it) for x, it in zip(r, t[1]))
+            return tuple(read(x, it, lit=lit) for x, it in zip(r, t[1]))
         raise Mismatch('tuple of %d expected' % len(t[1]))
     if k == 'TupleV':
         if type(r) in (list, tuple):
-            return tuple(read(x, t[1]) for x in r)
+            return tuple(read(x, t[1], lit=lit) for x in r)
         raise Mismatch('tuple expected')
     if k in ('Set', 'FrozenSet'):
         make = set if k == 'Set' else frozenset
         if type(r) in (list, tuple, set, frozenset):
-            items = [read(x, t[1]) for x in r]
+            items = [read(x, t[1], lit=lit) for x in r]
             if type(r) in (set, frozenset) and written_order_matters(items):
                 # A set literal iterates in hash order, not written order, so which of two equal
                 # items of different kinds (1 and 1.0, 0.0 and -0.0) is kept cannot be read off it.
@@ -254,15 +269,15 @@ def read(r, t, top=False, layers=0, whole=False):
             raise Mismatch('dict expected')
         out = {}
         for key, val in r.items():
-            rk = hashable(read_key(key, t[1]))
-            rv = read(val, t[2])
+            rk = hashable(read_key(key, t[1], lit))
+            rv = read(val, t[2], lit=lit)
             try:
                 out[rk] = rv  # an equal key keeps the first key object, the later value wins
             except TypeError as e:
                 raise Mismatch('unhashable key: %s' % e)
         return out
     if k == 'Union':
-        return read_union(r, t, layers, whole)
+        return read_union(r, t, layers, whole, lit)
     raise Mismatch('unhandled type %r' % (t,))
 
 
@@ -288,15 +303,17 @@ def written_order_matters(items):
     return False
 
 
-def read_union(r, t, layers, whole):
+def read_union(r, t, layers, whole, lit):
     options = t[1]
     if type(r) is str and any(o[0] == 'str' for o in options) and is_quoted_literal(r):
         # Written as a string on purpose: the str, unquoted only as the whole value.
         return lit_eval(r) if whole else r
+    if type(r) is str and lit and any(o[0] == 'str' for o in options):
+        return r
     ordered = [o for o in options if o[0] != 'str'] + [o for o in options if o[0] == 'str']
     for o in ordered:
         try:
-            return read(r, o, False, layers, whole)
+            return read(r, o, False, layers, whole, lit)
         except Mismatch:
             continue
     raise Mismatch('no option of %s fits %r' % (type_text(t), r))
@@ -305,16 +322,18 @@ def read_union(r, t, layers, whole):
 KEY_WORDS = {'true': True, 'True': True, 'false': False, 'False': False, 'null': None, 'None': None}
 
 
-def read_key(key, kt):
+def read_key(key, kt, lit=False):
     if kt[0] == 'str' or is_free(kt):
         if kt[0] == 'str' and type(key) is not str:
             raise Mismatch('str key expected')
         return key
+    if type(key) is str and lit and takes_str(kt):
+        return read(key, kt, lit=True)
     if type(key) is str:
         if key in KEY_WORDS:
             raw = KEY_WORDS[key]
         else:
-            raw = lit_eval(key)
+            return read(lit_eval(key), kt, lit=True)
         return read(raw, kt)
     return read(key, kt)
 

@@ -230,6 +230,22 @@ describe('decodeValue: str', () => {
     expect(decoded([["'a'"]], 'List[List[str]]')).toEqual([["'a'"]]);
   });
 
+  it('keeps a string read from a Python literal a str wherever the type takes one', () => {
+    expect(decoded("['None', None, 'null']", 'List[Optional[str]]')).toEqual(['None', null, 'null']);
+    expect(decoded("['[1, 2]', 'x']", 'List[Union[List[int], str]]')).toEqual(['[1, 2]', 'x']);
+    expect(decoded("('None', 1)", 'Tuple[Optional[str], int]')).toEqual(T('None', 1));
+    expect(decoded("{'a': 'None'}", 'Dict[str, Optional[str]]')).toEqual({ a: 'None' });
+    expect(decoded("['7', 7]", 'List[Union[int, str]]')).toEqual(['7', 7]);
+    expect(decoded("['nan', 'True', True]", 'List[Union[float, bool, str]]')).toEqual(['nan', 'True', true]);
+    expect(decoded("{'7', 7}", 'Set[Union[int, str]]')).toEqual(S('7', 7));
+    expect(decoded("{'7': 1}", 'Dict[Union[int, str], int]')).toEqual(D(['7', 1]));
+    expect(decoded("['None']", 'List[Optional[Any]]')).toEqual(['None']);
+    // Where the type takes no str, the string is read again, as before.
+    expect(decoded("['1', 'None']", 'List[Optional[int]]')).toEqual([1, null]);
+    // JSON written in the file is text to read, as before.
+    expect(decoded(['None', '7'], 'List[Union[int, str, None]]')).toEqual([null, 7]);
+  });
+
   it.each<[unknown, string]>([
     [5, '5'],
     [null, 'null'],
