@@ -155,6 +155,24 @@ describe('entry point (the reference framework rules)', () => {
     expect(returned(await engine.run(pyJob(code, [[]])))).toEqual([[true, true, 38]]);
   });
 
+  it('drops what is written to descriptors 1 and 2 without a newline, however much: it costs no memory', async () => {
+    // 200 MB without a newline, against a limit of 64 MB: kept until a newline came, it ran out of memory.
+    const code = py`
+      import os
+      def f(n):
+          chunk = b"y" * 1_000_000
+          for _ in range(n):
+              os.write(1, chunk)
+              os.write(2, chunk)
+          return n
+    `;
+    const out = await engine.run(pyJob(code, [[100], [100]], { memoryMb: 64 }));
+    expect(testsOf(out).map(verdict)).toEqual([
+      { kind: 'returned', json: '100' },
+      { kind: 'returned', json: '100' },
+    ]);
+  });
+
   it('lets doctest run at the top level: clearing a trace or profile function that was never set is no harm', async () => {
     const code = py`
       import doctest, sys
