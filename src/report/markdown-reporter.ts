@@ -4,7 +4,7 @@ import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
 import type { EfficiencyGrader } from '../grading/graders.js';
 import type { EfficiencyReport, ScoreMean } from './efficiency.js';
-import { meanLabel, passAtKLabel, percent, shorten } from './text.js';
+import { meanLabel, passAtKLabel, percent, printable, shorten } from './text.js';
 
 /** Failing tests listed in detail; the rest are counted. */
 const FAILURES_SHOWN = 20;
@@ -71,7 +71,8 @@ export function renderMarkdown(outcome: RunOutcome, write: (text: string) => voi
     for (const s of head.skipped_submissions.slice(0, FAILURES_SHOWN)) out.push(`- ${code(s.source)}: ${cell(s.reason)}`);
     out.push('');
   }
-  write(`${out.join('\n')}\n`);
+  // What candidates and their files wrote, shown as it is (text.ts printable); the report writes no control character itself.
+  write(`${printable(out.join('\n'))}\n`);
 }
 
 /** A roll-up's efficiency columns: the graders asked, and each group's means by its name. */

@@ -7,7 +7,7 @@ import type { Reporter, RunOutcome } from './reporter.js';
 import type { ScorecardHead } from './scorecard.js';
 import type { CandidateEfficiency, EfficiencyReport, ScoreMean } from './efficiency.js';
 import type { EfficiencyGrader } from '../grading/graders.js';
-import { formatDuration, meanLabel, passAtKLabel, percent, scoreLabel, shorten } from './text.js';
+import { formatDuration, meanLabel, passAtKLabel, percent, printable, scoreLabel, shorten } from './text.js';
 
 export interface TableReporterOptions {
   write: (text: string) => void;
@@ -61,7 +61,8 @@ export function tableReporter(options: TableReporterOptions): Reporter {
       out.push(...invalidFiles(head));
       out.push(...skippedSubmissions(head));
       out.push(summaryLine(head));
-      options.write(`${out.join('\n')}\n`);
+      // Ids, messages and file names come from candidates and their files; the table itself writes no control character.
+      options.write(`${printable(out.join('\n'))}\n`);
     },
   };
 }

@@ -24,6 +24,21 @@ export function pointsChange(change: number | null): string {
   return change === null ? 'n/a' : `${change >= 0 ? '+' : ''}${percentNumber(change)} pt`;
 }
 
+/**
+ * Text that shows as it is in a terminal and a Markdown viewer: control
+ * characters other than tab and newline (C0, DEL, C1; a candidate's error
+ * message can hold escape sequences that clear a screen or set its title)
+ * and the marks that reorder the text around them (bidirectional overrides
+ * and isolates) are written as `\u001b` escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// Control characters are what this expression is for.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /** One line of at most `max` characters, ending in `…` when cut. */
 export function shorten(text: string, max: number): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();

@@ -14,6 +14,7 @@ import { renderHtml } from '../../src/report/html-reporter.js';
 import { jsonReporter } from '../../src/report/json-reporter.js';
 import { renderJunit } from '../../src/report/junit-reporter.js';
 import { renderMarkdown } from '../../src/report/markdown-reporter.js';
+import { tableReporter } from '../../src/report/table-reporter.js';
 import type { RunOutcome } from '../../src/report/reporter.js';
 import { fileBeside, parseReporterChoice } from '../../src/report/reporters.js';
 import { syntheticRuns, type SyntheticCandidate } from './synthetic-run.js';
@@ -235,6 +236,26 @@ describe('Markdown', () => {
     expect(failureRow.split(' | ').length).toBe(7);
     expect(failureRow).not.toMatch(/<b>|`|\*|_\[/);
     expect(failureRow).toContain('&#124; a &#124;');
+  });
+});
+
+describe('the terminal table and Markdown', () => {
+  // Clears the screen, colours the text, sets the window's title, rubs out with backspaces, reverses the text after it.
+  const ESCAPES = '\u001b[2J\u001b[31mRED\u001b]0;title\u0007\u0000\b\bX\r\u009b1m\u202eevil';
+  const outcome = (): RunOutcome =>
+    run([{ problem: 'p\u001b[2J', model: 'm', tests: [], status: 'load-error', error: `ValueError: ${ESCAPES}` }], { mode: 'self-check' });
+
+  it.each([
+    ['table', (o: RunOutcome, write: (t: string) => void): void => void tableReporter({ write, details: true }).onRunEnd?.(o)],
+    ['Markdown', renderMarkdown],
+  ] as const)('%s writes the control characters of a candidate and its files as escapes', (_name, fn) => {
+    const text = render(fn, outcome());
+    expect(text).toContain('\\u001b');
+    expect(text).toContain('\\u0007');
+    expect(text).toContain('\\u009b');
+    expect(text).toContain('\\u202e');
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 });
 
