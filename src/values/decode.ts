@@ -28,7 +28,7 @@ import { quotedString, readLiteral, scalarFromText } from './decode-text.js';
 import { formatValue } from './format.js';
 import { isValue } from './is-value.js';
 import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, tupleKeyedDict, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
-import { setOwn } from './python-literal.js';
+import { setOwn, type LiteralResult } from './python-literal.js';
 import { formatType } from './type-format.js';
 import type { TypeNode, Value } from './type-node.js';
 import { distinctItems, valueKey } from './value-key.js';
@@ -200,7 +200,7 @@ function fromString(raw: unknown, type: TypeNode, context: Context): Decoded {
   if (stripped?.ok === true) return stripped;
   if (result === undefined) {
     const scalar = scalarFromText(raw, type);
-    return scalar !== undefined ? ok(scalar) : failure(expected, raw);
+    return scalar !== undefined ? ok(scalar) : failure(expected + unsupported(literal), raw);
   }
   // A failure of the value as a whole is reported against the text as written.
   if (!result.ok && result.segments.length === 0) return failure(result.expected, raw);
@@ -220,7 +220,19 @@ function quotedInside(text: string): string | undefined {
  */
 function decodeStr(raw: unknown, context: Context): Decoded {
   if (typeof raw !== 'string') return failure('str', raw);
-  return ok(context.whole ? (quotedString(raw) ?? raw) : raw);
+  if (!context.whole) return ok(raw);
+  const unquoted = quotedString(raw);
+  if (unquoted !== undefined) return ok(unquoted);
+  // A quoted literal this reader cannot read (a `\N{...}` escape) is not text to take as written: Python would read it.
+  const why = QUOTED_START.test(raw) ? unsupported(readLiteral(raw)) : '';
+  return why === '' ? ok(raw) : failure(`str${why}`, raw);
+}
+
+const QUOTED_START = /^\s*[uUrR]?["']/;
+
+/** ` (why)` when `literal` is Python this reader does not read (a `\N{...}` escape, a complex number); '' otherwise. */
+function unsupported(literal: LiteralResult): string {
+  return !literal.ok && literal.error.includes('not supported') ? ` (${literal.error})` : '';
 }
 
 const NONE_TEXT = /^\s*(None|null)\s*$/;

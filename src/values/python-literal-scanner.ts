@@ -196,7 +196,13 @@ export class LiteralScanner {
       this.pos += hexLength;
       return String.fromCodePoint(code);
     }
-    if (next === 'N') this.fail('\\N{...} escapes are not supported', at);
+    if (next === 'N') {
+      // A character's name needs the Unicode name table, which is not kept here; Python refuses a \N without one.
+      if (/^\{[A-Za-z0-9 -]+\}/.test(this.src.slice(this.pos, this.pos + 100))) {
+        this.fail('\\N{...} escapes (characters by name) are not supported: write the character, or a \\u escape', at);
+      }
+      this.fail('malformed \\N character escape', at);
+    }
     // Python keeps unknown escapes such as `\d` as they are.
     return '\\' + next;
   }

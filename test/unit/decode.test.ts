@@ -230,6 +230,14 @@ describe('decodeValue: str', () => {
     expect(decoded([["'a'"]], 'List[List[str]]')).toEqual([["'a'"]]);
   });
 
+  it('refuses a \\N{...} escape, which it cannot read, rather than take the literal as text', () => {
+    expect(failure("'\\N{GREEK SMALL LETTER ALPHA}'", 'str').expected).toMatch(/^str \(\\N\{\.\.\.\} escapes .* not supported/);
+    expect(failure("['\\N{GREEK SMALL LETTER ALPHA}']", 'List[str]').expected).toMatch(/^List\[str\] \(\\N\{/);
+    // Not an escape Python reads either: the text as written, as before.
+    expect(decoded("'\\Nothing'", 'str')).toBe("'\\Nothing'");
+    expect(decoded('\\N{x}', 'str')).toBe('\\N{x}');
+  });
+
   it('keeps a string read from a Python literal a str wherever the type takes one', () => {
     expect(decoded("['None', None, 'null']", 'List[Optional[str]]')).toEqual(['None', null, 'null']);
     expect(decoded("['[1, 2]', 'x']", 'List[Union[List[int], str]]')).toEqual(['[1, 2]', 'x']);

@@ -175,7 +175,8 @@ describe('parsePythonLiteral: strings', () => {
     [String.raw`'\x4'`, /truncated \\x escape at column 2/],
     [String.raw`'\u12'`, /truncated \\u escape/],
     [String.raw`'\U00110000'`, /invalid \\U escape/],
-    [String.raw`'\N{DASH}'`, /\\N\{\.\.\.\} escapes are not supported/],
+    [String.raw`'\N{DASH}'`, /\\N\{\.\.\.\} escapes \(characters by name\) are not supported/],
+    [String.raw`'\Nope'`, /malformed \\N character escape/],
     ["b'bytes'", /bytes literals are not supported at column 1/],
     ["f'{x}'", /f-strings are not literals at column 1/],
   ])('%j fails: %s', (text, message) => {
