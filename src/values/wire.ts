@@ -21,10 +21,11 @@ export { WIRE_TAG };
  *   sets and frozensets as set tags (the harness makes Sets), finite floats
  *   as plain numbers (JavaScript has one number type), the rest as is;
  * - `javascript-result`: an expected value, as the JavaScript harness writes
- *   what a candidate returned (tuples and sets as arrays, dicts with scalar
- *   keys as objects), so that a candidate returning exactly it passes on
- *   text alone; a whole float keeps its tag, which no returned text has, so
- *   that it is judged as the float the file wrote.
+ *   what a candidate returned (tuples as arrays, dicts with scalar keys as
+ *   objects, sets as set and frozenset tags, as it writes a Set), so that a
+ *   candidate returning exactly it passes on text alone; a whole float keeps
+ *   its tag, which no returned text has, so that it is judged as the float
+ *   the file wrote.
  */
 export type WireForm = 'python' | 'javascript' | 'javascript-result';
 
@@ -79,8 +80,8 @@ function write(v: Value, form: WireForm, depth: number): string {
     case 'set':
     case 'frozenset': {
       const items = tagged.items as Value[];
-      if (form === 'javascript-result') return writeItems(items, form, depth, '[', ']');
-      const kind = form === 'python' ? tag : 'set';
+      // A result keeps its kind: written as a list, a set under `Any` would be judged as the list, in its order.
+      const kind = form === 'javascript' ? 'set' : tag;
       return writeItems(items, form, depth, `{"$evalrun":"${kind}","items":[`, ']}');
     }
     case 'dict': {

@@ -149,6 +149,18 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'sets_under_any',
+    params: [['n', 'int']],
+    returns: 'List[Any]',
+    // A set under Any is a set, for JavaScript candidates as for Python's ({3, 4} == {4, 3}): a Set meets it in any order.
+    // (JavaScript answers only: the CPython check below reads the expected value as JSON, which has no sets.)
+    tests: [{ input: [3], expected: '[{4, 3}, {frozenset({1})}]' }],
+    answers: {
+      js_sets: { code: 'function sets_under_any(n) {\n  return [new Set([3, 4]), new Set([new Set([1])])];\n}\n', passes: true, language: 'js' },
+      js_wrong: { code: 'function sets_under_any(n) {\n  return [new Set([3, 5]), new Set([new Set([1])])];\n}\n', passes: false, language: 'js' },
+    },
+  },
+  {
     problem: 'tag_lookalike',
     params: [['n', 'int']],
     returns: 'Dict[str, Any]',

@@ -114,7 +114,7 @@ describe('Python kinds by declared type', () => {
     );
     // What the JavaScript harness writes back for the same values.
     expect(encodeWire(value, 'javascript-result')).toBe(
-      '[[1,2],[3],{"$evalrun":"dict","entries":[[[1,2],"x"]]},{"1":"a"},{"$evalrun":"int","value":"1180591620717411303424"}]',
+      '[[1,2],{"$evalrun":"set","items":[3]},{"$evalrun":"dict","entries":[[[1,2],"x"]]},{"1":"a"},{"$evalrun":"int","value":"1180591620717411303424"}]',
     );
   });
 
