@@ -43,6 +43,18 @@ export class RunLogWriteError extends Error {
   }
 }
 
+/** A log reopened to finish its run (`RunLog.resume`). */
+export interface ResumedLog {
+  log: RunLog;
+  header: RunHeader;
+  damagedLines: number;
+  limits: LoggedLimits;
+  /** When the part of the run that logged each problem's limits began (ms since the epoch; NaN when the log does not say). */
+  limitsLoggedIn: Map<string, number>;
+  /** Each valid problem's file by its id, as the last plan line lists them; null when the log has no plan line. */
+  plannedFiles: Map<string, string> | null;
+}
+
 /** A run's planned candidates' keys, in input order, each made when it is asked for (a plan's CandidateList is one). */
 export interface PlannedKeys {
   readonly length: number;
@@ -210,13 +222,15 @@ export class RunLog {
    * line counts as done; a line cut short by a kill is ignored, and the next
    * record starts on a line of its own.
    */
-  static resume(file: string, visit: VisitCandidate): { log: RunLog; header: RunHeader; damagedLines: number; limits: LoggedLimits } {
+  static resume(file: string, visit: VisitCandidate): ResumedLog {
     const fd = openSync(file, 'r+');
     const size = fstatSync(fd).size;
     const log = new RunLog(fd, size, file);
     let header: RunHeader | null = null;
     let damaged = 0;
     const limits: LoggedLimits = new Map();
+    const limitsLoggedIn = new Map<string, number>();
+    let plannedFiles: Map<string, string> | null = null;
     let partStartedAt = NaN;
     for (const { offset, length, text } of readLines(fd, size)) {
       let parsed: unknown;
@@ -230,16 +244,20 @@ export class RunLog {
         header = parsed;
         partStartedAt = Date.parse(parsed.started_at);
       } else if (isCandidateLine(parsed)) log.index(parsed, offset, length, visit, partStartedAt);
-      else if (isLimitsLine(parsed)) limits.set(parsed.problem_id, limitsReport(parsed));
-      else if (isNoteLine(parsed)) partStartedAt = partStart(parsed, partStartedAt);
-      else damaged++;
+      else if (isLimitsLine(parsed)) {
+        limits.set(parsed.problem_id, limitsReport(parsed));
+        limitsLoggedIn.set(parsed.problem_id, partStartedAt);
+      } else if (isNoteLine(parsed)) {
+        partStartedAt = partStart(parsed, partStartedAt);
+        if (parsed.type === 'plan') plannedFiles = problemFiles(parsed);
+      } else damaged++;
     }
     if (header === null) {
       closeSync(fd);
       throw new Error(`${file}: not an evalrun run log (no header line)`);
     }
     if (size > 0 && lastByte(fd, size) !== 0x0a) log.appendText('\n');
-    return { log, header, damagedLines: damaged, limits };
+    return { log, header, damagedLines: damaged, limits, limitsLoggedIn, plannedFiles };
   }
 
   /**
@@ -587,6 +605,18 @@ const COMMA = Buffer.from(',');
 /** A candidate line up to its key, and from its key to its results. */
 const LINE_HEAD_START = Buffer.from('{"type":"candidate","key":');
 const LINE_HEAD_END = Buffer.from(',"results":[');
+
+/** The files of a plan line's problems, by id (a problem file without an id names none). */
+function problemFiles(plan: RunPlan): Map<string, string> {
+  const files = new Map<string, string>();
+  if (!Array.isArray(plan.problems)) return files;
+  for (const p of plan.problems as unknown[]) {
+    if (typeof p !== 'object' || p === null) continue;
+    const { problem_id: id, file, valid } = p as { problem_id?: unknown; file?: unknown; valid?: unknown };
+    if (valid === true && typeof id === 'string' && typeof file === 'string') files.set(id, file);
+  }
+  return files;
+}
 
 /** When the part of the run that logs the lines after `note` began: a plan line may say; otherwise as before it. */
 function partStart(note: RunPlan | RunEnd, before: number): number {

@@ -20,8 +20,11 @@ export class RunLogError extends Error {}
  * graded again. A log written before plan lines existed still reads; it
  * then lacks the problem list, the tags and the skipped submissions, and
  * counts as complete only when it has an end line. Candidates come in the
- * order its last plan line gives, then any the plan does not name in the
- * order they were logged.
+ * order its last plan line gives; a candidate logged that this plan does not
+ * name was left out of the run when it was resumed (its file removed), as
+ * the resumed run's own scorecard leaves it out. A log without a plan line
+ * (a self-check killed while it read the problems) gives its candidates in
+ * the order they were logged.
  */
 export function readRun(run: string): ReadRun {
   let log: string;
@@ -39,9 +42,7 @@ export function readRun(run: string): ReadRun {
   }
   const { header, plan, end, logged } = opened;
   const tally = new Tally(opened.log, collected.rows);
-  const planned = plan?.keys ?? [];
-  const inPlan = new Set(planned);
-  tally.plan(keysOf([...planned, ...logged.filter((key) => !inPlan.has(key))]));
+  tally.plan(keysOf(plan?.keys ?? logged));
   const passAtK = Array.isArray(header.options.pass_at_k) ? (header.options.pass_at_k as number[]) : [...DEFAULTS.passAtK];
   const outcome = outcomeOf(tally, {
     header,

@@ -106,7 +106,9 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   let loggedLimits: ReadonlyMap<string, TestLimitsReport> = new Map();
   /** A resumed run's logged candidates whose files changed since they were graded, by rank (changed-files.ts). */
   let outdated: ((rank: number) => boolean) | null = null;
-  const changedFiles = new ChangedFiles();
+  const changedFiles = new ChangedFiles([options.problemsDir, ...(options.solutionsDir === null ? [] : [options.solutionsDir])]);
+  /** A resumed run's logged limits whose problem changed since they were measured: measured again (testLimitsOf). */
+  let staleLimits: (problem: ProblemSummary) => boolean = () => false;
   try {
     loaded = await readProblems(
       options.problemsDir,
@@ -140,10 +142,21 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
         gradedIn.set(key, partStarted);
       });
       // A shard's log records a digest of its files, and it refuses to resume over changed ones (below).
-      if (sharded === null) outdated = gradedFromChangedFiles(planned.candidates, gradedIn, changedFiles);
+      if (sharded === null) {
+        const { plannedFiles, limitsLoggedIn } = reopened;
+        outdated = gradedFromChangedFiles(planned.candidates, gradedIn, plannedFiles, changedFiles);
+        staleLimits = (p) => {
+          const before = plannedFiles?.get(p.id);
+          return (before !== undefined && before !== p.file) || changedFiles.since(p.file, limitsLoggedIn.get(p.id) ?? NaN);
+        };
+      }
       opened.tally = new Tally(reopened.log, collected.rows);
       startedAt = reopened.header.started_at;
       loggedLimits = reopened.limits;
+      if (loggedLimits.size > 0) {
+        const byId = new Map(selected.map((p) => [p.id, p]));
+        loggedLimits = new Map([...loggedLimits].filter(([id]) => !(byId.has(id) && staleLimits(byId.get(id)!))));
+      }
       if (sharded !== null) checkResumedShard(reopened.header, sharded.record);
     } else {
       shardRecord = sharded?.record;
