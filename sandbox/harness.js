@@ -282,13 +282,11 @@
     // A Set is recorded as a set: judged as one where a set is expected, and
     // not mistaken for the array it is not where a list is expected.
     if (isSet(v)) return encodeSet(v, '{"$evalrun":"set","items":[', ancestors, depth);
+    // A Map keeps its keys' kinds, which an object's property names would lose: new Map([['1', 'a']]) is
+    // not {1: 'a'}, nor new Map([[1, 1]]) {'1': 1}. It is written as [key, value] pairs.
     if (isMap(v)) {
       const it = ReflectApply(MapEntries, v, []);
-      let out = '{';
-      // The same entries as [key, value] pairs, for a Map whose keys cannot all be property names.
       let pairs = '';
-      let plain = true;
-      const names = new SetCtor();
       let first = true;
       for (;;) {
         const step = ReflectApply(MapIteratorNext, it, []);
@@ -299,23 +297,12 @@
         if (kt === 'symbol' || kt === 'function' || kt === 'undefined') {
           throw new Unserializable('returned a Map with a ' + kt + ' key');
         }
-        if ((kt === 'object' && key !== null) || key === '$evalrun') plain = false;
-        // Keys that JSON would write as one name (1 and "1", null and "null") stay apart as pairs.
-        if (plain) {
-          const name = StringCtor(key);
-          if (ReflectApply(SetHas, names, [name])) plain = false;
-          else ReflectApply(SetAdd, names, [name]);
-        }
-        if (!first) {
-          out += ',';
-          pairs += ',';
-        }
+        if (!first) pairs += ',';
         first = false;
         const item = encode(entry[1], ancestors, depth);
         pairs += '[' + encodeHashable(key, ancestors, depth) + ',' + item + ']';
-        if (plain) out += JSONStringify(StringCtor(key)) + ':' + item;
       }
-      return plain ? out + '}' : '{"$evalrun":"dict","entries":[' + pairs + ']}';
+      return '{"$evalrun":"dict","entries":[' + pairs + ']}';
     }
     if (proto === RealDate.prototype) throw new Unserializable('returned a Date');
     if (proto === PromiseCtor.prototype) throw new Unserializable('returned a nested Promise');

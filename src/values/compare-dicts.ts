@@ -12,7 +12,6 @@ import { isIntegral } from './compare-numbers.js';
 import { formatValue } from './format.js';
 import { sequenceItems, tagOf, type DictTag, type FloatTag } from './py-tags.js';
 import { pythonFloat, pythonFloatJson } from './python-float.js';
-import { parsePythonLiteral } from './python-literal.js';
 import type { TypeNode, Value } from './type-node.js';
 import { valueKey } from './value-key.js';
 
@@ -23,7 +22,9 @@ export function compareDicts(judge: Judge, expected: unknown, actual: unknown, t
   const actualTag = tagOf(actual);
   if (!isRecord(actual) || (actualTag !== undefined && actualTag !== 'dict')) return wrongKind(type, actual);
   if (tagOf(expected) === undefined && tagOf(actual) === undefined) return plainDict(judge, expected, actual, type, depth);
-  const expectedEntries = entries(judge, expected, type.key);
+  // A JavaScript object keyed by tuples has property names, which JavaScript makes of arrays by joining their items with commas.
+  const byName = judge.equality === 'javascript' && type.key.kind === 'tuple' && actualTag === undefined;
+  const expectedEntries = byName ? namedEntries(expected) : entries(judge, expected, type.key);
   const actualEntries = entries(judge, actual, type.key);
   const actualByKey = new Map<string, [Value, Value]>();
   for (const entry of actualEntries) {
@@ -52,7 +53,21 @@ function entries(judge: Judge, value: Record<string, unknown>, keyType: TypeNode
   if (tagOf(value) === 'dict') {
     return (value as unknown as DictTag).entries.map(([key, item]) => ({ key, value: item, canon: keyCanon(judge, key, keyType) }));
   }
-  return Object.keys(value).map((key) => ({ key, value: value[key] as Value, canon: objectKeyCanon(judge, key, keyType) }));
+  return Object.keys(value).map((key) => {
+    const canon = objectKeyCanon(judge, key, keyType);
+    return { key: shownKey(key, canon), value: value[key] as Value, canon };
+  });
+}
+
+/** A property name as the key it stands for, for messages: the number 1 rather than the text "1". */
+function shownKey(name: string, canon: string): Value {
+  if (canon === 'T' || canon === 'F') return canon === 'T';
+  if (canon === 'N') return null;
+  if (canon[0] === 'n' && /^-?\d+$/.test(canon.slice(1))) {
+    const n = BigInt(canon.slice(1));
+    return Number.isSafeInteger(Number(n)) ? Number(n) : n;
+  }
+  return name;
 }
 
 /**
@@ -64,10 +79,8 @@ function entries(judge: Judge, value: Record<string, unknown>, keyType: TypeNode
 function objectKeyCanon(judge: Judge, key: string, keyType: TypeNode): string {
   if (keyType.kind === 'any' || keyType.kind === 'unknown') return `j${key}`;
   if (keyType.kind === 'str' || judge.equality !== 'javascript') return `s${key}`;
-  if (keyType.kind === 'tuple') {
-    const literal = parsePythonLiteral(key);
-    return literal.ok ? keyCanon(judge, literal.value, keyType) : `s${key}`;
-  }
+  // Met by the name JavaScript gives the expected key (namedEntries); "(1, 2)" or "1.0,2" is no name of [1, 2].
+  if (keyType.kind === 'tuple') return `s${key}`;
   if (keyType.kind === 'int' || keyType.kind === 'float') {
     // A property name stands for the number whose name it is, as `c[1]` finds only "1": " 0x1", "01" or "1.0" is another key.
     const n = Number(key);
@@ -76,6 +89,22 @@ function objectKeyCanon(judge: Judge, key: string, keyType: TypeNode): string {
   const canonical = keyCanonicaliser(keyType)(key);
   if (keyType.kind === 'bool') return canonical === 'true' || canonical === 'false' ? keyCanon(judge, canonical === 'true', keyType) : `s${key}`;
   return canonical === 'null' ? 'N' : `s${key}`;
+}
+
+/** A dict's entries, each key by the property name JavaScript gives it (`String(key)`: [1, 2] is "1,2"). */
+function namedEntries(value: Record<string, unknown>): Array<{ key: Value; value: Value; canon: string }> {
+  if (tagOf(value) !== 'dict') return Object.keys(value).map((key) => ({ key, value: value[key] as Value, canon: `s${key}` }));
+  return (value as unknown as DictTag).entries.map(([key, item]) => ({ key, value: item, canon: `s${javascriptName(key, false)}` }));
+}
+
+/** The text JavaScript's String() makes of a key: an array's items joined by commas, null among them as nothing. */
+function javascriptName(key: Value, inArray: boolean): string {
+  if (key === null) return inArray ? '' : 'null';
+  if (typeof key !== 'object') return String(key);
+  if (tagOf(key) === 'float') return String(Number((key as unknown as FloatTag).value));
+  const sequence = sequenceItems(key);
+  if (sequence !== undefined) return sequence.map((item) => javascriptName(item, true)).join(',');
+  return '[object Object]';
 }
 
 /** A key held as a value (a dict tag's key). */

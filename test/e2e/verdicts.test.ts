@@ -161,6 +161,30 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'map_keys',
+    params: [['n', 'int']],
+    returns: 'Dict[int, str]',
+    tests: [{ input: [1], expected: { '1': 'a' } }],
+    answers: {
+      // An object's property names stand for the keys; a Map keeps its keys' kinds, as a Python dict does.
+      js_object: { code: "function map_keys(n) {\n  return { [n]: 'a' };\n}\n", passes: true, language: 'js' },
+      js_map: { code: "function map_keys(n) {\n  return new Map([[n, 'a']]);\n}\n", passes: true, language: 'js' },
+      js_map_string_keys: { code: "function map_keys(n) {\n  return new Map([[String(n), 'a']]);\n}\n", passes: false, language: 'js' },
+    },
+  },
+  {
+    problem: 'tuple_names',
+    params: [['n', 'int']],
+    returns: 'Dict[Tuple[str, int], int]',
+    tests: [{ input: [2], expected: "{('a', 2): 3}" }],
+    answers: {
+      // The property name JavaScript gives the key ['a', 2] is "a,2"; Python's spelling of the tuple is no name of it.
+      js_object: { code: "function tuple_names(n) {\n  return { [['a', n]]: 3 };\n}\n", passes: true, language: 'js' },
+      js_map: { code: "function tuple_names(n) {\n  return new Map([[['a', n], 3]]);\n}\n", passes: true, language: 'js' },
+      js_python_spelling: { code: 'function tuple_names(n) {\n  return { "(\'a\', 2)": 3 };\n}\n', passes: false, language: 'js' },
+    },
+  },
+  {
     problem: 'tag_lookalike',
     params: [['n', 'int']],
     returns: 'Dict[str, Any]',
