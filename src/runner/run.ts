@@ -60,6 +60,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
   // A resumed run is reported as started when its first part was; this part's start dates what it logs.
   const partStartedAt = new Date().toISOString();
   let startedAt = partStartedAt;
+  let runHead = { run_id: control.runId, options: recordOptions(options) };
   // A new run's log is created with its first result, or once the run is
   // planned: a run that cannot start (a missing folder) leaves none behind.
   const opened: { tally: Tally | null } = { tally: null };
@@ -152,6 +153,8 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
       }
       opened.tally = new Tally(reopened.log, collected.rows);
       startedAt = reopened.header.started_at;
+      // The run is the one the log began: its id and options, as `evalrun report` reads them from the log.
+      runHead = { run_id: reopened.header.run_id, options: reopened.header.options };
       loggedLimits = reopened.limits;
       if (loggedLimits.size > 0) {
         const byId = new Map(selected.map((p) => [p.id, p]));
@@ -206,7 +209,7 @@ async function evaluate(options: RunOptions, control: RunControl, reporter: Comb
     // On disk before any scorecard is written: a scorecard that cannot be written is then all that is missing.
     tally.log.flush();
     const outcome = outcomeOf(tally, {
-      header: { mode, run_id: control.runId, started_at: startedAt, options: recordOptions(options) },
+      header: { mode, run_id: runHead.run_id, started_at: startedAt, options: runHead.options },
       finishedAt: end.finished_at,
       complete: end.complete,
       problems: problemReports,
