@@ -667,16 +667,24 @@ def _resolve(ns, function_name):
         value = ns.get(function_name)
         if value is not None and _callable(value):
             return ('value', value, None), 'name:' + function_name
-        # A method of a top-level class, as in `class Solution: def f(self, ...)`.
+        # A method of a top-level class, as in `class Solution: def f(self, ...)`: of the class named
+        # Solution when there is one, as LeetCode names it, else of the last class that has it (a
+        # helper class written first, a Trie or a Node, may have a method of the same name).
+        found = None
         for class_name, owner in _list(ns.items()):
             if not (_isinstance(owner, _type) and _defined_here(owner)) or function_name not in owner.__dict__:
                 continue
             member = owner.__dict__[function_name]
+            if not (_isinstance(member, (_staticmethod, _classmethod)) or _callable(member)):
+                continue
+            if found is None or found[0] != 'Solution':
+                found = (class_name, owner, member)
+        if found is not None:
+            class_name, owner, member = found
             label = 'method:' + class_name + '.' + function_name
             if _isinstance(member, (_staticmethod, _classmethod)):
                 return ('value', _getattr(owner, function_name), None), label
-            if _callable(member):
-                return ('method', owner, function_name), label
+            return ('method', owner, function_name), label
     last = None
     last_any = None
     for key, value in _list(ns.items()):

@@ -76,6 +76,35 @@ describe('entry point (the reference framework rules)', () => {
     expect(returned(out)).toEqual([2]);
   });
 
+  it('takes the method of the class Solution, or else of the last class, when several classes have it', async () => {
+    const helperFirst = py`
+      class Trie:
+          def add(self, word):
+              return None
+      class Solution:
+          def add(self, a, b):
+              return a + b
+      class Node:
+          def add(self, x):
+              return None
+    `;
+    const solution = await engine.run(pyJob(helperFirst, [[5, 2]], { functionName: 'add' }));
+    expect(solution).toMatchObject({ kind: 'ran', entryPoint: 'method:Solution.add' });
+    expect(returned(solution)).toEqual([7]);
+    const noSolution = py`
+      class Node:
+          def add(self, x):
+              return None
+      class Calculator:
+          @staticmethod
+          def add(a, b):
+              return a + b
+    `;
+    const last = await engine.run(pyJob(noSolution, [[5, 2]], { functionName: 'add' }));
+    expect(last).toMatchObject({ kind: 'ran', entryPoint: 'method:Calculator.add' });
+    expect(returned(last)).toEqual([7]);
+  });
+
   it('finds the function as a method of a top-level class', async () => {
     const out = await engine.run(
       pyJob(
