@@ -13,7 +13,7 @@ import type { SandboxLimits, TestMeasure } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import { thinkingNeverClosed } from '../solutions/extract-code.js';
-import { detectLanguage, otherLanguage } from '../solutions/language.js';
+import { detectLanguage, otherLanguage, type SolutionLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
 import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
@@ -56,7 +56,7 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
   if (code.trim() === '') return { ok: false, language: 'unknown', status: 'load-error', message: emptyMessage(spec.raw) };
   const other = otherLanguage(spec.declaredLanguage, spec.fenceLanguage);
   if (other !== null) return { ok: false, language: other, status: 'unsupported', message: `unsupported language: ${other}` };
-  const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage });
+  const dialect = detectLanguage(code, { declared: spec.declaredLanguage, fenceLanguage: spec.fenceLanguage, onTie: () => solutionLanguageOf(spec.problem) });
   const language = languageOfDialect(dialect);
   if (!options.languages.includes(language.name)) {
     return { ok: false, language: dialect, status: 'unsupported', message: `unsupported language: ${dialect}` };
@@ -66,6 +66,19 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
   // Reported as written: TypeScript runs as JavaScript after its types are stripped.
   return { ok: true, language, sourceLanguage: dialect, code: prepared.code, topLevelNames: prepared.topLevelNames };
 }
+
+/** The language of a problem's own optimal_solution, if it has one (made once per problem). */
+function solutionLanguageOf(problem: PreparedProblem): SolutionLanguage | null {
+  let known = solutionLanguages.get(problem);
+  if (known === undefined) {
+    const solution = problem.problem.optimal_solution;
+    known = typeof solution === 'string' && solution.trim() !== '' ? detectLanguage(solution, { declared: null, fenceLanguage: null }) : null;
+    solutionLanguages.set(problem, known);
+  }
+  return known;
+}
+
+const solutionLanguages = new WeakMap<PreparedProblem, SolutionLanguage | null>();
 
 /** Why a submission's code is empty: a reasoning model cut off before its thinking closed holds no answer (extract-code.ts). */
 function emptyMessage(raw: string): string {

@@ -27,8 +27,9 @@ export interface HeadSources {
 /**
  * Whether unfenced answer text is a function's body alone. It must read as
  * one (`readsAsBody`) and be unable to run as written: it opens indented, or
- * with a statement that continued the prompt's last line (no definition, no
- * block header, no bracket left open) with indented lines under it. A
+ * with `return`, or with a statement that continued the prompt's last line
+ * (no definition, no block header, no bracket left open) with indented
+ * lines under it. A
  * program that opens at the margin with a definition is never a body,
  * whatever its strings hold.
  */
@@ -42,7 +43,9 @@ export function isFunctionBody(lines: readonly string[], code: string): boolean 
     /^[ \t]/.test(second) &&
     !/^(?:@|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|class|function)\b|(?:import|from|const|let|var)\s)/.test(first) &&
     !/[:([{,\\]\s*(?:#.*)?$/.test(first);
-  return (opensIndented || continuesPrompt) && readsAsBody(code);
+  // A `return` at the margin runs in no language evalrun has: a body whose indentation was lost.
+  const opensWithReturn = /^return\b/.test(first);
+  return (opensIndented || continuesPrompt || opensWithReturn) && readsAsBody(code);
 }
 
 /**

@@ -24,6 +24,12 @@ export type SolutionLanguage = DialectName;
 export interface LanguageHints {
   declared: string | null;
   fenceLanguage: string | null;
+  /**
+   * When the code does not tell (languages score alike: `return a + b`), the
+   * language to take if it is one of them: the problem's own solution's.
+   * Asked only then.
+   */
+  onTie?: () => SolutionLanguage | null;
 }
 
 let aliases: Map<string, SolutionLanguage> | undefined;
@@ -95,14 +101,22 @@ export function detectLanguage(code: string, hints: LanguageHints): SolutionLang
   const text = code.replace(/\r\n?/g, '\n');
   let best: KnownLanguage | undefined;
   let bestScore = -1;
+  const tied: KnownLanguage[] = [];
   for (const language of allLanguages()) {
     const s = score(text, language.signals);
     if (s > bestScore) {
       best = language;
       bestScore = s;
+      tied.length = 0;
     }
+    if (s === bestScore) tied.push(language);
   }
   if (best === undefined) throw new Error('evalrun: no languages');
+  if (tied.length > 1 && hints.onTie !== undefined) {
+    const preferred = hints.onTie();
+    const language = preferred === null ? undefined : tied.find((l) => l.name === languageOfDialect(preferred).name);
+    if (language !== undefined) return preferred!;
+  }
   const [own, ...others] = best.dialects;
   const dialect = others.find((d) => d.signals?.some((p) => p.test(text)) === true) ?? own;
   return dialect.name;

@@ -65,7 +65,12 @@ describe('a function body alone', () => {
 
   it('is never a program that opens at the margin, whatever its strings hold', () => {
     expect(bodyOf('def below_zero(operations):\n    """\nreturn True when it does\n    """\n    return False')).toBeNull();
-    expect(bodyOf('return False')).toBeNull();
+  });
+
+  it('is also text that opens with a return at the margin, which runs in no language as written', () => {
+    expect(bodyOf('return False')).toBe('return False');
+    expect(bodyOf('return sum(x < 0 for x in operations) > 0\n')).toBe('return sum(x < 0 for x in operations) > 0');
+    expect(bodyOf('returned = 1\n')).toBeNull();
   });
 });
 

@@ -43,6 +43,22 @@ describe('detectLanguage hints', () => {
   });
 });
 
+describe('detectLanguage when the code does not tell', () => {
+  it("takes the problem's own language, asked only on a tie", () => {
+    let asked = 0;
+    const python = (): 'python' => (asked++, 'python');
+    // A body with no signal of either language.
+    expect(detectLanguage('return a + b', { ...NO_HINTS, onTie: python })).toBe('python');
+    expect(asked).toBe(1);
+    // Code that tells is never asked about.
+    expect(detectLanguage('function add(a, b) { return a + b; }', { ...NO_HINTS, onTie: python })).toBe('javascript');
+    expect(detectLanguage('def add(a, b):\n    return a + b\n', { ...NO_HINTS, onTie: () => 'javascript' })).toBe('python');
+    expect(asked).toBe(1);
+    // Nothing to prefer: as before.
+    expect(detectLanguage('return a + b', { ...NO_HINTS, onTie: () => null })).toBe(detectLanguage('return a + b', NO_HINTS));
+  });
+});
+
 describe('detectLanguage heuristics', () => {
   it.each([
     ['def with annotations', 'def add(a: int, b: int) -> int:\n    return a + b'],
