@@ -201,7 +201,9 @@
         if (dead !== '') return 'c' + dead;
         loaded = null;
         const allowance = memoryMb * 1024 * 1024;
-        shell.setMemoryCap(MathMin(config.memoryCapBytes, HEAP_NOW() + allowance));
+        // Counted from the size every candidate starts from, not from the size now: a restored interpreter keeps
+        // the memory an earlier candidate grew (zeroed), and counted from there, this candidate would have that much more.
+        shell.setMemoryCap(MathMin(config.memoryCapBytes, booted.size + allowance));
         try {
           const begun = StringCtor(py.beginLoad(code, functionName, seed));
           if (begun !== '') return pass === '' ? begun : '- ' + begun;

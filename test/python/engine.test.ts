@@ -605,6 +605,36 @@ describe('one interpreter, restored before every candidate', () => {
     expect(engine.memoryDigest()).toBe(restored);
   });
 
+  it('gives every candidate the same memory, whatever the one before it grew', async () => {
+    // How many MB of blocks a candidate can hold under its limit.
+    const measure = py`
+      def f():
+          held = []
+          try:
+              while True:
+                  held.append(bytearray(1024 * 1024))
+          except MemoryError:
+              n = len(held)
+              held.clear()
+              return n
+    `;
+    const grows = py`
+      def f():
+          blocks = [bytearray(1024 * 1024) for _ in range(24)]
+          return len(blocks)
+    `;
+    await engine.run(pyJob(RETURNS_ONE, [[]]));
+    const alone = returned(await engine.run(pyJob(measure, [[]], { memoryMb: 64 })));
+    await engine.run(pyJob(RETURNS_ONE, [[]]));
+    expect(returned(await engine.run(pyJob(grows, [[]])))).toEqual([24]);
+    // Restored, not replaced: the interpreter keeps the memory the last candidate grew, zeroed.
+    await engine.warm();
+    expect(engine.lastReset).toBe('clean');
+    const after = returned(await engine.run(pyJob(measure, [[]], { memoryMb: 64 })));
+    expect(after).toEqual(alone);
+    expect((alone[0] as number) > 32).toBe(true);
+  });
+
   it('a changed module is back to its original before the next candidate', async () => {
     await engine.run(
       pyJob(

@@ -26,11 +26,10 @@ export type PythonSandboxFactory = (options: PythonEngineOptions) => Promise<Pyt
 /**
  * The WebAssembly memory of an interpreter (where Python's objects live) is
  * not counted by the isolate's heap limit, so it is capped on its own. A
- * candidate may grow it by `job.limits.memoryMb` past its size when the
- * candidate starts; the cap leaves room for the interpreter itself (its
- * size at boot, and what a reused one has grown by, within the regrowth a
- * restore allows: engine.ts) on top of that. Its size: docs/ISOLATION.md,
- * "Sizes the Python engine is built around".
+ * candidate may grow it by `job.limits.memoryMb` past its size at boot,
+ * whatever an earlier candidate grew it to; the cap leaves room for the
+ * interpreter itself (its size at boot) on top of that. Its size:
+ * docs/ISOLATION.md, "Sizes the Python engine is built around".
  */
 export const WASM_HEADROOM_MB = 128;
 const MIN_WASM_MB = 256;

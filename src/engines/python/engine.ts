@@ -190,7 +190,8 @@ export class PythonEngine {
    * Runs every test of one candidate. Never throws for anything the candidate does.
    * `job.limits.timeoutMs` bounds each test (wall clock); `job.limits.memoryMb`
    * is how far the candidate may grow the interpreter's WebAssembly memory past
-   * its size when the candidate starts, within `wasmMemoryMb` overall.
+   * its size at boot (the size every candidate starts from, whatever an earlier
+   * one grew), within `wasmMemoryMb` overall.
    */
   async run(job: CandidateJob, stop?: StopAfter): Promise<CandidateOutcome> {
     if (job.language !== 'python') return { kind: 'load-error', message: `the Python engine cannot run ${job.language}` };
