@@ -114,8 +114,7 @@ export function detectLanguage(code: string, hints: LanguageHints): SolutionLang
   if (best === undefined) throw new Error('evalrun: no languages');
   if (tied.length > 1 && hints.onTie !== undefined) {
     const preferred = hints.onTie();
-    const language = preferred === null ? undefined : tied.find((l) => l.name === languageOfDialect(preferred).name);
-    if (language !== undefined) return preferred!;
+    if (preferred !== null && tied.some((l) => l.name === languageOfDialect(preferred).name)) return preferred;
   }
   const [own, ...others] = best.dialects;
   const dialect = others.find((d) => d.signals?.some((p) => p.test(text)) === true) ?? own;

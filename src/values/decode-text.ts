@@ -56,7 +56,11 @@ export function scalarFromText(text: string, type: TypeNode): Value | undefined 
 
 /** The contents of a string that is one quoted Python/JSON string literal. */
 export function quotedString(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !/^\s*[uUrR]?["']/.test(raw)) return undefined;
-  const literal = readLiteral(raw);
-  return literal.ok && typeof literal.value === 'string' ? literal.value : undefined;
+  const literal = quotedLiteral(raw);
+  return literal?.ok === true && typeof literal.value === 'string' ? literal.value : undefined;
+}
+
+/** The reading of text that opens as a quoted string literal would, whatever it turns out to be; undefined for other text. */
+export function quotedLiteral(raw: unknown): LiteralResult | undefined {
+  return typeof raw === 'string' && /^\s*[uUrR]?["']/.test(raw) ? readLiteral(raw) : undefined;
 }

@@ -24,7 +24,7 @@
  */
 
 import { escapeTagKeys, hasTagKey } from './decode-tag-keys.js';
-import { quotedString, readLiteral, scalarFromText } from './decode-text.js';
+import { quotedLiteral, quotedString, readLiteral, scalarFromText } from './decode-text.js';
 import { formatValue } from './format.js';
 import { isValue } from './is-value.js';
 import { dict, floatValue, isIndexKey, normalInt, pySet, tagItems, tagOf, tuple, tupleKeyedDict, WIRE_TAG, type DictTag, type FloatTag } from './py-tags.js';
@@ -221,14 +221,13 @@ function quotedInside(text: string): string | undefined {
 function decodeStr(raw: unknown, context: Context): Decoded {
   if (typeof raw !== 'string') return failure('str', raw);
   if (!context.whole) return ok(raw);
-  const unquoted = quotedString(raw);
-  if (unquoted !== undefined) return ok(unquoted);
+  const literal = quotedLiteral(raw);
+  if (literal === undefined) return ok(raw);
+  if (literal.ok && typeof literal.value === 'string') return ok(literal.value);
   // A quoted literal this reader cannot read (a `\N{...}` escape) is not text to take as written: Python would read it.
-  const why = QUOTED_START.test(raw) ? unsupported(readLiteral(raw)) : '';
+  const why = unsupported(literal);
   return why === '' ? ok(raw) : failure(`str${why}`, raw);
 }
-
-const QUOTED_START = /^\s*[uUrR]?["']/;
 
 /** ` (why)` when `literal` is Python this reader does not read (a `\N{...}` escape, a complex number); '' otherwise. */
 function unsupported(literal: LiteralResult): string {
