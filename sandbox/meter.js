@@ -3,7 +3,7 @@
 // candidate code, as
 //
 //   const __evalrun_k = (this file)();
-//   const __evalrun_c = __evalrun_k.tick, __evalrun_s = ..., __evalrun_n = ...;
+//   const __evalrun_c = __evalrun_k.tick, __evalrun_s = ..., __evalrun_r = ..., ...;
 //
 // so the names the instrumented candidate calls are constants of the
 // context's global scope: the candidate can neither reassign nor delete them,
@@ -25,6 +25,7 @@
 
   const ReflectApply = Reflect.apply;
   const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
+  const ReflectOwnKeys = Reflect.ownKeys;
   const ObjectDefineProperty = Object.defineProperty;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ObjectFreeze = Object.freeze;
@@ -159,6 +160,40 @@
     cost += i;
     bytes += SLOT * i;
     return items;
+  }
+
+  /**
+   * `[a, ...rest] = value`: the items the rest takes, past the `before`
+   * elements ahead of it, for the built-in collections. Any other iterable is
+   * left to the destructuring as it is: counting its items would consume it.
+   */
+  function rest(value, before) {
+    const n = itemsOf(value) - before;
+    if (n > 0) {
+      cost += n;
+      bytes += SLOT * n;
+    }
+    return value;
+  }
+
+  /**
+   * `{...value}`, `{a, ...rest} = value`, and a rest binding once made: the
+   * properties copied, past the `before` named ahead of a rest. An array's
+   * and a string's are their items; a Set's and a Map's own properties are
+   * none, as the copy finds.
+   */
+  function copied(value, before) {
+    let n = 0;
+    if (typeof value === 'string') n = value.length;
+    else if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+      n = ArrayIsArray(value) ? count(value.length) : isTypedArray(value) ? ReflectApply(TypedArrayLength, value, []) : ReflectOwnKeys(value).length;
+    }
+    n -= before;
+    if (n > 0) {
+      cost += n;
+      bytes += SLOT * n;
+    }
+    return value;
   }
 
   /** `new C(...)`: what the object holds, for the built-ins that hold a size of their own. */
@@ -372,5 +407,5 @@
     bytes = 0;
   }
 
-  return ObjectFreeze({ tick, spread, created, take, install });
+  return ObjectFreeze({ tick, spread, rest, copied, created, take, install });
 })();

@@ -12,7 +12,9 @@
  * the tests (measure.ts: cost counts the loading too; memory sums the tests'
  * peaks). A candidate with a zero total scores 1 (nothing beats no work,
  * zero on both sides included); an optimal solution scores 1 against itself.
- * Otherwise the score is n/a (null) with the reason. Per model and per tag:
+ * A candidate that passed but could not be measured, where its problem's
+ * optimal solution in its language was, scores 0, with the reason. Otherwise
+ * the score is n/a (null) with the reason. Per model and per tag:
  * the mean over the scored candidates, and how many there were.
  */
 import type { EfficiencyGrader } from '../grading/graders.js';
@@ -22,8 +24,12 @@ import { candidatePasses } from './aggregate.js';
 export const NO_SCORE = {
   notPassed: 'not all tests passed',
   noOptimal: 'no optimal solution',
+  /** A shard's own scorecard: the problem's optimal solution, if it has one, may be graded in another shard. */
+  noOptimalInShard: 'no optimal solution graded in this shard (merge the shards to score it)',
   optimalFailed: 'the optimal solution did not pass every test',
   notMeasured: 'not measured',
+  /** Not a missing score: the score is 0 (scoreOne). */
+  zeroUnmeasured: 'scored 0, passed but not measured',
 } as const;
 
 /** One candidate's scores (in the order of the scorecard's `candidates`: `index`). */
@@ -34,7 +40,10 @@ export interface CandidateEfficiency {
   /** Scores of the graders asked, null when n/a; absent for a grader not asked. */
   performance?: number | null;
   memory?: number | null;
-  /** Why the scores are n/a; null when scored. */
+  /**
+   * Why the scores are n/a (null scores), or why they are 0 without figures
+   * (`NO_SCORE.zeroUnmeasured`); null when scored from figures.
+   */
   reason: string | null;
   /** The candidate's measured totals (null when not measured) and its reference's (null when it has none). */
   cost: number | null;
@@ -100,13 +109,15 @@ export function scoreEfficiency(
   rows: readonly ScoredRow[],
   graders: readonly EfficiencyGrader[],
   tagsByProblem: ReadonlyMap<string, readonly string[]> = new Map(),
+  { shard = false }: { shard?: boolean } = {},
 ): EfficiencyReport {
   const references = new Map<string, ScoredRow>();
   for (const row of rows) {
     const key = referenceKey(row);
     if (row.efficiency?.reference === true && key !== null && !references.has(key)) references.set(key, row);
   }
-  const candidates = rows.map((row, index) => scoreOne(row, index, references, graders));
+  const noOptimal = shard ? NO_SCORE.noOptimalInShard : NO_SCORE.noOptimal;
+  const candidates = rows.map((row, index) => scoreOne(row, index, references, graders, noOptimal));
   const models = new Map<string, Means>();
   const tags = new Map<string, Means>();
   candidates.forEach((scored) => {
@@ -131,7 +142,13 @@ function referenceKey(row: ScoredRow): string | null {
   return row.efficiency === undefined ? null : JSON.stringify([row.problem_id, row.efficiency.suite]);
 }
 
-function scoreOne(row: ScoredRow, index: number, references: ReadonlyMap<string, ScoredRow>, graders: readonly EfficiencyGrader[]): CandidateEfficiency {
+function scoreOne(
+  row: ScoredRow,
+  index: number,
+  references: ReadonlyMap<string, ScoredRow>,
+  graders: readonly EfficiencyGrader[],
+  noOptimal: string,
+): CandidateEfficiency {
   const own = row.efficiency;
   const cost = own?.cost ?? null;
   const memory = own?.memory ?? null;
@@ -154,14 +171,19 @@ function scoreOne(row: ScoredRow, index: number, references: ReadonlyMap<string,
     };
   };
   if (!candidatePasses(row)) return result(NO_SCORE.notPassed, null);
-  if (cost === null || memory === null) return result(`${NO_SCORE.notMeasured}: ${own?.error ?? 'no figures in its record'}`, null);
-  if (reference === undefined) return result(NO_SCORE.noOptimal, null);
-  if (reference.language !== row.language) return result(`the optimal solution is in another language (${reference.language})`, null);
-  if (!candidatePasses(reference)) return result(NO_SCORE.optimalFailed, null);
+  const unmeasured = cost === null || memory === null ? `${NO_SCORE.notMeasured}: ${own?.error ?? 'no figures in its record'}` : null;
+  if (reference === undefined) return result(unmeasured ?? noOptimal, null);
+  if (reference.language !== row.language) return result(unmeasured ?? `the optimal solution is in another language (${reference.language})`, null);
+  if (!candidatePasses(reference)) return result(unmeasured ?? NO_SCORE.optimalFailed, null);
   const optimal = reference.efficiency;
   if (optimal?.cost == null || optimal.memory === null) {
-    return result(`the optimal solution was ${NO_SCORE.notMeasured}: ${optimal?.error ?? 'no figures in its record'}`, null);
+    return result(unmeasured ?? `the optimal solution was ${NO_SCORE.notMeasured}: ${optimal?.error ?? 'no figures in its record'}`, null);
   }
+  // The engine measured this problem's optimal solution in the same language, so what kept this
+  // candidate from being measured is its own code (a file written, the meter's names taken, code
+  // made at run time). Left out of the means, such code would raise its model's score by
+  // escaping the measure; it counts as the worst score instead.
+  if (cost === null || memory === null) return result(`${NO_SCORE.zeroUnmeasured}: ${own?.error ?? 'no figures in its record'}`, { performance: 0, memory: 0 });
   return result(null, { performance: efficiencyRatio(optimal.cost, cost), memory: efficiencyRatio(optimal.memory, memory) });
 }
 

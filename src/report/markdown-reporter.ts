@@ -3,7 +3,7 @@ import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
 import type { EfficiencyGrader } from '../grading/graders.js';
-import type { EfficiencyReport, ScoreMean } from './efficiency.js';
+import { NO_SCORE, type EfficiencyReport, type ScoreMean } from './efficiency.js';
 import { meanLabel, passAtKLabel, percent, printable, shorten } from './text.js';
 
 /** Failing tests listed in detail; the rest are counted. */
@@ -107,7 +107,8 @@ function efficiencySection(efficiency: EfficiencyReport): string[] {
     '',
   ];
   if (reasons.size > 0) {
-    for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) lines.push(`- n/a: ${cell(reason)} (${n})`);
+    for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
+      lines.push(`- ${reason.startsWith(NO_SCORE.zeroUnmeasured) ? '' : 'n/a: '}${cell(reason)} (${n})`);
     lines.push('');
   }
   return lines;

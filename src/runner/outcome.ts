@@ -47,7 +47,9 @@ export function outcomeOf(store: Tally, parts: OutcomeParts): RunOutcome {
     options: parts.header.options,
     summary: summaryOf(counts, parts.problems.length, invalid),
     ...rollUps.result({ tagsByProblem: parts.tagsByProblem, ks: parts.passAtK }),
-    ...(graders.length === 0 ? {} : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem) }),
+    ...(graders.length === 0
+      ? {}
+      : { efficiency: scoreEfficiency(allRows(), graders, parts.tagsByProblem, { shard: parts.header.options.shard !== undefined }) }),
     problems: parts.problems,
     skipped_submissions: parts.skipped,
     ...(parts.shard === undefined || parts.shard === null ? {} : { shard: parts.shard }),

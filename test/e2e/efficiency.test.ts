@@ -28,7 +28,7 @@ const SUM = {
   optimal_solution: 'function sumTo(n) {\n  return (n * (n + 1)) / 2;\n}',
 };
 
-/** A problems folder and a solutions folder: a fast, a slow and a wrong model. */
+/** A problems folder and a solutions folder: a fast, a slow, a wrong model and one that escapes the meter. */
 function folders(): { root: string; problems: string; solutions: string } {
   const root = mkdtempSync(join(tmpdir(), 'evalrun-efficiency-'));
   const problems = join(root, 'problems');
@@ -39,6 +39,8 @@ function folders(): { root: string; problems: string; solutions: string } {
     ['fast', 'function sumTo(n) { return (n * (n + 1)) / 2; }'],
     ['slow', 'function sumTo(n) { let s = 0; for (let i = 1; i <= n; i++) s += i; return s; }'],
     ['wrong', 'function sumTo(n) { return n; }'],
+    // Passes, but takes a name of the meter's, so its measured run cannot load it.
+    ['escapes', 'var __evalrun_x; function sumTo(n) { let s = 0; for (let i = 1; i <= n; i++) s += i; return s; }'],
   ]) {
     mkdirSync(join(solutions, model), { recursive: true });
     writeFileSync(join(solutions, model, 'sum_to.js'), code);
@@ -86,7 +88,7 @@ describe('--grade on the CLI', () => {
     expect(optimal.source).toMatch(/sum_to\.json#optimal_solution$/);
     // The correctness suite only: the submissions' tests, not the prompt's samples.
     expect(optimal.tests.map((t) => t.suite)).toEqual(['correctness', 'correctness', 'correctness']);
-    expect(card.models.map((m) => m.model_id)).toEqual(['fast', 'optimal_solution', 'slow', 'wrong']);
+    expect(card.models.map((m) => m.model_id)).toEqual(['escapes', 'fast', 'optimal_solution', 'slow', 'wrong']);
   });
 
   it('measures only candidates that passed every test, and says why a candidate has no score', async () => {
@@ -105,7 +107,14 @@ describe('--grade on the CLI', () => {
     expect(one(card, 'slow').measure!.cost).toBeGreaterThan(one(card, 'fast').measure!.cost);
     expect(scoreOf('slow').performance).toBeLessThan(1);
     expect(scoreOf('slow').performance).toBeGreaterThan(0);
+    // Escaping the meter is no way out of a score: it passed, so it counts, as the worst.
+    expect(one(card, 'escapes')).toMatchObject({ status: 'passed', measure: null });
+    expect(one(card, 'escapes').measure_error).toMatch(/^the measured run disagreed with the first: the code did not load/);
+    expect(scoreOf('escapes')).toMatchObject({ performance: 0, memory: 0, cost: null });
+    expect(scoreOf('escapes').reason).toMatch(/^scored 0, passed but not measured: the measured run disagreed/);
+    expect(efficiency.models.find((m) => m.model_id === 'escapes')).toMatchObject({ performance: { mean: 0, scored: 1 } });
     expect(efficiency.models.map((m) => [m.model_id, m.candidates])).toEqual([
+      ['escapes', 1],
       ['fast', 1],
       ['optimal_solution', 1],
       ['slow', 1],
@@ -151,6 +160,14 @@ describe('--grade in shards', () => {
     expect(b!.candidates.map((c) => c.model_id)).toEqual(a!.candidates.map((c) => c.model_id));
     expect(b!.efficiency).toEqual(a!.efficiency);
     expect(a!.efficiency!.graders).toEqual(['performance']);
+    // The shard without the problem's optimal solution says where it is, rather than that there is none.
+    const parts = [1, 2].map((i) => JSON.parse(readFileSync(join(dirs.root, `shard${i}.json`), 'utf8')) as Scorecard);
+    const withoutReference = parts.find((p) => !p.candidates.some((c) => c.model_id === 'optimal_solution'))!;
+    expect(withoutReference.candidates.length).toBeGreaterThan(0);
+    const inShard = 'no optimal solution graded in this shard (merge the shards to score it)';
+    const reasons = withoutReference.efficiency!.candidates.map((c) => c.reason);
+    expect(reasons).toContain(inShard);
+    for (const reason of reasons) expect([inShard, 'not all tests passed']).toContain(reason?.startsWith('not measured: ') ? inShard : reason);
   });
 });
 
@@ -163,7 +180,7 @@ describe('without --grade', () => {
     const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
     expect('grade' in card.options).toBe(false);
     expect('efficiency' in card).toBe(false);
-    expect(card.candidates.map((c) => c.model_id).sort()).toEqual(['fast', 'slow', 'wrong']);
+    expect(card.candidates.map((c) => c.model_id).sort()).toEqual(['escapes', 'fast', 'slow', 'wrong']);
     expect(card.candidates.some((c) => 'measure' in c || c.tests.some((t) => 'measure' in t))).toBe(false);
   });
 

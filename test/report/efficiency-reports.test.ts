@@ -24,7 +24,8 @@ function run(candidates: SyntheticCandidate[], options: Parameters<typeof synthe
 
 const m = (cost: number, memory: number): SyntheticCandidate['measure'] => ({ cost, memory, load_cost: 1, load_memory: 2 });
 
-// add: m1 scores 0.5 / 0.25, m2 fails a test; sort: m1 is not measured, m2 scores 1 / 1 (leaner than the optimal).
+// add: m1 scores 0.5 / 0.25, m2 fails a test; sort: m1 passed but was not measured (so scores 0), m2 scores 1 / 1
+// (leaner than the optimal).
 const MEASURED: SyntheticCandidate[] = [
   { problem: 'add', model: 'm1', tests: ['pass', 'pass'], measure: m(200, 400) },
   { problem: 'add', model: 'm2', tests: ['pass', 'fail'], measure: null, measureError: 'did not pass every test' },
@@ -49,19 +50,19 @@ describe('the scorecard head', () => {
     expect(efficiency.candidates.map((c) => [c.index, c.performance, c.memory, c.reason])).toEqual([
       [0, 0.5, 0.25, null],
       [1, null, null, 'not all tests passed'],
-      [2, null, null, 'not measured: the engine did not measure'],
+      [2, 0, 0, 'scored 0, passed but not measured: the engine did not measure'],
       [3, 1, 1, null],
       [4, 1, 1, null],
       [5, 1, 1, null],
     ]);
     expect(efficiency.candidates[0]).toMatchObject({ cost: 200, memory_bytes: 400, optimal_cost: 100, optimal_memory_bytes: 100 });
     expect(efficiency.models).toEqual([
-      { model_id: 'm1', candidates: 2, performance: { mean: 0.5, scored: 1 }, memory: { mean: 0.25, scored: 1 } },
+      { model_id: 'm1', candidates: 2, performance: { mean: 0.25, scored: 2 }, memory: { mean: 0.125, scored: 2 } },
       { model_id: 'm2', candidates: 2, performance: { mean: 1, scored: 1 }, memory: { mean: 1, scored: 1 } },
       { model_id: 'optimal_solution', candidates: 2, performance: { mean: 1, scored: 2 }, memory: { mean: 1, scored: 2 } },
     ]);
     expect(efficiency.tags.map((t) => [t.tag, t.performance])).toEqual([
-      ['lists', { mean: 1, scored: 2 }],
+      ['lists', { mean: 2 / 3, scored: 3 }],
       ['math', { mean: 0.75, scored: 2 }],
     ]);
     // The head's key order: the scores after pass@k, before the problems.
@@ -81,9 +82,9 @@ describe('the table', () => {
     await tableReporter({ write: (t) => (out += t), details: false }).onRunEnd?.(run(MEASURED, { tags: TAGS }));
     const modelHeader = out.split('\n').find((l) => l.includes('model') && l.includes('pass rate'))!;
     expect(modelHeader).toMatch(/pass rate\s*│\s*performance\s*│\s*memory/);
-    expect(out.split('\n').find((l) => l.includes(' m1 '))).toMatch(/0\.500 \(1\)\s*│\s*0\.250 \(1\)/);
+    expect(out.split('\n').find((l) => l.includes(' m1 '))).toMatch(/0\.250 \(2\)\s*│\s*0\.125 \(2\)/);
     expect(out.split('\n').find((l) => l.includes(' math '))).toMatch(/0\.750 \(2\)/);
-    expect(out).toContain('n/a: 1 not all tests passed; 1 not measured: the engine did not measure');
+    expect(out).toContain('n/a: 1 not all tests passed; 1 scored 0, passed but not measured: the engine did not measure');
   });
 
   it('lists each candidate’s scores with --details', async () => {
@@ -100,9 +101,10 @@ describe('Markdown', () => {
     const md = text(renderMarkdown, run(MEASURED, { tags: TAGS }));
     expect(md).toContain('| model | candidates | tests passed | problems solved | pass rate | performance | memory |');
     expect(md).toContain('| ---: | ---: |');
-    expect(md).toMatch(/\| <code>m1<\/code> \|[^\n]*\| 0\.500 \(1\) \| 0\.250 \(1\) \|/);
+    expect(md).toMatch(/\| <code>m1<\/code> \|[^\n]*\| 0\.250 \(2\) \| 0\.125 \(2\) \|/);
     expect(md).toContain('### Efficiency');
     expect(md).toContain('- n/a: not all tests passed (1)');
+    expect(md).toContain('- scored 0, passed but not measured: the engine did not measure (1)');
   });
 });
 
@@ -125,6 +127,13 @@ describe('JUnit XML', () => {
       'evalrun.optimal_memory_bytes': '100',
     });
     expect(props('m2/add')).toMatchObject({ 'evalrun.performance': 'n/a', 'evalrun.efficiency_na': 'not all tests passed' });
+    expect(props('m1/sort')).toEqual({
+      'evalrun.performance': '0.000',
+      'evalrun.memory': '0.000',
+      'evalrun.efficiency_note': 'scored 0, passed but not measured: the engine did not measure',
+      'evalrun.optimal_cost': '100',
+      'evalrun.optimal_memory_bytes': '100',
+    });
     if (spawnSync('xmllint', ['--version']).status === 0) {
       const dir = mkdtempSync(join(tmpdir(), 'evalrun-junit-'));
       writeFileSync(join(dir, 'run.xml'), xml);

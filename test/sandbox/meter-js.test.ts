@@ -120,6 +120,42 @@ describe('instrumented code', () => {
     expect(sloppy.tests[0]).toMatchObject({ kind: 'returned', json: 'false' });
   });
 
+  it('counts the copies a rest element or an object spread makes, as the same copy by slice is', async () => {
+    // Each is the same quadratic algorithm: a copy of the rest of the list, or of the object so far, per item.
+    const copies = [
+      'function f(xs) { if (xs.length === 0) return 0; return xs[0] + f(xs.slice(1)); }',
+      'function f([h, ...t]) { return h === undefined ? 0 : h + f(t); }',
+      'const f = ([h, ...t]) => (h === undefined ? 0 : h + f(t));',
+      'function f(xs) { if (xs.length === 0) return 0; const [h, ...t] = xs; return h + f(t); }',
+      'function f(xs) { let h, t; if (xs.length === 0) return 0; [h, ...t] = xs; return h + f(t); }',
+      'function f(xs) { let acc = {}; xs.forEach((x, i) => { acc = { ...acc, [i]: x }; }); return Object.keys(acc).length; }',
+      'function f(xs) { let acc = {}; for (const x of xs) { const { [x]: _, ...others } = acc; acc = others; acc[x] = 1; acc = { ...acc }; } return 1; }',
+    ];
+    for (const code of copies) {
+      const small = await cost(code, [range(200)]);
+      const large = await cost(code, [range(800)]);
+      // Linear work would grow about 4 times from 200 to 800 items; the copies make it about 16.
+      expect(large, code).toBeGreaterThan(10 * small);
+    }
+  });
+
+  it('counts a rest binding in a loop head and a catch clause, and answers as the code does', async () => {
+    const code = `
+      function f(rows) {
+        let n = 0;
+        for (const [k, ...vs] of rows) n += vs.length;
+        for (const { a: [x, ...y], ...more } of rows.map((r) => ({ a: r, b: 1 }))) n += y.length + Object.keys(more).length;
+        try { throw { message: 'm', ...rows[0] }; } catch ({ message, ...others }) { n += Object.keys(others).length; }
+        return n;
+      }`;
+    const rows = (w: number) => Array.from({ length: 4 }, (_, i) => Array.from({ length: w }, (_, j) => i + j));
+    const measured = await ran(code, [[rows(10)], [rows(400)]]);
+    const normal = await ran(code, [[rows(10)], [rows(400)]], { repetitions: 0 });
+    expect(measured.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind))).toEqual(normal.tests.map((t) => (t.kind === 'returned' ? t.json : t.kind)));
+    // vs and y alone take 4 × 390 more items each in the wider rows.
+    expect(measureOf(measured.tests[1]).cost).toBeGreaterThan(measureOf(measured.tests[0]).cost + 2 * 4 * 390);
+  });
+
   it('behaves as the code does in a normal run', async () => {
     const code = `
       class Grid { static of(n) { return new Grid(n); } constructor(n) { this.cells = Array.from({ length: n }, (_, i) => [i, ...[i * 2]]); } }

@@ -84,8 +84,10 @@ describe('scoreEfficiency', () => {
     const cases: Array<[ScoredRow[], string]> = [
       [[row({ passed: 2 }), optimal()], NO_SCORE.notPassed],
       [[row({ passed: 0, total: 0 }), optimal()], NO_SCORE.notPassed],
-      [[row({ cost: null, memory: null, error: 'the engine did not measure' }), optimal()], 'not measured: the engine did not measure'],
-      [[row({ measured: false }), optimal()], 'not measured: no figures in its record'],
+      [[row({ cost: null, memory: null, error: 'the engine did not measure' })], 'not measured: the engine did not measure'],
+      [[row({ measured: false }), optimal({ language: 'javascript' })], 'not measured: no figures in its record'],
+      [[row({ measured: false }), optimal({ passed: 1 })], 'not measured: no figures in its record'],
+      [[row({ measured: false }), optimal({ cost: null, memory: null, error: 'the engine did not measure' })], 'not measured: no figures in its record'],
       [[row({})], NO_SCORE.noOptimal],
       [[row({}), optimal({ problem: 'other' })], NO_SCORE.noOptimal],
       [[row({}), optimal({ language: 'javascript' })], 'the optimal solution is in another language (javascript)'],
@@ -101,6 +103,37 @@ describe('scoreEfficiency', () => {
       expect(scored.performance).toBeNull();
       expect(scored.memory).toBeNull();
     }
+  });
+
+  it('scores 0 a candidate that passed but could not be measured where its optimal solution was', () => {
+    // Left out of the mean, code that escapes the meter (a file written, the meter's names taken)
+    // would raise its model's score above that of the same code measured.
+    const rows = [
+      row({ model: 'x', cost: 100, memory: 1000 }), // 1, 1
+      row({ model: 'x', cost: null, memory: null, error: 'the engine did not measure' }),
+      row({ model: 'x', cost: 5, memory: null, error: 'the measured run disagreed with the first: test 1 was fail' }),
+      optimal(),
+    ];
+    const report = scoreEfficiency(rows, ['performance', 'memory']);
+    expect(report.candidates[1]).toMatchObject({
+      performance: 0,
+      memory: 0,
+      reason: `${NO_SCORE.zeroUnmeasured}: the engine did not measure`,
+      cost: null,
+      memory_bytes: null,
+      optimal_cost: 100,
+    });
+    expect(report.candidates[2]).toMatchObject({
+      performance: 0,
+      memory: 0,
+      reason: `${NO_SCORE.zeroUnmeasured}: the measured run disagreed with the first: test 1 was fail`,
+    });
+    expect(report.models.find((m) => m.model_id === 'x')).toEqual({
+      model_id: 'x',
+      candidates: 3,
+      performance: { mean: 1 / 3, scored: 3 },
+      memory: { mean: 1 / 3, scored: 3 },
+    });
   });
 
   it('does not take a submission of a model named optimal_solution for the reference', () => {

@@ -13,10 +13,16 @@
  *   of metering to one call per block entry while still weighing a long
  *   block above a short one.
  * - A spread (`...x`) becomes `...__evalrun_s(x)`, which charges the number
- *   of items spread; `new C(...)` (and `Array(n)`) becomes
+ *   of items spread, and an object spread `...__evalrun_o(x,0)`, which
+ *   charges the properties copied. A rest element copies too: a binding
+ *   made by one (`[h, ...t]`, `{a, ...others}`, in a declaration, a
+ *   parameter, a loop's head or a catch clause) is charged its size right
+ *   after it is made (`__evalrun_o(t,0)`), and an assignment to a pattern
+ *   with a rest has its value charged for the items past those before the
+ *   rest (`__evalrun_r(value,k)`, `__evalrun_o(value,k)`); `new C(...)` (and `Array(n)`) becomes
  *   `__evalrun_n(new C(...))`, which charges what the new object holds (an
  *   array's slots, a typed array's bytes).
- * - The three names live in the context as `const` bindings made before
+ * - The meter's names live in the context as `const` bindings made before
  *   the candidate's code (sandbox/meter.js): a candidate that names anything
  *   `__evalrun_…` could shadow them, so such code is refused, and so is
  *   `with`, whose object could shadow them by a computed name.
@@ -97,6 +103,8 @@ const LOOPS = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'Whil
 
 class Walker {
   private seq = 0;
+  /** Declarations in a loop's head, whose rest bindings the loop's body charges. */
+  private readonly heads = new Set<AnyNode>();
 
   constructor(
     private readonly code: string,
@@ -112,7 +120,7 @@ class Walker {
    * directive prologue, where it cannot turn `'use strict'` off (and after a
    * `;`, since a directive may end without one).
    */
-  private statements(body: AnyNode[], fallbackPos: number | null): void {
+  private statements(body: AnyNode[], fallbackPos: number | null, suffix = ''): void {
     const block: Block = { weight: 0, bytes: 0 };
     let pos = fallbackPos;
     let afterDirective = false;
@@ -124,12 +132,17 @@ class Walker {
       if (body.length === 0) return;
       pos = body[0]!.start;
     }
-    this.insert(pos, block, afterDirective ? ';' : '');
+    this.insert(pos, block, afterDirective ? ';' : '', suffix);
     for (const statement of body) this.visit(statement, block);
   }
 
-  private insert(pos: number, block: Block, prefix = ''): void {
-    this.edits.push({ pos, seq: this.seq++, close: false, text: () => prefix + tickText(block) });
+  private insert(pos: number, block: Block, prefix = '', suffix = ''): void {
+    this.edits.push({ pos, seq: this.seq++, close: false, text: () => prefix + tickText(block) + suffix });
+  }
+
+  /** Text at `pos` inside every wrap that closes there (a close edit made after them). */
+  private append(pos: number, text: string): void {
+    this.edits.push({ pos, seq: this.seq++, close: true, text: () => text });
   }
 
   private wrap(node: AnyNode, open: string | (() => string), close: string): void {
@@ -139,22 +152,25 @@ class Walker {
   }
 
   /** A statement in a body position (loop body, branch): its own block, braced when it is not one already. */
-  private body(node: AnyNode, extra: AnyNode[]): void {
+  private body(node: AnyNode, extra: AnyNode[], suffix = ''): void {
     const block: Block = { weight: 0, bytes: 0 };
-    if (node.type === 'BlockStatement') this.insert(node.start + 1, block);
-    else this.wrap(node, () => `{${tickText(block)}`, '}');
+    if (node.type === 'BlockStatement') this.insert(node.start + 1, block, '', suffix);
+    else this.wrap(node, () => `{${tickText(block)}${suffix}`, '}');
     for (const part of extra) this.visit(part, block);
     this.visit(node, block);
   }
 
   private functionBody(fn: AnyNode): void {
     const body = fn.body as AnyNode;
+    // A rest parameter of its own holds what the call passed, which the caller's syntax or spread paid for.
+    const params = (fn.params as AnyNode[]).map((p) => (p.type === 'RestElement' ? (p.argument as AnyNode) : p));
+    const charges = restCharges(params);
     if (body.type === 'BlockStatement') {
-      this.statements(body.body as AnyNode[], body.start + 1);
+      this.statements(body.body as AnyNode[], body.start + 1, charges);
       return;
     }
     const block: Block = { weight: 0, bytes: 0 };
-    this.wrap(body, () => `(${RESERVED_PREFIX}c(${block.weight}${block.bytes > 0 ? `,${block.bytes}` : ''}),`, ')');
+    this.wrap(body, () => `(${RESERVED_PREFIX}c(${block.weight}${block.bytes > 0 ? `,${block.bytes}` : ''}),${charges.replaceAll(';', ',')}`, ')');
     this.visit(body, block);
   }
 
@@ -194,7 +210,7 @@ class Walker {
         if (isNode(node.handler)) {
           const handler = node.handler;
           if (isNode(handler.param)) this.visit(handler.param, block);
-          this.body(handler.body as AnyNode, []);
+          this.body(handler.body as AnyNode, [], isNode(handler.param) ? restCharges([handler.param]) : '');
         }
         if (isNode(node.finalizer)) this.body(node.finalizer, []);
         return;
@@ -202,10 +218,11 @@ class Walker {
         this.statements(node.body as AnyNode[], this.code.indexOf('{', node.start) + 1);
         return;
       case 'ObjectExpression':
-        // An object spread copies own properties and never iterates: it is weighed as one node.
+        // An object spread copies own properties and never iterates: its node, and the properties copied.
         for (const property of node.properties as AnyNode[]) {
           if (property.type === 'SpreadElement') {
             block.weight++;
+            this.wrap(property.argument as AnyNode, `${RESERVED_PREFIX}o(`, ',0)');
             this.visit(property.argument as AnyNode, block);
           } else {
             this.visit(property, block);
@@ -215,6 +232,18 @@ class Walker {
       case 'SpreadElement':
         this.wrap(node.argument as AnyNode, `${RESERVED_PREFIX}s(`, ')');
         break;
+      case 'VariableDeclaration':
+        // A loop's head is charged in its body, where its bindings are made on each iteration.
+        if (!this.heads.has(node)) {
+          const charges = restCharges((node.declarations as AnyNode[]).map((d) => d.id as AnyNode));
+          if (charges !== '') this.append(node.end, `;${charges}`);
+        }
+        break;
+      case 'AssignmentExpression': {
+        const rest = node.operator === '=' ? topLevelRest(node.left as AnyNode) : null;
+        if (rest !== null) this.wrap(node.right as AnyNode, `${RESERVED_PREFIX}${rest.items ? 'r' : 'o'}(`, `,${rest.before})`);
+        break;
+      }
       case 'NewExpression':
         this.wrap(node, `${RESERVED_PREFIX}n(`, ')');
         break;
@@ -229,17 +258,26 @@ class Walker {
   /** A loop's test, update and left side run on every iteration: they weigh in its body's block. */
   private loop(node: AnyNode, block: Block): void {
     const perIteration: AnyNode[] = [];
+    let charges = '';
     if (node.type === 'ForStatement') {
-      if (isNode(node.init)) this.visit(node.init, block);
+      if (isNode(node.init)) {
+        // Bindings made once before the first test have no statement of their own to be charged in (the body runs
+        // on each iteration): a rest in a `for (;;)` loop's declaration is not charged, as the docs say.
+        if (node.init.type === 'VariableDeclaration') this.heads.add(node.init);
+        this.visit(node.init, block);
+      }
       if (isNode(node.test)) perIteration.push(node.test);
       if (isNode(node.update)) perIteration.push(node.update);
     } else if (node.type === 'ForInStatement' || node.type === 'ForOfStatement') {
       this.visit(node.right as AnyNode, block);
-      perIteration.push(node.left as AnyNode);
+      const left = node.left as AnyNode;
+      if (left.type === 'VariableDeclaration') this.heads.add(left);
+      perIteration.push(left);
+      charges = restCharges(left.type === 'VariableDeclaration' ? (left.declarations as AnyNode[]).map((d) => d.id as AnyNode) : [left]);
     } else {
       perIteration.push(node.test as AnyNode);
     }
-    this.body(node.body as AnyNode, perIteration);
+    this.body(node.body as AnyNode, perIteration, charges);
   }
 
   private children(node: AnyNode, block: Block): void {
@@ -253,4 +291,47 @@ class Walker {
       }
     }
   }
+}
+
+/** The names bound by rest elements anywhere in `patterns` (a rest whose target is itself a pattern binds none of its own). */
+function restNames(pattern: AnyNode, into: string[]): void {
+  switch (pattern.type) {
+    case 'RestElement': {
+      const target = pattern.argument as AnyNode;
+      if (target.type === 'Identifier') into.push(target.name as string);
+      else restNames(target, into);
+      return;
+    }
+    case 'ArrayPattern':
+      for (const element of pattern.elements as Array<AnyNode | null>) if (element !== null) restNames(element, into);
+      return;
+    case 'ObjectPattern':
+      for (const property of pattern.properties as AnyNode[]) restNames(property.type === 'RestElement' ? property : (property.value as AnyNode), into);
+      return;
+    case 'AssignmentPattern':
+      restNames(pattern.left as AnyNode, into);
+      return;
+  }
+}
+
+/** The meter's calls that charge each rest binding of `patterns` its size: `__evalrun_o(t,0);` per name. */
+function restCharges(patterns: readonly AnyNode[]): string {
+  const names: string[] = [];
+  for (const p of patterns) restNames(p, names);
+  return names.map((name) => `${RESERVED_PREFIX}o(${name},0);`).join('');
+}
+
+/** A pattern with a rest element of its own: whether it takes items (an array pattern) and how many come before the rest. */
+function topLevelRest(pattern: AnyNode): { items: boolean; before: number } | null {
+  if (pattern.type === 'ArrayPattern') {
+    const elements = pattern.elements as Array<AnyNode | null>;
+    const last = elements[elements.length - 1];
+    return last?.type === 'RestElement' ? { items: true, before: elements.length - 1 } : null;
+  }
+  if (pattern.type === 'ObjectPattern') {
+    const properties = pattern.properties as AnyNode[];
+    const last = properties[properties.length - 1];
+    return last?.type === 'RestElement' ? { items: false, before: properties.length - 1 } : null;
+  }
+  return null;
 }

@@ -27,7 +27,8 @@ function meteredHarnessSource(): string {
     .replace(/;$/, '');
   meteredSource =
     `const __evalrun_k = ${meter};\n` +
-    'const __evalrun_c = __evalrun_k.tick, __evalrun_s = __evalrun_k.spread, __evalrun_n = __evalrun_k.created;\n' +
+    'const __evalrun_c = __evalrun_k.tick, __evalrun_s = __evalrun_k.spread, __evalrun_r = __evalrun_k.rest, ' +
+    '__evalrun_o = __evalrun_k.copied, __evalrun_n = __evalrun_k.created;\n' +
     withPrelude(HARNESS_TEXT, '__evalrun_k');
   return meteredSource;
 }
