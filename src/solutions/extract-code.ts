@@ -60,7 +60,7 @@ interface FencedBlock {
 }
 
 const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
-const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+const FENCE_CLOSE = /^([ \t]*)(`{3,}|~{3,})[ \t]*$/;
 
 /**
  * `names`: the function the answer should define, under each name it may have (a genericized prompt's `function` too).
@@ -427,34 +427,143 @@ function importOf(name: string): RegExp {
 }
 
 function findFencedBlocks(lines: readonly string[]): FencedBlock[] {
+  const { prelude, fences } = fencesOf(lines);
   const blocks: FencedBlock[] = [];
-  let i = 0;
-  const first = lines.findIndex((l) => parseFenceOpen(l) !== null);
-  if (first > 0 && parseFenceOpen(lines[first] as string)?.info === '' && holdsCode(lines.slice(0, first))) {
-    // Code, then a bare fence: the model closed a block its prompt had opened.
-    blocks.push({ language: null, lines: stripSurroundingProse(lines.slice(0, first)) });
-    i = first + 1;
-  }
-  while (i < lines.length) {
-    const open = parseFenceOpen(lines[i] as string);
-    if (open === null) {
-      i++;
-      continue;
-    }
-    const body: string[] = [];
-    i++;
-    while (i < lines.length && !closesFence(lines[i] as string, open.marker)) {
-      body.push(removeIndent(lines[i] as string, open.indent));
-      i++;
-    }
-    i++; // past the closing fence (or the end)
-    const language = fenceLanguage(open.info);
+  // Code, then a bare fence: the model closed a block its prompt had opened.
+  if (prelude !== null) blocks.push({ language: null, lines: stripSurroundingProse(lines.slice(0, prelude)) });
+  for (const fence of fences) {
+    const body = lines.slice(fence.from + 1, fence.to).map((l) => removeIndent(l, fence.indent));
+    const language = fenceLanguage(fence.info);
     // An answer wrapped whole in a Markdown fence: its own fences hold the code.
     const inner = language === 'markdown' || language === 'md' ? findFencedBlocks(body) : [];
     if (inner.length > 0) blocks.push(...inner);
     else blocks.push({ language, lines: body });
   }
   return blocks;
+}
+
+/** A fenced block's opening line, its closing line (or the end of the text), the opening's indentation and info string. */
+interface Fence {
+  from: number;
+  to: number;
+  indent: number;
+  info: string;
+}
+
+/**
+ * The fences of `lines`, in order, and the line of a bare fence that closes
+ * code the text opened with (`prelude`), or null.
+ *
+ * Fence-looking lines inside a Python triple-quoted string are the string's
+ * text: a docstring that shows an example in a fence, or a template that
+ * holds one, is part of the code around it.
+ * - Text whose every fence-looking line is inside such a string, whose
+ *   strings all close, and which holds code before the first of them, is
+ *   code with no fence at all.
+ * - Otherwise the text is Markdown: its prose is not read for strings (an
+ *   apostrophe or a quote in a sentence would open one), but a Python (or
+ *   unnamed) block's is, and its closing fence is the first outside a
+ *   string, or the first fence if its strings never close.
+ * A closing fence is indented at most three columns more than its opening,
+ * as in CommonMark: a fence indented further is the block's text.
+ */
+function fencesOf(lines: readonly string[]): { prelude: number | null; fences: Fence[] } {
+  if (isCodeWithFencesInStrings(lines)) return { prelude: null, fences: [] };
+  const fences: Fence[] = [];
+  let prelude: number | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const opening = parseFenceOpen(lines[i] as string);
+    if (opening === null) continue;
+    if (fences.length === 0 && prelude === null && i > 0 && opening.info === '' && holdsCode(lines.slice(0, i))) {
+      prelude = i;
+      continue;
+    }
+    const to = closingLine(lines, i + 1, opening);
+    fences.push({ from: i, to, indent: opening.indent, info: opening.info });
+    i = to;
+  }
+  return { prelude, fences };
+}
+
+/** Whether every fence-looking line of `lines` is inside a triple-quoted string that closes, after some code. */
+function isCodeWithFencesInStrings(lines: readonly string[]): boolean {
+  let quote: TripleQuote | null = null;
+  let first = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (parseFenceOpen(line) !== null || FENCE_CLOSE.test(line)) {
+      if (quote === null) return false;
+      if (first < 0) first = i;
+    }
+    quote = afterLine(line, quote);
+  }
+  return first > 0 && quote === null && holdsCode(lines.slice(0, first));
+}
+
+/** The line that closes the block opened at `from - 1` (`lines.length` when none does). */
+function closingLine(lines: readonly string[], from: number, opening: { indent: number; marker: string; info: string }): number {
+  let plain = -1;
+  for (let i = from; i < lines.length; i++) {
+    if (closesFence(lines[i] as string, opening.marker, opening.indent)) {
+      plain = i;
+      break;
+    }
+  }
+  if (!PYTHON_FENCES.has(fenceLanguage(opening.info))) return plain < 0 ? lines.length : plain;
+  let quote: TripleQuote | null = null;
+  for (let i = from; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (quote === null && closesFence(line, opening.marker, opening.indent)) return i;
+    quote = afterLine(line, quote);
+  }
+  return plain < 0 ? lines.length : plain;
+}
+
+/** Fences whose text is read as Python for its strings: Python's own names, and none. */
+const PYTHON_FENCES = new Set<string | null>([null, 'python', 'py', 'python3', 'py3', 'ipython', 'pycon']);
+
+type TripleQuote = '"""' | "'''";
+
+/**
+ * Whether a Python triple-quoted string is still open after `line`, given
+ * whether one was open before it. A `#` outside a string ends the line's
+ * code; a one-line string ends at its quote or at the line's end, so an
+ * apostrophe in prose opens nothing past its line.
+ */
+function afterLine(line: string, quote: TripleQuote | null): TripleQuote | null {
+  let i = 0;
+  let open = quote;
+  while (i < line.length) {
+    if (open !== null) {
+      const close = closingQuote(line, i, open);
+      if (close < 0) return open;
+      open = null;
+      i = close + 3;
+      continue;
+    }
+    const c = line[i];
+    if (c === '#') return null;
+    if (c === '"' || c === "'") {
+      if (line.startsWith(c.repeat(3), i)) {
+        open = c.repeat(3) as TripleQuote;
+        i += 3;
+        continue;
+      }
+      i++;
+      while (i < line.length && line[i] !== c) i += line[i] === '\\' ? 2 : 1;
+    }
+    i++;
+  }
+  return open;
+}
+
+/** Where `quote` closes in `line` from `from`, past backslash escapes; -1 when it does not. */
+function closingQuote(line: string, from: number, quote: TripleQuote): number {
+  for (let i = from; i < line.length; i++) {
+    if (line[i] === '\\') i++;
+    else if (line.startsWith(quote, i)) return i;
+  }
+  return -1;
 }
 
 function parseFenceOpen(line: string): { indent: number; marker: string; info: string } | null {
@@ -471,10 +580,10 @@ function holdsCode(lines: readonly string[]): boolean {
   return lines.some((l) => !isBlank(l) && !isProseLine(l) && !DANGLING_COMMENT_CLOSE.test(l));
 }
 
-function closesFence(line: string, marker: string): boolean {
+function closesFence(line: string, marker: string, openIndent: number): boolean {
   const m = FENCE_CLOSE.exec(line);
-  const close = m?.[1];
-  return close !== undefined && close[0] === marker[0] && close.length >= marker.length;
+  const close = m?.[2];
+  return close !== undefined && close[0] === marker[0] && close.length >= marker.length && (m?.[1]?.length ?? 0) <= openIndent + 3;
 }
 
 function fenceLanguage(info: string): string | null {
