@@ -9,9 +9,9 @@
  */
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
-import { extractCode } from '../solutions/extract-code.js';
+import { extractCode, withHelpersFrom } from '../solutions/extract-code.js';
 import { foreignTo } from '../solutions/language.js';
-import { withHead, type HeadSources } from '../solutions/function-body.js';
+import { pythonPromptCode, withHead, type HeadSources } from '../solutions/function-body.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
 import type { SolutionBytes } from '../solutions/solution-bytes.js';
 
@@ -171,7 +171,8 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     ? extractCode(raw, names, submission.declaredLanguage)
     : ({ code: raw, fenced: true, fenceLanguage: null, body: null } as const);
   const body = extracted.body;
-  const code = (body === null ? null : withHead(body, headSources(problem, candidate.promptId, names, generic, foreign))) ?? extracted.code;
+  const heads = headSources(problem, candidate.promptId, names, generic, foreign);
+  const code = (body === null ? null : withHead(body, heads)) ?? withPromptHelpers(extracted.code, candidate.extract ? heads : null);
   return {
     problem,
     modelId: candidate.modelId,
@@ -189,6 +190,17 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
         : problem.functionName,
     suites: [problem.correctness],
   };
+}
+
+/**
+ * A whole Python function answering a human-eval prompt (imports and helpers,
+ * then the function's head): the prompt's imports and helpers it uses go
+ * before it, as human-eval runs the prompt before every completion.
+ */
+function withPromptHelpers(code: string, heads: HeadSources | null): string {
+  if (heads === null || !heads.names.some((name) => definesAtTopLevel(code, name))) return code;
+  const context = pythonPromptCode(heads);
+  return context === null ? code : withHelpersFrom(context, code, heads.names);
 }
 
 /**

@@ -90,6 +90,20 @@ export function extractCode(raw: string, names: readonly string[] = [], declared
 }
 
 /**
+ * `code`, a whole answer that defines the function, after what it uses from
+ * `context` and does not define itself: the imports and helpers of the
+ * prompt it answers, which human-eval runs before every completion
+ * (`prompt + completion`), so that a complete function calling the prompt's
+ * helper runs as it does there. The prompt's own head of the function is
+ * never taken: the answer defines it.
+ */
+export function withHelpersFrom(context: string, code: string, names: readonly string[]): string {
+  const answer = code.split('\n');
+  const needed = neededFrom([{ language: null, lines: context.split('\n') }], [], answer, names);
+  return needed.length === 0 ? code : tidy(futureImportsFirst([...needed, ...answer]));
+}
+
+/**
  * Chat-template and end-of-text tokens a serving stack left around the
  * answer (`<|im_start|>assistant`, `<|im_end|>`, `</s>`, `<|eot_id|>`,
  * `<end_of_turn>`): never code, and one glued to a closing fence would

@@ -159,6 +159,19 @@ export function withHead(body: string, sources: HeadSources): string | null {
 }
 
 /**
+ * The code of the first prompt of `sources` that ends in the head of a
+ * Python function of `names` (a human-eval prompt: imports, helpers, then the
+ * head and its docstring), or null.
+ */
+export function pythonPromptCode(sources: HeadSources): string | null {
+  for (const code of sources.promptCode) {
+    const head = headAtEnd(code, sources.names);
+    if (head !== null && head.language === 'python' && sources.allows('python')) return code;
+  }
+  return null;
+}
+
+/**
  * Prompt code that ends inside one of `names`: its definition, after which
  * every line is indented under it (a docstring, a comment, `pass`). A prompt
  * that goes on after the function (an example call, tests) is no head.

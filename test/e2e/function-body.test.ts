@@ -120,6 +120,13 @@ function folder(): { problems: string; solutions: string; out: string } {
     { task_id: 'pair', prompt_id: 'leet', completion: twoSum },
     { task_id: 'count', prompt_id: 'plain', completion: 'Complete it with:\n```python\n    return list(range(0, limit, step))\n```\n' },
     { task_id: 'square', completion: '    return a * a\n' },
+    // A chat model's whole function, calling the prompt's helper without writing it again.
+    { task_id: 'HumanEval/10', completion: `\`\`\`python\ndef make_palindrome(string: str) -> str:\n${PALINDROME_BODY}\`\`\`\n` },
+    // A whole function that writes its own helper keeps it.
+    {
+      task_id: 'HumanEval/10',
+      completion: `def is_palindrome(s):\n    return True\n\n\ndef make_palindrome(string: str) -> str:\n${PALINDROME_BODY}`,
+    },
   ];
   writeFileSync(join(solutions, 'samples.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   return { problems, solutions, out: join(root, 'card.json') };
@@ -143,6 +150,20 @@ describe('completions that are a function body alone', () => {
     expect(right.status).toBe('passed');
     expect(right.code).toBe(`${PALINDROME_PROMPT.trimEnd()}\n${PALINDROME_BODY.trimEnd()}`);
     expect((await find('HumanEval/10', null, 1)).status).toBe('failed');
+  });
+
+  it("runs a whole function after the prompt's imports and helpers it uses, as human-eval runs prompt + completion", async () => {
+    const whole = await find('HumanEval/10', null, 2);
+    expect(whole.status).toBe('passed');
+    // Blank lines as the prompt had them after its helper.
+    expect(whole.code.replace(/\n{3,}/g, '\n\n')).toBe(
+      'def is_palindrome(string: str) -> bool:\n    """ Test if given string is a palindrome """\n    return string == string[::-1]\n\n' +
+        `def make_palindrome(string: str) -> str:\n${PALINDROME_BODY.trimEnd()}`,
+    );
+    // Its own helper is its own: the prompt's is not put before it, and this one is wrong.
+    const own = await find('HumanEval/10', null, 3);
+    expect(own.code.startsWith('def is_palindrome(s):')).toBe(true);
+    expect(own.status).toBe('failed');
   });
 
   it('runs under a def made from the prototype as the prompt showed it, generic names included', async () => {

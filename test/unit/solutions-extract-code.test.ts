@@ -327,7 +327,18 @@ describe('extractCode with fenced blocks', () => {
   });
 
   it('reads fence lines inside a Python string as the string, in code and in a fenced block', () => {
-    const docstring = ['def add(a, b):', '    """Add two numbers.', '', '    Example:', `    ${fence}python`, '    >>> add(1, 2)', '    3', `    ${fence}`, '    """', '    return a + b'];
+    const docstring = [
+      'def add(a, b):',
+      '    """Add two numbers.',
+      '',
+      '    Example:',
+      `    ${fence}python`,
+      '    >>> add(1, 2)',
+      '    3',
+      `    ${fence}`,
+      '    """',
+      '    return a + b',
+    ];
     // Unfenced code: its docstring's example is no block of its own.
     expect(extractCode(docstring.join('\n'))).toEqual({ code: docstring.join('\n'), fenced: false, fenceLanguage: null, body: null });
     // The same code in a fence: the docstring's fences neither close the block (indented four more) nor would they unindented.
@@ -336,8 +347,21 @@ describe('extractCode with fenced blocks', () => {
     expect(extractCode(`${fence}python\n${flush.join('\n')}\n${fence}`).code).toBe(flush.join('\n'));
     // A template string holding a fenced block, and a module docstring quoting a fenced draft: the code is the whole text.
     for (const code of [
-      ['TEMPLATE = \'\'\'', `${fence}python`, '{}', fence, "\'\'\'", '', 'def to_markdown(code):', '    return TEMPLATE.strip().format(code)'],
-      ['"""Notes.', '', 'The textbook version:', '', `${fence}python`, 'def add(a, b):', '    return a + b', fence, '"""', '', 'def add(a, b):', '    return a * b'],
+      ["TEMPLATE = '''", `${fence}python`, '{}', fence, "'''", '', 'def to_markdown(code):', '    return TEMPLATE.strip().format(code)'],
+      [
+        '"""Notes.',
+        '',
+        'The textbook version:',
+        '',
+        `${fence}python`,
+        'def add(a, b):',
+        '    return a + b',
+        fence,
+        '"""',
+        '',
+        'def add(a, b):',
+        '    return a * b',
+      ],
     ]) {
       expect(extractCode(code.join('\n'), ['add', 'to_markdown'])).toEqual({ code: code.join('\n'), fenced: false, fenceLanguage: null, body: null });
     }
@@ -346,10 +370,17 @@ describe('extractCode with fenced blocks', () => {
   it('does not read prose for strings: a quote in a sentence leaves the fences as they are', () => {
     const block = `${fence}python\ndef f(x):\n    """Twice x."""\n    return 2 * x\n${fence}`;
     for (const prose of ['Docstrings open with """ and so does this one.', "It's done with ''' here.", 'Use """ (three quotes).']) {
-      expect(extractCode(`${prose}\n\n${block}\n\nThat's it.`)).toEqual({ code: 'def f(x):\n    """Twice x."""\n    return 2 * x', fenced: true, fenceLanguage: 'python', body: null });
+      expect(extractCode(`${prose}\n\n${block}\n\nThat's it.`)).toEqual({
+        code: 'def f(x):\n    """Twice x."""\n    return 2 * x',
+        fenced: true,
+        fenceLanguage: 'python',
+        body: null,
+      });
     }
     // A block whose strings never close is closed by its first fence, and an output block is not read for strings.
-    expect(extractCode(`${fence}python\ndef f(x):\n    """Twice x.\n    return 2 * x\n${fence}\nOops.`).code).toBe('def f(x):\n    """Twice x.\n    return 2 * x');
+    expect(extractCode(`${fence}python\ndef f(x):\n    """Twice x.\n    return 2 * x\n${fence}\nOops.`).code).toBe(
+      'def f(x):\n    """Twice x.\n    return 2 * x',
+    );
     expect(extractCode(`${fence}output\n"""\n${fence}\n\n${block}`, ['f']).code).toBe('def f(x):\n    """Twice x."""\n    return 2 * x');
   });
 
