@@ -10,7 +10,7 @@
 import type { InvalidProblemFile, PreparedProblem, PreparedSuite } from '../problems/prepared.js';
 import type { SubmittedCode, Submission } from '../solutions/submission.js';
 import { extractCode, withHelpersFrom } from '../solutions/extract-code.js';
-import { foreignTo } from '../solutions/language.js';
+import { detectLanguage, foreignTo, type SolutionLanguage } from '../solutions/language.js';
 import { pythonPromptCode, withHead, type HeadSources } from '../solutions/function-body.js';
 import { readSubmittedText } from '../solutions/read-solution-file.js';
 import type { SolutionBytes } from '../solutions/solution-bytes.js';
@@ -167,8 +167,10 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
   const generic = genericized(problem, candidate.promptId);
   const names = generic ? [problem.functionName, GENERIC_FUNCTION_NAME] : [problem.functionName];
   const foreign = foreignTo(submission.declaredLanguage);
+  // A submission that declares no language is taken to answer in its problem's: a Python answer with a
+  // JavaScript version after it "for reference" is graded as the Python it gave.
   const extracted = candidate.extract
-    ? extractCode(raw, names, submission.declaredLanguage)
+    ? extractCode(raw, names, submission.declaredLanguage ?? solutionLanguageOf(problem))
     : ({ code: raw, fenced: true, fenceLanguage: null, body: null } as const);
   const body = extracted.body;
   const heads = headSources(problem, candidate.promptId, names, generic, foreign);
@@ -278,3 +280,16 @@ function selfCheckCode(problem: PreparedProblem): CandidateCode {
 export function selfCheckCandidates(problems: readonly PreparedProblem[]): CandidateCode[] {
   return problems.filter((p) => typeof p.problem.optimal_solution === 'string').map(selfCheckCode);
 }
+
+/** The language of a problem's own optimal_solution, if it has one (made once per problem). */
+export function solutionLanguageOf(problem: PreparedProblem): SolutionLanguage | null {
+  let known = solutionLanguages.get(problem);
+  if (known === undefined) {
+    const solution = problem.problem.optimal_solution;
+    known = typeof solution === 'string' && solution.trim() !== '' ? detectLanguage(solution, { declared: null, fenceLanguage: null }) : null;
+    solutionLanguages.set(problem, known);
+  }
+  return known;
+}
+
+const solutionLanguages = new WeakMap<PreparedProblem, SolutionLanguage | null>();

@@ -13,10 +13,10 @@ import type { SandboxLimits, TestMeasure } from '../sandbox-host/protocol.js';
 import { equalityOf, languageOfDialect, type KnownLanguage } from '../engines/find-language.js';
 import type { Language } from '../engines/languages.js';
 import { thinkingNeverClosed } from '../solutions/extract-code.js';
-import { detectLanguage, otherLanguage, type SolutionLanguage } from '../solutions/language.js';
+import { detectLanguage, otherLanguage } from '../solutions/language.js';
 import type { Tolerance } from '../values/compare.js';
 import { decodeTrustedWire, encodeWire } from '../values/wire.js';
-import { codeOf, type Candidate, type CandidateCode } from './candidate.js';
+import { codeOf, solutionLanguageOf, type Candidate, type CandidateCode } from './candidate.js';
 import { candidateMeasure, measureRun, NOT_MEASURED, testMeasureRecord, type MeasureOutcome } from './measure.js';
 import { TestLimitsMismatch, testTimeoutsFor, type TestLimits } from './test-limits.js';
 
@@ -66,19 +66,6 @@ async function toRunnable(code: string, spec: CandidateCode, options: GradeOptio
   // Reported as written: TypeScript runs as JavaScript after its types are stripped.
   return { ok: true, language, sourceLanguage: dialect, code: prepared.code, topLevelNames: prepared.topLevelNames };
 }
-
-/** The language of a problem's own optimal_solution, if it has one (made once per problem). */
-function solutionLanguageOf(problem: PreparedProblem): SolutionLanguage | null {
-  let known = solutionLanguages.get(problem);
-  if (known === undefined) {
-    const solution = problem.problem.optimal_solution;
-    known = typeof solution === 'string' && solution.trim() !== '' ? detectLanguage(solution, { declared: null, fenceLanguage: null }) : null;
-    solutionLanguages.set(problem, known);
-  }
-  return known;
-}
-
-const solutionLanguages = new WeakMap<PreparedProblem, SolutionLanguage | null>();
 
 /** Why a submission's code is empty: a reasoning model cut off before its thinking closed holds no answer (extract-code.ts). */
 function emptyMessage(raw: string): string {

@@ -539,13 +539,14 @@ describe('an optimal_solution pasted with its Markdown fence', () => {
 });
 
 /** A `problems` folder under `root` with one problem: inc(n) = n + 1, one test. */
-function writeIncProblem(root: string): void {
+function writeIncProblem(root: string, optimal?: string): void {
   mkdirSync(join(root, 'problems'));
   writeFileSync(
     join(root, 'problems', 'inc.json'),
     JSON.stringify({
       identifier: 'inc',
       description: 'inc',
+      ...(optimal === undefined ? {} : { optimal_solution: optimal }),
       prompts: [],
       function_prototype: { function_name: 'inc', parameters: [{ name: 'n', type: 'int' }], return_values: [{ type: 'int' }] },
       correctness_test_suite: [{ input: { n: 2 }, expected_output: [3] }],
@@ -634,6 +635,49 @@ describe('an answer fenced in a language evalrun does not run', () => {
         translated: { status: 'passed', language: 'python', error: null },
         empty: { status: 'load-error', language: 'unknown', error: 'the submission holds no code' },
         cut: { status: 'load-error', language: 'unknown', error: 'the submission holds no code: its thinking never closed' },
+      });
+    },
+    RUN_MS,
+  );
+});
+
+describe('an answer in two languages, declaring neither', () => {
+  it(
+    "is graded in the language of its problem's optimal_solution, whichever block comes last",
+    async () => {
+      const fence = '```';
+      const python = (body: string): string => `${fence}python\ndef inc(n):\n    return ${body}\n${fence}`;
+      const js = (body: string): string => `${fence}javascript\nfunction inc(n) {\n  return ${body};\n}\n${fence}`;
+      const answers = [
+        { model: 'wrong-py-right-js', completion: `${python('n - 1')}\nFor reference, in JavaScript:\n${js('n + 1')}` },
+        { model: 'right-py-wrong-js', completion: `${python('n + 1')}\nThe same in JavaScript:\n${js('n')}` },
+        { model: 'js-only', completion: js('n + 1') },
+      ];
+      const verdicts: Record<string, Record<string, { status: string; language: string }>> = {};
+      for (const optimal of ['def inc(n):\n    return n + 1\n', 'function inc(n) {\n  return n + 1;\n}\n']) {
+        const root = mkdtempSync(join(tmpdir(), 'evalrun-e2e-two-'));
+        writeIncProblem(root, optimal);
+        mkdirSync(join(root, 'solutions'));
+        writeFileSync(join(root, 'solutions', 'samples.jsonl'), answers.map((a) => JSON.stringify({ task_id: 'inc', ...a })).join('\n') + '\n');
+        const out = join(root, 'card.json');
+        await runCli(['--problems', join(root, 'problems'), '--solutions', join(root, 'solutions'), '--out', out, '--no-progress']);
+        const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+        verdicts[optimal.startsWith('def') ? 'python' : 'javascript'] = Object.fromEntries(
+          card.candidates.filter((c) => c.model_id !== 'optimal_solution').map((c) => [c.model_id, { status: c.status, language: c.language }]),
+        );
+      }
+      expect(verdicts).toEqual({
+        python: {
+          'wrong-py-right-js': { status: 'failed', language: 'python' },
+          'right-py-wrong-js': { status: 'passed', language: 'python' },
+          // With no block in the problem's language, the answer's own is graded.
+          'js-only': { status: 'passed', language: 'javascript' },
+        },
+        javascript: {
+          'wrong-py-right-js': { status: 'passed', language: 'javascript' },
+          'right-py-wrong-js': { status: 'failed', language: 'javascript' },
+          'js-only': { status: 'passed', language: 'javascript' },
+        },
       });
     },
     RUN_MS,
