@@ -108,6 +108,8 @@ _isnan = math.isnan
 # Types JSON cannot hold whose values == equates with ones it can (see _encode and _encode_number).
 _DictKeys = type({}.keys())
 _DictItems = type({}.items())
+# The collections module's wrappers compare as what they wrap (UserList([1]) == [1]).
+_USER_WRAPPERS = (collections.UserList, collections.UserString, collections.UserDict)
 _Fraction = fractions.Fraction
 _fraction_numerator = fractions.Fraction.numerator.fget
 _fraction_denominator = fractions.Fraction.denominator.fget
@@ -1062,6 +1064,11 @@ def _encode(value, depth, path):
         # A dict's keys or items are a set to ==, whatever the dict's own methods say.
         if t is _DictKeys or t is _DictItems:
             return _encode_set_items(_list(value), 'set', depth, path)
+        # A UserList, UserString or UserDict is what it wraps to ==, which compares its `data`.
+        for wrapper in _USER_WRAPPERS:
+            if _issubclass(t, wrapper):
+                _check_equality(t, wrapper)
+                return _encode(value.data, depth + 1, path)
     finally:
         path.pop()
     # These types exactly: a subclass's own attributes (a Fraction's _numerator) or == would

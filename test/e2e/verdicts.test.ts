@@ -323,6 +323,22 @@ const CASES: Case[] = [
     },
   },
   {
+    problem: 'user_wrappers',
+    params: [['xs', 'List[int]']],
+    returns: 'Any',
+    tests: [{ input: [[1, 2]], expected: [[2, 4], 'AB', { '1': 2 }] }],
+    answers: {
+      right: {
+        code: "from collections import UserDict, UserList, UserString\n\ndef user_wrappers(xs):\n    return [UserList([2 * x for x in xs]), UserString('AB'), UserDict({'1': 2})]\n",
+        passes: true,
+      },
+      wrapped_wrong: {
+        code: "from collections import UserDict, UserList, UserString\n\ndef user_wrappers(xs):\n    return [UserList(xs), UserString('AB'), UserDict({1: 2})]\n",
+        passes: false,
+      },
+    },
+  },
+  {
     problem: 'registered_fraction',
     params: [['xs', 'List[int]']],
     returns: 'int',
