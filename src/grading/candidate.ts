@@ -24,6 +24,8 @@ export interface ProblemSummary {
   hasOptimalSolution: boolean;
   /** Tests in all of its suites, for time ceilings and memory budgets. */
   tests: number;
+  /** Its prompts' ids, when it was read to plan submissions (which must name one of them, or none). */
+  promptIds?: readonly string[];
 }
 
 export function summarizeProblem(problem: PreparedProblem): ProblemSummary {

@@ -159,7 +159,9 @@ export async function planCandidates(
   }
   const known = new Set([...valid, ...invalidFiles.keys()]);
 
-  const found = await readSolutionsInWorkers(route, options.solutionsDir, known);
+  const prompts = new Map<string, readonly string[]>();
+  for (const p of loaded.problems) if (p.promptIds !== undefined) prompts.set(p.id, p.promptIds);
+  const found = await readSolutionsInWorkers(route, options.solutionsDir, known, prompts);
   const skipped: SkippedSubmissionReport[] = found.skipped.map((s) => ({ source: s.source, reason: s.reason }));
   const candidates = new SubmissionPlan(options.extractCode);
   planSubmissions(found.parts, { invalidFiles, byId, modelSelected }, candidates, skipped);
@@ -224,10 +226,16 @@ interface SolutionsRead {
  * candidates, and know the problem ids from the run's context. Each file's
  * submissions come in parts, kept as the columns they arrive as.
  */
-async function readSolutionsInWorkers(route: Route, dir: string, known: ReadonlySet<string>): Promise<SolutionsRead> {
+async function readSolutionsInWorkers(
+  route: Route,
+  dir: string,
+  known: ReadonlySet<string>,
+  prompts: ReadonlyMap<string, readonly string[]>,
+): Promise<SolutionsRead> {
   const found = await findSolutionFiles(dir);
   const context = solutionDiscoveryContext(dir, known);
-  route.setContext({ knownProblemIds: [...known], solutionsRootName: context.rootName });
+  const knownProblemIds = [...known];
+  route.setContext({ knownProblemIds, promptIds: knownProblemIds.map((id) => prompts.get(id) ?? null), solutionsRootName: context.rootName });
   // By file: the parts so far of the attempt (its batch) that sent them, or why the file was skipped (`done`: nothing more of it is taken).
   const read: Array<{ batch: number; parts: SubmissionColumns[]; skipped: SkippedSubmission[]; done: boolean }> = found.files.map(() => ({
     batch: -1,

@@ -95,7 +95,7 @@ function textStart(bytes: Buffer): number {
 function readSourceFile(file: SolutionFile, bytes: Buffer, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   const ids = idsFromPath(file.parts, ctx);
   if (ids === null) return skip(file.source, unknownPathReason(file.parts));
-  return submit({ ...ids, sampleId: null, source: file.source, text: { kind: 'inline', raw: bytes.toString('utf8') }, declaredLanguage: language });
+  return submit({ ...ids, sampleId: null, source: file.source, text: { kind: 'inline', raw: bytes.toString('utf8') }, declaredLanguage: language }, ctx);
 }
 
 function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
@@ -120,15 +120,18 @@ function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscov
   if (problemId === undefined) return skip(file.source, unknownPathReason(file.parts));
   if (!ctx.known.has(problemId)) return skip(file.source, unknownProblemReason(problemId));
   const fromPath = pathIdsForProblem(file.parts, problemId, ctx);
-  return submit({
-    problemId,
-    modelId: fields.modelId ?? fromPath.modelId,
-    promptId: fields.promptId ?? fromPath.promptId,
-    sampleId: fields.sampleId,
-    source: file.source,
-    text: { kind: 'inline', raw: fields.code },
-    declaredLanguage: fields.language,
-  });
+  return submit(
+    {
+      problemId,
+      modelId: fields.modelId ?? fromPath.modelId,
+      promptId: fields.promptId ?? fromPath.promptId,
+      sampleId: fields.sampleId,
+      source: file.source,
+      text: { kind: 'inline', raw: fields.code },
+      declaredLanguage: fields.language,
+    },
+    ctx,
+  );
 }
 
 function readJsonLines(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome[] {
@@ -163,15 +166,18 @@ function readJsonLine(line: string, source: string, defaultModel: string, ctx: S
     return skip(source, `no problem id (expected one of ${FIELDS.problem.join(', ')})`);
   }
   if (!ctx.known.has(fields.problemId)) return skip(source, unknownProblemReason(fields.problemId));
-  return submit({
-    problemId: fields.problemId,
-    modelId: fields.modelId ?? defaultModel,
-    promptId: fields.promptId ?? null,
-    sampleId: fields.sampleId,
-    source,
-    text: text(),
-    declaredLanguage: fields.language,
-  });
+  return submit(
+    {
+      problemId: fields.problemId,
+      modelId: fields.modelId ?? defaultModel,
+      promptId: fields.promptId ?? null,
+      sampleId: fields.sampleId,
+      source,
+      text: text(),
+      declaredLanguage: fields.language,
+    },
+    ctx,
+  );
 }
 
 type Fields =
@@ -267,8 +273,20 @@ function firstId(record: Record<string, unknown>, names: readonly string[]): str
  */
 const LOOSE_FIELDS: ReadonlySet<string> = new Set(['problem', 'prompt', 'sample', 'n']);
 
-function submit(submission: Submission): SolutionFileOutcome {
+function submit(submission: Submission, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+  const prompts = submission.promptId === null ? undefined : ctx.prompts?.get(submission.problemId);
+  if (prompts !== undefined && !prompts.includes(submission.promptId!)) {
+    // A typo would make a prompt of its own in every roll-up, and a genericized prompt's body would run under the wrong head.
+    return skip(submission.source, unknownPromptReason(submission.problemId, submission.promptId!, prompts));
+  }
   return { kind: 'submission', submission };
+}
+
+function unknownPromptReason(problemId: string, promptId: string, prompts: readonly string[]): string {
+  const head = `unknown prompt ${JSON.stringify(promptId)}: problem ${JSON.stringify(problemId)}`;
+  return prompts.length === 0
+    ? `${head} has no prompts (leave the prompt id out)`
+    : `${head} has no prompt with this id (its prompts: ${prompts.map((p) => JSON.stringify(p)).join(', ')})`;
 }
 
 function skip(source: string, reason: string): SolutionFileOutcome {

@@ -76,6 +76,8 @@ export interface SolutionFile {
 /** What reading a solution file needs to know besides the file. */
 export interface SolutionDiscoveryContext {
   known: ReadonlySet<string>;
+  /** The prompt ids of each problem whose prompts are known: a submission must name one of them, or none. */
+  prompts?: ReadonlyMap<string, readonly string[]>;
   /** Model name for files directly in the solutions folder. */
   rootName: string;
 }

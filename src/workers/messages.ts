@@ -107,6 +107,8 @@ export interface Batch {
 export interface RunContext {
   /** For reading solution files: the problem ids the run knows, and the solutions folder's name. */
   knownProblemIds: string[];
+  /** Each known problem's prompt ids, in the order of `knownProblemIds`; null where they are not known (an invalid file). */
+  promptIds?: Array<readonly string[] | null>;
   solutionsRootName: string;
   /**
    * Languages whose engines each worker starts and readies at once, before
@@ -790,7 +792,12 @@ function isProblem(value: unknown): value is ProblemSummary | InvalidProblemFile
   if (!isObject(value) || typeof value.file !== 'string') return false;
   if ('errors' in value) return isNullableString(value.id) && isStrings(value.errors);
   return (
-    typeof value.id === 'string' && isStrings(value.tags) && isStrings(value.warnings) && typeof value.hasOptimalSolution === 'boolean' && isCount(value.tests)
+    typeof value.id === 'string' &&
+    isStrings(value.tags) &&
+    isStrings(value.warnings) &&
+    typeof value.hasOptimalSolution === 'boolean' &&
+    isCount(value.tests) &&
+    (value.promptIds === undefined || isStrings(value.promptIds))
   );
 }
 

@@ -53,7 +53,12 @@ const solutionBytes = new SolutionBytes();
 let discovery: SolutionDiscoveryContext | null = null;
 
 async function takeContext(run: RunContext): Promise<void> {
-  discovery = { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName };
+  const prompts = new Map<string, readonly string[]>();
+  run.knownProblemIds.forEach((problemId, i) => {
+    const ids = run.promptIds?.[i];
+    if (ids !== undefined && ids !== null) prompts.set(problemId, ids);
+  });
+  discovery = { known: new Set(run.knownProblemIds), rootName: run.solutionsRootName, prompts };
   if (run.warm === undefined) return;
   // Started before any batch is read: the batches wait in the pipe meanwhile.
   const errors = await engines.prepare(run.warm.languages, run.warm.memoryMb);
@@ -295,7 +300,8 @@ async function doItem(id: number, index: number, item: WorkItem, options: BatchO
   switch (item.kind) {
     case 'read-problem': {
       const problem = await problemAt(item.file);
-      send({ type: 'problem', batch: id, item: index, problem: isInvalidProblemFile(problem) ? problem : summarizeProblem(problem), grading: false });
+      const summary = isInvalidProblemFile(problem) ? problem : { ...summarizeProblem(problem), promptIds: problem.problem.prompts.map((p) => p.prompt_id) };
+      send({ type: 'problem', batch: id, item: index, problem: summary, grading: false });
       return;
     }
     case 'self-check': {

@@ -3,7 +3,7 @@
  * on a folder that mixes every layout, wrapping, entry-point rule and
  * language evalrun accepts.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -221,5 +221,34 @@ describe('exit codes when grading', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+  });
+});
+
+describe('a submission naming a prompt its problem does not have', () => {
+  it('is skipped with the prompts the problem has, in every layout, and the others are graded', async () => {
+    const root = scratch();
+    const solutions = join(root, 'solutions');
+    mkdirSync(join(solutions, 'm', 'add'), { recursive: true });
+    writeFileSync(join(solutions, 'm', 'add', 'brief.js'), 'function add(a, b) { return a + b; }\n');
+    // A typo in a file name, and a JSON Lines prompt id with another spelling: a generic body would run under the wrong head.
+    writeFileSync(join(solutions, 'm', 'add', 'Brief.js'), 'function add(a, b) { return a + b; }\n');
+    writeFileSync(
+      join(solutions, 'lines.jsonl'),
+      [
+        { task_id: 'add', model: 'm', prompt_id: 'generic', completion: 'function function_(a, b) { return a + b; }' },
+        { task_id: 'add', model: 'm', prompt_id: 'Generic', completion: '  return a + b;' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    const out = join(root, 'card.json');
+    const r = await runCli(['--problems', PROBLEMS, '--solutions', solutions, '--out', out, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    const card = JSON.parse(readFileSync(out, 'utf8')) as Scorecard;
+    expect(card.candidates.map((c) => `${c.model_id}/${c.prompt_id}`).sort()).toEqual(['m/brief', 'm/generic']);
+    expect(card.skipped_submissions.map((s) => `${s.source.replace(`${solutions}/`, '')}: ${s.reason}`).sort()).toEqual([
+      'lines.jsonl:2: unknown prompt "Generic": problem "add" has no prompt with this id (its prompts: "brief", "generic")',
+      'm/add/Brief.js: unknown prompt "Brief": problem "add" has no prompt with this id (its prompts: "brief", "generic")',
+    ]);
   });
 });
