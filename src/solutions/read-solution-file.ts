@@ -41,11 +41,33 @@ export function readSolutionFile(file: SolutionFile, ctx: SolutionDiscoveryConte
   } catch (err) {
     return [skip(file.source, `unreadable: ${errorText(err)}`)];
   }
-  const text = bytes.toString('utf8');
-  if (text.trim() === '') return [skip(file.source, 'empty file')];
-  if (ext === '.jsonl') return readJsonLines(file, bytes, ctx);
-  if (ext === '.json') return [readJsonSolution(file, bytes, ctx)];
-  return [readSourceFile(file, bytes, sourceLanguage as SolutionLanguage, ctx)];
+  const utf16 = utf16Order(bytes);
+  if (ext === '.jsonl') {
+    // Its lines are found and read again by their bytes, which a UTF-16 file's newlines are not.
+    if (utf16 !== null) return [skip(file.source, `encoded as UTF-16 (${utf16}); save JSON Lines as UTF-8`)];
+    if (bytes.toString('utf8').trim() === '') return [skip(file.source, 'empty file')];
+    return readJsonLines(file, bytes, ctx);
+  }
+  if (ext === '.json') {
+    const json = utf16 === null ? bytes.toString('utf8', textStart(bytes)) : utf16Text(bytes, utf16);
+    return [json.trim() === '' ? skip(file.source, 'empty file') : readJsonSolution(file, json, ctx)];
+  }
+  const text = utf16 === null ? bytes.toString('utf8') : utf16Text(bytes, utf16);
+  // An empty source file is an answer with no code, graded as one (as an empty completion in JSON Lines is).
+  return [readSourceFile(file, text, sourceLanguage as SolutionLanguage, ctx)];
+}
+
+/** The byte order of a file that opens with a UTF-16 byte order mark (as Windows PowerShell writes text), or null. */
+function utf16Order(bytes: Buffer): 'little-endian' | 'big-endian' | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'little-endian';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'big-endian';
+  return null;
+}
+
+function utf16Text(bytes: Buffer, order: 'little-endian' | 'big-endian'): string {
+  const body = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)));
+  if (order === 'big-endian') body.swap16();
+  return body.toString('utf16le');
 }
 
 /**
@@ -92,17 +114,16 @@ function textStart(bytes: Buffer): number {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
-function readSourceFile(file: SolutionFile, bytes: Buffer, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
+function readSourceFile(file: SolutionFile, text: string, language: SolutionLanguage, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   const ids = idsFromPath(file.parts, ctx);
   if (ids === null) return skip(file.source, unknownPathReason(file.parts));
-  return submit({ ...ids, sampleId: null, source: file.source, text: { kind: 'inline', raw: bytes.toString('utf8') }, declaredLanguage: language }, ctx);
+  return submit({ ...ids, sampleId: null, source: file.source, text: { kind: 'inline', raw: text }, declaredLanguage: language }, ctx);
 }
 
-function readJsonSolution(file: SolutionFile, bytes: Buffer, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
-  const start = textStart(bytes);
+function readJsonSolution(file: SolutionFile, text: string, ctx: SolutionDiscoveryContext): SolutionFileOutcome {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8', start));
+    value = JSON.parse(text);
   } catch (err) {
     return skip(file.source, `invalid JSON: ${errorText(err)}`);
   }

@@ -49,6 +49,8 @@ describe('grading a mixed solutions folder', () => {
     expect(ids.sort()).toEqual(
       [
         'class-model/add/-/-',
+        // An empty source file: an answer with no code.
+        'empty-model/add/-/-',
         'esm-model/add/-/-',
         'esm-model/sort_list/-/-',
         'py-model/add/brief/-',
@@ -74,11 +76,11 @@ describe('grading a mixed solutions folder', () => {
   it('reports what it skipped, with file (and line) and reason', async () => {
     const { card, stdout } = await run;
     const skipped = card.skipped_submissions.map((s) => `${s.source}: ${s.reason}`);
-    expect(skipped).toHaveLength(3);
-    expect(skipped).toContain(`${SOLUTIONS}/empty-model/add.js: empty file`);
+    expect(skipped).toHaveLength(2);
+    expect(candidate(card, 'empty-model', 'add')).toMatchObject({ status: 'load-error', error: 'the submission holds no code' });
     expect(skipped.find((s) => s.startsWith(`${SOLUTIONS}/sampler.jsonl:4: `))).toMatch(/invalid JSON/);
     expect(skipped.find((s) => s.startsWith(`${SOLUTIONS}/src-model/no_such_problem.js: `))).toMatch(/unknown problem/);
-    expect(stdout).toMatch(/Skipped submissions \(3\)/);
+    expect(stdout).toMatch(/Skipped submissions \(2\)/);
   });
 
   it('unwraps fences (the last block wins) and keeps both the raw text and the code that ran', async () => {

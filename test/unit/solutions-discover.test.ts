@@ -122,7 +122,8 @@ describe('discoverSubmissions on a folder mixing every layout', () => {
   it('skips unknown problems, empty files, non-solution JSON and other files with reasons', async () => {
     const { skipped } = await discoverSubmissions(MIXED, KNOWN);
     expect(reasonFor(skipped, 'gpt-4/nothing.js')).toMatch(/^unknown problem: no problem file has the identifier "nothing" or folder "gpt-4"/);
-    expect(reasonFor(skipped, 'gpt-4/multiply.js')).toBe('empty file');
+    // An empty source file is an answer with no code, graded (as an empty completion is), not skipped.
+    expect(skipped.some((s) => s.source.endsWith('gpt-4/multiply.js'))).toBe(false);
     expect(reasonFor(skipped, 'notes.md')).toMatch(/^not a solution file/);
     expect(reasonFor(skipped, 'gpt-4/array.json')).toMatch(/holds an array/);
     expect(reasonFor(skipped, 'gpt-4/bad.json')).toMatch(/^invalid JSON/);
@@ -352,6 +353,26 @@ describe('discoverSubmissions on awkward folders', () => {
       ['more.jsonl:3', '3'],
     ]);
     expect(whole.skipped.map((s) => path.relative(dir, s.source))).toEqual(['gone.js', 'm/more.jsonl:2', 'notes.txt']);
+  });
+
+  it('reads UTF-16 source and JSON files with a byte-order mark, and says why it skips UTF-16 JSON Lines', async () => {
+    const utf16 = (text: string, big = false): Buffer => {
+      const body = Buffer.from(text, 'utf16le');
+      if (big) body.swap16();
+      return Buffer.concat([Buffer.from(big ? [0xfe, 0xff] : [0xff, 0xfe]), body]);
+    };
+    await mkdir(path.join(dir, 'w'));
+    await writeFile(path.join(dir, 'w', 'add.py'), utf16('def add(a, b):\n    return a + b  # ünïcode\n'));
+    await writeFile(path.join(dir, 'w', 'add.json'), utf16(JSON.stringify({ solution_code: 'function add(a, b) { return a + b; }' }), true));
+    await writeFile(path.join(dir, 'w', 'lines.jsonl'), utf16(JSON.stringify({ task_id: 'add', completion: 'x' }) + '\n'));
+    const { submissions, skipped } = await discoverSubmissions(dir, KNOWN);
+    const text = (name: string): string | undefined => {
+      const found = submissions.find((s) => s.source.endsWith(name))?.text;
+      return found?.kind === 'inline' ? found.raw : undefined;
+    };
+    expect(text('w/add.py')).toBe('def add(a, b):\n    return a + b  # ünïcode\n');
+    expect(text('w/add.json')).toBe('function add(a, b) { return a + b; }');
+    expect(skipped.find((s) => s.source.endsWith('w/lines.jsonl'))?.reason).toBe('encoded as UTF-16 (little-endian); save JSON Lines as UTF-8');
   });
 
   it('reports an empty JSONL file and one of blank lines as empty', async () => {
