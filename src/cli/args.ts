@@ -206,6 +206,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
   } else if (!printSchema && (args.problems === undefined || args.problems === '')) {
     throw new UsageError('missing required option --problems DIR');
   }
+  if (args.out === '') throw new UsageError('--out needs a file name');
   const graders = gradersFlag(args.grade ?? []);
   if (resume === null && !measures(graders) && argv.some((a) => a === '--repetitions' || a.startsWith('--repetitions='))) {
     throw new UsageError('--repetitions applies with --grade performance or memory');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { existsSync, statSync } from 'node:fs';
 import { defaultConcurrency } from '../defaults.js';
 import { prestartWorkers } from '../sandbox-host/worker-launch.js';
@@ -83,7 +84,8 @@ export function plannedWorkers(argv: readonly string[]): number {
   if (at < 0) return defaultConcurrency();
   const flag = argv[at]!;
   const value = Number(flag.includes('=') ? flag.slice(flag.indexOf('=') + 1) : argv[at + 1]);
-  return Number.isInteger(value) && value > 0 ? value : 0;
+  // No more than the pool starts ahead of its work (workers/pool.ts, `warm`).
+  return Number.isInteger(value) && value > 0 ? Math.min(value, availableParallelism()) : 0;
 }
 
 /** Why `path` cannot be used as a folder, or null when it can. */

@@ -11,9 +11,11 @@
  * usage error or shards that cannot be merged; 3 when the scorecard cannot
  * be written.
  */
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type yargsFactory from 'yargs';
 import { MergeRefused, mergeShards } from '../merge/merge-shards.js';
+import { RunLogWriteError } from '../runlog/run-log.js';
 import { jsonReporter, ScorecardWriteError } from '../report/json-reporter.js';
 import { combineReporters, type Reporter } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
@@ -48,8 +50,19 @@ export async function mergeCommand(argv: readonly string[], yargs: typeof yargsF
   const logFile = logBeside(scorecard);
   let merged: ReturnType<typeof mergeShards>;
   try {
+    // As the main command does: the results folder (or --out's) is made when it is not there yet.
+    mkdirSync(dirname(logFile), { recursive: true });
+  } catch (e) {
+    process.stderr.write(`evalrun merge: cannot write ${logFile} (${e instanceof Error ? e.message : String(e)})\n`);
+    return EXIT.cannotWrite;
+  }
+  try {
     merged = mergeShards({ inputs: cli.inputs, runId, logFile });
   } catch (e) {
+    if (e instanceof RunLogWriteError) {
+      process.stderr.write(`evalrun merge: ${e.message}\n`);
+      return EXIT.cannotWrite;
+    }
     if (!(e instanceof MergeRefused)) throw e;
     process.stderr.write(`evalrun merge: ${e.message}\n`);
     return EXIT.usage;
@@ -86,5 +99,6 @@ async function parseMergeArgs(argv: readonly string[], yargs: typeof yargsFactor
   if (parsed === null) return null;
   const { args, runs: inputs } = parsed;
   if (inputs.length === 0) throw new UsageError('give the run logs (or scorecards) of the shards to merge');
+  if (args.out === '') throw new UsageError('--out needs a file name');
   return { inputs, out: args.out ?? null, json: args.json === true, details: args.details === true };
 }

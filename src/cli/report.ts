@@ -3,6 +3,7 @@ import { isReportFormat, REPORT_FORMATS, rendererFor } from '../report/reporters
 import { diffRuns, type RunDiff } from '../report/run-diff.js';
 import { ReportWriteError, writeReport } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
+import { EXIT } from './exit-codes.js';
 import { UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
 
@@ -30,6 +31,7 @@ export async function reportCommand(argv: readonly string[], yargs: typeof yargs
     const run = open(runs[0]!, opened);
     let baseline: RunDiff | null = null;
     if (typeof args.baseline === 'string') baseline = diffRuns(open(args.baseline, opened).outcome, run.outcome);
+    if (args.out === '') throw new UsageError('--out needs a file name');
     const out = typeof args.out === 'string' ? args.out : null;
     writeReport(run.outcome, rendererFor(format, { details: args.details === true, baseline }), {
       file: out,
@@ -39,7 +41,7 @@ export async function reportCommand(argv: readonly string[], yargs: typeof yargs
   } catch (e) {
     if (e instanceof RunLogError || e instanceof ReportWriteError) {
       process.stderr.write(`evalrun report: ${e.message}\n`);
-      return e instanceof RunLogError ? 2 : 1;
+      return e instanceof RunLogError ? EXIT.usage : EXIT.cannotWrite;
     }
     throw e;
   } finally {

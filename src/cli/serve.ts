@@ -187,8 +187,16 @@ async function parseServeArgs(argv: readonly string[], yargs: typeof yargsFactor
         describe: `With --timeout-factor: the least time limit a test gets, in ms (default ${DEFAULTS.timeoutFloorMs})`,
       })
       .option('seed', { type: 'number', default: DEFAULTS.seed, describe: 'Seed of the random numbers inside the sandbox' })
-      .option('strict-types', { type: 'boolean', default: false, describe: 'By default, judge Python results with bool, int and float distinct' })
-      .option('stop-on-first-failure', { type: 'boolean', default: false, describe: 'By default, stop each candidate at its first test that does not pass' })
+      .option('strict-types', {
+        type: 'boolean',
+        default: false,
+        describe: 'Judge Python results with bool, int and float distinct, for requests that do not say (strict_types)',
+      })
+      .option('stop-on-first-failure', {
+        type: 'boolean',
+        default: false,
+        describe: 'Stop each candidate at its first test that does not pass, for requests that do not say (stop_on_first_failure)',
+      })
       .option('extract', { type: 'boolean', default: true, describe: 'Unwrap Markdown fences and drop prose around the code (--no-extract: run it as sent)' })
       .option('body-limit-mb', { type: 'number', default: DEFAULT_BODY_LIMIT_MB, describe: 'Largest request body, in MB' })
       .option('max-queue', { type: 'number', describe: 'Most candidates waiting at once; beyond it requests get 503 (default: 64 per worker, at least 1024)' })

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { adoptPrestarted, launchWorker } from '../sandbox-host/worker-launch.js';
 import { monotonicMs, type Progress, type ProgressCell } from '../sandbox-host/progress-cell.js';
@@ -134,14 +135,18 @@ export class WorkerPool {
   }
 
   /**
-   * Starts every worker now instead of at the first batches. A worker takes
+   * Starts workers now instead of at the first batches. A worker takes
    * a few hundred milliseconds to start (Node without its snapshot, then
    * isolated-vm and the first isolate); calling this before planning lets
-   * that happen meanwhile.
+   * that happen meanwhile. At most one per core is started ahead: more
+   * could not start any faster side by side, and a pool larger than the
+   * run's work (a `--concurrency` of hundreds for a few candidates) starts
+   * the rest only when batches wait for them.
    */
   warm(): void {
     if (this.closed) return;
-    while (this.live().length < this.options.size) this.slots.push(this.spawn());
+    const ahead = Math.min(this.options.size, availableParallelism());
+    while (this.live().length < ahead) this.slots.push(this.spawn());
   }
 
   /** What every worker keeps for the run; sent to each worker now and to every worker started later. */

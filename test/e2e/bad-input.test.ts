@@ -415,3 +415,46 @@ describe('symlinks', () => {
     expectGoodPassed(run);
   });
 });
+
+describe('flags given wrong', () => {
+  it('a one-value flag given twice, a word for a number, an empty --out, an unknown flag: exit 2, one line saying so', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--problems', 'problems', '--out', 'a.json', '--out', 'b.json'], 'evalrun: --out was given more than once; give it once'],
+      [['--problems', 'problems', '--problems', 'problems'], 'evalrun: --problems was given more than once; give it once'],
+      [['--problems', 'problems', '--float-tolerance', '0.1', '--float-tolerance', '0.2'], 'evalrun: --float-tolerance was given more than once; give it once'],
+      [['--problems', 'problems', '--concurrency', 'abc'], 'evalrun: --concurrency must be a number, got "abc"'],
+      [['--problems', 'problems', '--memory=12abc'], 'evalrun: --memory must be a number, got "12abc"'],
+      [['--problems', 'problems', '--out', ''], 'evalrun: --out needs a file name'],
+      [['--problems', 'problems', '--bogus-flag'], 'evalrun: Unknown argument: bogus-flag'],
+      [['report', 'x.jsonl', '--out', 'a', '--out', 'b'], 'evalrun report: --out was given more than once; give it once'],
+      [['merge', 'a.jsonl', 'b.jsonl', '--out', ''], 'evalrun merge: --out needs a file name'],
+    ];
+    for (const [args, line] of cases) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))]);
+    }
+  });
+});
+
+describe('where results are written', () => {
+  it('merge makes its results folder, as the main command does; report exits 3 when it cannot write --out', async () => {
+    const dir = await scratch();
+    await mkdir(join(dir, 'problems'));
+    await writeFile(join(dir, 'problems', 'good.json'), GOOD);
+    for (const i of [1, 2]) {
+      const r = await runCli(['--problems', 'problems', '--shard', `${i}/2`, '--out', `shard${i}.json`, '--no-progress'], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = await runCli(['merge', 'shard1.jsonl', 'shard2.jsonl'], { cwd: dir });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/results\/.*\.merged\.json/);
+    const nested = await runCli(['merge', 'shard1.jsonl', 'shard2.jsonl', '--out', 'new/folder/m.json'], { cwd: dir });
+    expect(nested.code, nested.stderr).toBe(0);
+    expect(existsSync(join(dir, 'new', 'folder', 'm.json'))).toBe(true);
+    await writeFile(join(dir, 'a-file'), '');
+    const report = await runCli(['report', 'shard1.jsonl', '--out', 'a-file/x.html'], { cwd: dir });
+    expect(report.code).toBe(3);
+    expect(report.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -8,9 +8,10 @@ describe('plannedWorkers: how many sandbox workers to start before the arguments
     expect(plannedWorkers(['--problems=problems', '--solutions', 'dir'])).toBe(availableParallelism());
   });
 
-  it('follows --concurrency in both spellings', () => {
-    expect(plannedWorkers(['--problems', 'p', '--concurrency', '3'])).toBe(3);
+  it('follows --concurrency in both spellings, up to one per core (the pool starts the rest when work waits for them)', () => {
+    expect(plannedWorkers(['--problems', 'p', '--concurrency', '3'])).toBe(Math.min(3, availableParallelism()));
     expect(plannedWorkers(['--concurrency=1', '--problems', 'p'])).toBe(1);
+    expect(plannedWorkers(['--problems', 'p', '--concurrency', '500'])).toBe(availableParallelism());
   });
 
   it('starts none when there will be no run, or the count is not a plain number', () => {
