@@ -48,9 +48,14 @@ function checkValues<T>(parser: Argv<T>, args: Record<string, unknown>, argv: re
   const options = (parser as unknown as { getOptions(): DeclaredOptions }).getOptions();
   const repeatable = new Set(options.array);
   const numbers = new Set(options.number);
+  const booleans = new Set(options.boolean);
   for (const name of Object.keys(options.key)) {
     const value = args[name];
-    if (Array.isArray(value) && !repeatable.has(name)) throw new UsageError(`--${name} was given more than once; give it once`);
+    // Counted on the command line: yargs folds some repeated numbers into one (`--concurrency 2 --concurrency 1` is 3).
+    const given = argv.filter((a) => a === `--${name}` || a.startsWith(`--${name}=`)).length;
+    if (!repeatable.has(name) && !booleans.has(name) && (given > 1 || Array.isArray(value))) {
+      throw new UsageError(`--${name} was given more than once; give it once`);
+    }
     if (numbers.has(name) && typeof value === 'number' && Number.isNaN(value)) {
       throw new UsageError(`--${name} must be a number, got ${JSON.stringify(typedValue(argv, name) ?? '')}`);
     }
@@ -61,6 +66,7 @@ interface DeclaredOptions {
   key: Record<string, unknown>;
   array: string[];
   number: string[];
+  boolean: string[];
 }
 
 /** The text given for `--name` on the command line (`--name VALUE` or `--name=VALUE`), if it is there. */

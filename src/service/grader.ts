@@ -290,7 +290,15 @@ export class Grader {
   ): Promise<GradedCandidate[]> {
     const admitted = performance.now();
     const results: Array<GradedCandidate | undefined> = inputs.map(() => undefined);
-    let left = inputs.length;
+    // What this call holds of the queue's bound: its candidates not yet answered, until a cancel lets them all go at
+    // once (the batches they wait in are dropped; one already running finishes, and its answer is not counted again).
+    let held = inputs.length;
+    const release = (n: number): void => {
+      this.queuedCount -= n;
+      held -= n;
+    };
+    const onCancel = (): void => release(held);
+    signal.addEventListener('abort', onCancel, { once: true });
     const planned = inputs.map((input, index) => candidateOf(problem, input, index, grading.extractCode));
     // Efficiency is scored against the problem's optimal solution, graded first, as an item after the candidates'.
     const reference = measures(grading.grade) ? referenceOf(problem) : null;
@@ -298,8 +306,7 @@ export class Grader {
       if (results[index] !== undefined) return;
       const result = gradedOf(index, inputs[index]!, record, efficiency);
       results[index] = result;
-      left--;
-      this.queuedCount--;
+      if (held > 0) release(1);
       this.settings.observer.graded?.(result.status, (performance.now() - admitted) / 1000);
       onResult?.(result);
     });
@@ -331,7 +338,7 @@ export class Grader {
           },
           giveUp: (index, _, reason) => finish(index, unavailableResults(plannedAt(index), reason)[0]!),
         },
-        { batch: this.batchOptions(grading, { [problem.key]: problem.text }), signal, request: true },
+        { batch: this.batchOptions(grading, { [problem.key]: problem.text }, onResult !== undefined), signal, request: true },
       );
     } catch (e) {
       // Stopping the workers fails the batches they were running.
@@ -341,8 +348,8 @@ export class Grader {
       // A reference that never answered (a cancel) lets the candidates held for it go.
       scored.settle(null);
       // Candidates dropped by a cancel, or left when the workers were stopped, leave the queue too.
-      this.queuedCount -= left;
-      left = 0;
+      signal.removeEventListener('abort', onCancel);
+      release(held);
     }
     if (results.some((r) => r === undefined)) {
       if (signal.aborted) throw this.closing !== null ? new GraderClosed() : new GradeCancelled();
@@ -376,8 +383,10 @@ export class Grader {
     return { memoryMb: grading.memoryMb, timeoutMs: grading.timeoutMs, seed: this.settings.seed };
   }
 
-  private batchOptions(grading: SettledGrading, problems: Record<string, string>): BatchOptions {
+  /** `streamed`: each result goes to the client as it comes, so a worker sends each answer at once rather than with the next ones. */
+  private batchOptions(grading: SettledGrading, problems: Record<string, string>, streamed = false): BatchOptions {
     return {
+      ...(streamed ? { answerWithinMs: 0 } : {}),
       grade: {
         limits: this.limits(grading),
         tolerance: grading.floatTolerance,

@@ -428,6 +428,8 @@ describe('flags given wrong', () => {
       [['--problems', 'problems', '--bogus-flag'], 'evalrun: Unknown argument: bogus-flag'],
       [['report', 'x.jsonl', '--out', 'a', '--out', 'b'], 'evalrun report: --out was given more than once; give it once'],
       [['merge', 'a.jsonl', 'b.jsonl', '--out', ''], 'evalrun merge: --out needs a file name'],
+      // yargs itself would add these two up.
+      [['serve', '--problems', 'problems', '--concurrency', '2', '--concurrency', '1'], 'evalrun serve: --concurrency was given more than once; give it once'],
     ];
     for (const [args, line] of cases) {
       const r = await runCli(args);

@@ -358,6 +358,31 @@ describe('evalrun serve', () => {
     expect(byIndex.get(2)).toMatchObject({ id: 'three', status: 'passed' });
   });
 
+  it('streams a finished candidate at once, not when the slower one after it in the same batch finishes', async () => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/v1/grade`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({
+        problem_id: 'add',
+        // Two workers: a batch each, a fast candidate then a slow one in each.
+        candidates: [1, 2].flatMap(() => [
+          { id: 'fast', code: 'function add(a, b) { return a + b; }' },
+          { id: 'slow', code: 'function add(a, b) { for (;;) {} }' },
+        ]),
+        options: { timeout_ms: 1500 },
+      }),
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    const firstAtMs = performance.now() - started;
+    const text = new TextDecoder().decode(first.value as Uint8Array);
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ id: 'fast', status: 'passed' });
+    // The slow ones time out on each of their 4 tests: 6 s at least.
+    expect(firstAtMs).toBeLessThan(4000);
+    while (!(await reader.read()).done);
+  });
+
   it('refuses malformed requests with a one-line reason, before any worker sees them', async () => {
     const before = await metric(server.url, 'evalrun_candidates_graded_total');
     const refusedBefore = await metric(server.url, 'evalrun_requests_refused_total');
@@ -532,11 +557,16 @@ describe('evalrun serve under load and at its edges', () => {
 
       controller.abort();
       await gone;
+      // Its candidates leave the queue at once, while the busy one still runs: a new call is admitted.
+      await until(async () => (await metric(server.url, 'evalrun_queue_depth')) <= 2);
+      const admitted = post(grade, { problem_id: 'add', candidates: [{ code: 'function add(a, b) { return a + b; }' }] });
       const done = await busy;
+      expect((await admitted).status).toBe(200);
+      expect((await admitted).body.results[0]!.status).toBe('passed');
       expect(done.body.results[0]!.tests.map((t: { status: string }) => t.status)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
       await until(async () => (await metric(server.url, 'evalrun_queue_depth')) === 0);
-      // The busy one, and at most the one of the three a worker had already taken: the rest were never graded.
-      expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBeLessThan(4);
+      // The busy one, the admitted one, and at most the one of the three a worker had already taken: the rest were never graded.
+      expect(await metric(server.url, 'evalrun_candidates_graded_total')).toBeLessThan(5);
     } finally {
       await server.stop();
     }
