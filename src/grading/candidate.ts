@@ -175,8 +175,10 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
     ? extractCode(raw, names, submission.declaredLanguage ?? solutionLanguageOf(problem))
     : ({ code: raw, fenced: true, fenceLanguage: null, body: null } as const);
   const body = extracted.body;
-  const heads = headSources(problem, candidate.promptId, names, generic, foreign);
-  const code = (body === null ? null : withHead(body, heads)) ?? withPromptHelpers(extracted.code, candidate.extract ? heads : null);
+  const heads = (): HeadSources => headSources(problem, candidate.promptId, names, generic, foreign);
+  const code =
+    (body === null ? null : withHead(body, heads())) ??
+    (candidate.extract ? withPromptHelpers(extracted.code, problem, candidate.promptId, names, !foreign('python'), heads) : extracted.code);
   return {
     problem,
     modelId: candidate.modelId,
@@ -201,11 +203,25 @@ export function codeOf(candidate: Candidate, problem: PreparedProblem): Candidat
  * then the function's head): the prompt's imports and helpers it uses go
  * before it, as human-eval runs the prompt before every completion.
  */
-function withPromptHelpers(code: string, heads: HeadSources | null): string {
-  if (heads === null || !heads.names.some((name) => definesAtTopLevel(code, name))) return code;
-  const context = pythonPromptCode(heads);
-  return context === null ? code : withHelpersFrom(context, code, heads.names);
+function withPromptHelpers(
+  code: string,
+  problem: PreparedProblem,
+  promptId: string | null,
+  names: readonly string[],
+  pythonAllowed: boolean,
+  heads: () => HeadSources,
+): string {
+  if (!names.some((name) => definesAtTopLevel(code, name))) return code;
+  // The prompt's code is the same for every sample of a (problem, prompt): read once.
+  let byPrompt = promptCodes.get(problem);
+  if (byPrompt === undefined) promptCodes.set(problem, (byPrompt = new Map<string, string | null>()));
+  const key = `${pythonAllowed ? 'py' : '-'}:${promptId ?? ''}:${promptId === null ? 'none' : 'one'}`;
+  let context = byPrompt.get(key);
+  if (context === undefined) byPrompt.set(key, (context = pythonPromptCode(heads())));
+  return context === null ? code : withHelpersFrom(context, code, names);
 }
+
+const promptCodes = new WeakMap<PreparedProblem, Map<string, string | null>>();
 
 /**
  * Where a function's body alone finds its head: the code of the prompt it
