@@ -171,20 +171,53 @@ function scoreOne(
     };
   };
   if (!candidatePasses(row)) return result(NO_SCORE.notPassed, null);
-  const unmeasured = cost === null || memory === null ? `${NO_SCORE.notMeasured}: ${own?.error ?? 'no figures in its record'}` : null;
-  if (reference === undefined) return result(unmeasured ?? noOptimal, null);
-  if (reference.language !== row.language) return result(unmeasured ?? `the optimal solution is in another language (${reference.language})`, null);
-  if (!candidatePasses(reference)) return result(unmeasured ?? NO_SCORE.optimalFailed, null);
-  const optimal = reference.efficiency;
-  if (optimal?.cost == null || optimal.memory === null) {
-    return result(unmeasured ?? `the optimal solution was ${NO_SCORE.notMeasured}: ${optimal?.error ?? 'no figures in its record'}`, null);
+  const optimal = referenceFigures(row, reference, noOptimal);
+  if (cost === null || memory === null) {
+    const why = own?.error ?? 'no figures in its record';
+    // With the optimal solution measured in the same language, what kept this candidate from being measured is its own
+    // code (a file written, the meter's names taken, code made at run time). Left out of the means, such code would raise
+    // its model's score by escaping the measure; it counts as the worst score instead.
+    return optimal.ok ? result(`${NO_SCORE.zeroUnmeasured}: ${why}`, { performance: 0, memory: 0 }) : result(`${NO_SCORE.notMeasured}: ${why}`, null);
   }
-  // The engine measured this problem's optimal solution in the same language, so what kept this
-  // candidate from being measured is its own code (a file written, the meter's names taken, code
-  // made at run time). Left out of the means, such code would raise its model's score by
-  // escaping the measure; it counts as the worst score instead.
-  if (cost === null || memory === null) return result(`${NO_SCORE.zeroUnmeasured}: ${own?.error ?? 'no figures in its record'}`, { performance: 0, memory: 0 });
+  if (!optimal.ok) return result(optimal.reason, null);
   return result(null, { performance: efficiencyRatio(optimal.cost, cost), memory: efficiencyRatio(optimal.memory, memory) });
+}
+
+/** The optimal solution's figures a candidate is scored against, or why there are none. */
+function referenceFigures(
+  row: ScoredRow,
+  reference: ScoredRow | undefined,
+  noOptimal: string,
+): { ok: true; cost: number; memory: number } | { ok: false; reason: string } {
+  if (reference === undefined) return { ok: false, reason: noOptimal };
+  if (reference.language !== row.language) return { ok: false, reason: `the optimal solution is in another language (${reference.language})` };
+  if (!candidatePasses(reference)) return { ok: false, reason: NO_SCORE.optimalFailed };
+  const figures = reference.efficiency;
+  if (figures?.cost == null || figures.memory === null) {
+    return { ok: false, reason: `the optimal solution was ${NO_SCORE.notMeasured}: ${figures?.error ?? 'no figures in its record'}` };
+  }
+  return { ok: true, cost: figures.cost, memory: figures.memory };
+}
+
+/**
+ * Each reason a candidate has, with how many have it, most first (then in
+ * code-unit order), and whether it explains a score of 0 rather than a
+ * missing one: what the table and Markdown list under the scores.
+ */
+export function reasonCounts(efficiency: EfficiencyReport): Array<{ reason: string; count: number; zero: boolean }> {
+  const counts = new Map<string, { reason: string; count: number; zero: boolean }>();
+  for (const c of efficiency.candidates) {
+    if (c.reason === null) continue;
+    const seen = counts.get(c.reason);
+    if (seen !== undefined) seen.count++;
+    else counts.set(c.reason, { reason: c.reason, count: 1, zero: !isUnscored(c, efficiency.graders) });
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1));
+}
+
+/** Whether a candidate's scores are missing (n/a), rather than given. */
+export function isUnscored(scored: CandidateEfficiency, graders: readonly EfficiencyGrader[]): boolean {
+  return graders.some((g) => scored[g] === null);
 }
 
 interface Means {

@@ -2,7 +2,7 @@ import type { CandidateRow } from './rows.js';
 import { formatValue, styleFor, type ValueStyle } from '../values/format.js';
 import type { RunOutcome } from './reporter.js';
 import type { CandidateResult, TestResult } from './scorecard.js';
-import type { EfficiencyReport } from './efficiency.js';
+import { isUnscored, type EfficiencyReport } from './efficiency.js';
 import { scoreLabel, shorten } from './text.js';
 import { escapeXml } from './xml.js';
 
@@ -125,7 +125,7 @@ function efficiencyProperties(efficiency: EfficiencyReport, rows: readonly Candi
       lines.push(`      <property name="${escapeXml(`evalrun.${name}${who}`, true)}" value="${escapeXml(value, true)}"/>\n`);
     };
     for (const g of efficiency.graders) property(g, scoreLabel(scored[g]));
-    if (scored.reason !== null) property(efficiency.graders.some((g) => scored[g] === null) ? 'efficiency_na' : 'efficiency_note', scored.reason);
+    if (scored.reason !== null) property(isUnscored(scored, efficiency.graders) ? 'efficiency_na' : 'efficiency_note', scored.reason);
     if (scored.cost !== null) property('cost', String(scored.cost));
     if (scored.memory_bytes !== null) property('memory_bytes', String(scored.memory_bytes));
     if (scored.optimal_cost !== null) property('optimal_cost', String(scored.optimal_cost));

@@ -3,7 +3,7 @@ import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { RunOutcome } from './reporter.js';
 import { summaryLine } from './table-reporter.js';
 import type { EfficiencyGrader } from '../grading/graders.js';
-import { NO_SCORE, type EfficiencyReport, type ScoreMean } from './efficiency.js';
+import { reasonCounts, type EfficiencyReport, type ScoreMean } from './efficiency.js';
 import { meanLabel, passAtKLabel, percent, printable, shorten } from './text.js';
 
 /** Failing tests listed in detail; the rest are counted. */
@@ -97,8 +97,7 @@ function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMe
 
 /** How the efficiency columns are computed, and why candidates were not scored. */
 function efficiencySection(efficiency: EfficiencyReport): string[] {
-  const reasons = new Map<string, number>();
-  for (const c of efficiency.candidates) if (c.reason !== null) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
+  const reasons = reasonCounts(efficiency);
   const lines = [
     '### Efficiency',
     '',
@@ -106,9 +105,8 @@ function efficiencySection(efficiency: EfficiencyReport): string[] {
       'each side totalled over the tests, against the optimal solution of the problem in the same language.',
     '',
   ];
-  if (reasons.size > 0) {
-    for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
-      lines.push(`- ${reason.startsWith(NO_SCORE.zeroUnmeasured) ? '' : 'n/a: '}${cell(reason)} (${n})`);
+  if (reasons.length > 0) {
+    for (const r of reasons) lines.push(`- ${r.zero ? '' : 'n/a: '}${cell(r.reason)} (${r.count})`);
     lines.push('');
   }
   return lines;

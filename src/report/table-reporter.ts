@@ -5,7 +5,7 @@ import { formatValue, styleFor } from '../values/format.js';
 import type { PassAtKRow, RowMetrics } from './aggregate.js';
 import type { Reporter, RunOutcome } from './reporter.js';
 import type { ScorecardHead } from './scorecard.js';
-import { NO_SCORE, type CandidateEfficiency, type EfficiencyReport, type ScoreMean } from './efficiency.js';
+import { reasonCounts, type CandidateEfficiency, type EfficiencyReport, type ScoreMean } from './efficiency.js';
 import type { EfficiencyGrader } from '../grading/graders.js';
 import { formatDuration, meanLabel, passAtKLabel, percent, printable, scoreLabel, shorten } from './text.js';
 
@@ -213,11 +213,9 @@ function metricsTable(label: string, rows: ReadonlyArray<readonly [string, RowMe
 
 /** What the efficiency columns mean, and how many candidates were not scored and why. */
 function efficiencyNote(efficiency: EfficiencyReport): string {
-  const reasons = new Map<string, number>();
-  for (const c of efficiency.candidates) if (c.reason !== null) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
-  const sorted = [...reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const unscored = sorted.filter(([reason]) => !reason.startsWith(NO_SCORE.zeroUnmeasured)).map(([reason, n]) => `${n} ${reason}`);
-  const zeros = sorted.filter(([reason]) => reason.startsWith(NO_SCORE.zeroUnmeasured)).map(([reason, n]) => `; ${n} ${reason}`);
+  const reasons = reasonCounts(efficiency);
+  const unscored = reasons.filter((r) => !r.zero).map((r) => `${r.count} ${r.reason}`);
+  const zeros = reasons.filter((r) => r.zero).map((r) => `; ${r.count} ${r.reason}`);
   return (
     `${efficiency.graders.join(', ')}: mean of min(1, optimal / candidate) over the candidates scored (their count), ` +
     `against the optimal solution in the same language` +
