@@ -6,7 +6,7 @@ import { parseReporterChoice, type ReporterChoice } from '../report/reporters.js
 import { resolveShard, ShardSpecError, type ShardSpec } from '../runner/shard.js';
 import { VERSION } from '../version.js';
 import { pathKind } from '../folders/path-kind.js';
-import { asEvalrunParser, parseOrAnswer, UsageError } from './parse.js';
+import { asEvalrunParser, outFile, parseOrAnswer, UsageError } from './parse.js';
 
 export interface CliOptions {
   problems: string;
@@ -206,7 +206,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
   } else if (!printSchema && (args.problems === undefined || args.problems === '')) {
     throw new UsageError('missing required option --problems DIR');
   }
-  if (args.out === '') throw new UsageError('--out needs a file name');
+  const out = outFile(args.out);
   const graders = gradersFlag(args.grade ?? []);
   if (resume === null && !measures(graders) && argv.some((a) => a === '--repetitions' || a.startsWith('--repetitions='))) {
     throw new UsageError('--repetitions applies with --grade performance or memory');
@@ -224,7 +224,7 @@ export async function parseArgs(argv: readonly string[], yargs: typeof yargsFact
     timeoutMs: boundedInteger('timeout', args.timeout, LIMIT_BOUNDS.timeoutMs, 'ms'),
     floatTolerance: parseTolerance(args['float-tolerance']),
     seed: integer('seed', args.seed),
-    out: args.out ?? null,
+    out,
     json: args.json === true,
     printSchema,
     details: args.details === true,

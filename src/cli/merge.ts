@@ -21,7 +21,7 @@ import { combineReporters, type Reporter } from '../report/reporter.js';
 import { tableReporter } from '../report/table-reporter.js';
 import { DEFAULTS } from '../defaults.js';
 import { logBeside, runIdFor } from '../runner/run-files.js';
-import { UsageError } from './parse.js';
+import { outFile, UsageError } from './parse.js';
 import { selfCheckExitCode } from './execute.js';
 import { EXIT } from './exit-codes.js';
 import { subcommandParser } from './subcommand.js';
@@ -99,6 +99,5 @@ async function parseMergeArgs(argv: readonly string[], yargs: typeof yargsFactor
   if (parsed === null) return null;
   const { args, runs: inputs } = parsed;
   if (inputs.length === 0) throw new UsageError('give the run logs (or scorecards) of the shards to merge');
-  if (args.out === '') throw new UsageError('--out needs a file name');
-  return { inputs, out: args.out ?? null, json: args.json === true, details: args.details === true };
+  return { inputs, out: outFile(args.out), json: args.json === true, details: args.details === true };
 }

@@ -37,6 +37,12 @@ export async function parseOrAnswer<T>(parser: Argv<T>, argv: readonly string[])
   return args as T & { _: Array<string | number> };
 }
 
+/** An `--out` value: a file name, or null when none was given (an empty one is a mistake, not a name). */
+export function outFile(value: unknown): string | null {
+  if (value === '') throw new UsageError('--out needs a file name');
+  return typeof value === 'string' ? value : null;
+}
+
 /**
  * What yargs lets through: an option that takes one value given twice
  * comes back as an array (which the code after would take for a value),

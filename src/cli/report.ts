@@ -4,7 +4,7 @@ import { diffRuns, type RunDiff } from '../report/run-diff.js';
 import { ReportWriteError, writeReport } from '../report/sink.js';
 import { readRun, RunLogError, type ReadRun } from '../runner/read-run.js';
 import { EXIT } from './exit-codes.js';
-import { UsageError } from './parse.js';
+import { outFile, UsageError } from './parse.js';
 import { subcommandParser } from './subcommand.js';
 
 /**
@@ -25,14 +25,13 @@ export async function reportCommand(argv: readonly string[], yargs: typeof yargs
   const format = String(args.format);
   if (!isReportFormat(format)) throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got ${format}`);
   if (args.baseline !== undefined && format !== 'html') throw new UsageError('--baseline applies to --format html');
+  const out = outFile(args.out);
 
   const opened: ReadRun[] = [];
   try {
     const run = open(runs[0]!, opened);
     let baseline: RunDiff | null = null;
     if (typeof args.baseline === 'string') baseline = diffRuns(open(args.baseline, opened).outcome, run.outcome);
-    if (args.out === '') throw new UsageError('--out needs a file name');
-    const out = typeof args.out === 'string' ? args.out : null;
     writeReport(run.outcome, rendererFor(format, { details: args.details === true, baseline }), {
       file: out,
       announce: (file) => process.stderr.write(`Report written to ${file}\n`),

@@ -215,7 +215,7 @@ function withPromptHelpers(
   // The prompt's code is the same for every sample of a (problem, prompt): read once.
   let byPrompt = promptCodes.get(problem);
   if (byPrompt === undefined) promptCodes.set(problem, (byPrompt = new Map<string, string | null>()));
-  const key = `${pythonAllowed ? 'py' : '-'}:${promptId ?? ''}:${promptId === null ? 'none' : 'one'}`;
+  const key = JSON.stringify([pythonAllowed, promptId]);
   let context = byPrompt.get(key);
   if (context === undefined) byPrompt.set(key, (context = pythonPromptCode(heads())));
   return context === null ? code : withHelpersFrom(context, code, names);
